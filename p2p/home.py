@@ -1,0 +1,61 @@
+"""Where a player's identity, known peers and match records live, and safe writes.
+
+The directories come from platformdirs, so on Linux they follow
+``XDG_CONFIG_HOME`` and ``XDG_DATA_HOME``: two peers on one machine (tests,
+bot duels) each get their own home by setting those.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+APP = "your-trumps"
+
+
+@dataclass(frozen=True)
+class Home:
+    """The config directory (identity key, known peers) and the data directory (records)."""
+
+    config: Path
+    data: Path
+
+    @classmethod
+    def default(cls) -> Home:
+        """The user's directories, as platformdirs names them."""
+        import platformdirs
+
+        return cls(Path(platformdirs.user_config_dir(APP)), Path(platformdirs.user_data_dir(APP)))
+
+    @property
+    def identity_file(self) -> Path:
+        """The long-term Ed25519 private key (raw 32 bytes, mode 0600)."""
+        return self.config / "identity.key"
+
+    @property
+    def peers_file(self) -> Path:
+        """Known peers: name → identity key (trust on first use)."""
+        return self.config / "known_peers.json"
+
+    @property
+    def records(self) -> Path:
+        """The directory of signed match records."""
+        return self.data / "matches"
+
+
+def write_atomically(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """Write ``data`` to ``path`` so that a crash leaves the old file or the new, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

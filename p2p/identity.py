@@ -1,0 +1,129 @@
+"""A player's long-term identity key and the peers they have met (trust on first use).
+
+>>> import tempfile
+>>> from pathlib import Path
+>>> home = Home(Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp()))
+>>> me = load_identity(home)
+>>> load_identity(home).public == me.public  # made once, then read back
+True
+>>> peers = KnownPeers(home)
+>>> peers.check("bob", bytes(32))  # first meeting: remembered
+True
+>>> peers.check("bob", bytes(32))
+False
+>>> peers.check("bob", bytes(31) + b"x")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+p2p.errors.IdentityChanged: bob's identity key has CHANGED (was ..., now ...). This may be someone ...
+"""
+
+from __future__ import annotations
+
+import json
+import stat
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from p2p.crypto import fingerprint
+from p2p.errors import IdentityChanged, P2PError
+from p2p.home import Home, write_atomically
+
+
+@dataclass(frozen=True)
+class Identity:
+    """An Ed25519 key pair; ``public`` is the raw 32-byte public key."""
+
+    key: Ed25519PrivateKey
+    public: bytes
+
+    @classmethod
+    def from_key(cls, key: Ed25519PrivateKey) -> Identity:
+        """The identity of ``key``."""
+        return cls(key, key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw))
+
+    @property
+    def fingerprint(self) -> str:
+        """The fingerprint invites carry."""
+        return fingerprint(self.public)
+
+
+def load_identity(home: Home) -> Identity:
+    """The identity stored in ``home``, made (mode 0600) on first use."""
+    path = home.identity_file
+    if not path.exists():
+        key = Ed25519PrivateKey.generate()
+        write_atomically(path, key.private_bytes_raw(), mode=0o600)
+        return Identity.from_key(key)
+    if path.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise P2PError(f"the identity key {path} is readable by others: run 'chmod 600 {path}'")
+    raw = path.read_bytes()
+    if len(raw) != 32:
+        raise P2PError(f"the identity key {path} is corrupt ({len(raw)} bytes, not 32)")
+    return Identity.from_key(Ed25519PrivateKey.from_private_bytes(raw))
+
+
+class KnownPeers:
+    """Peers met before, by name, with the identity key each one showed."""
+
+    def __init__(self, home: Home) -> None:
+        self.path = home.peers_file
+
+    def load(self) -> dict[str, dict[str, str]]:
+        """Name → ``{"key": hex, "first_seen": iso date, "last_seen": iso date}``."""
+        try:
+            data = json.loads(self.path.read_text())
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            raise P2PError(f"the known-peers file {self.path} is unreadable: {exc}") from None
+        if not isinstance(data, dict) or not all(
+            isinstance(v, dict) and isinstance(v.get("key"), str) for v in data.values()
+        ):
+            raise P2PError(f"the known-peers file {self.path} is corrupt")
+        return data
+
+    def _save(self, peers: dict[str, dict[str, str]]) -> None:
+        text = json.dumps(peers, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+        write_atomically(self.path, text.encode(), mode=0o600)
+
+    def check(self, name: str, public: bytes) -> bool:
+        """Accept ``name`` with key ``public``: ``True`` if newly remembered.
+
+        Raises :class:`IdentityChanged` if ``name`` was seen with another key.
+        """
+        peers = self.load()
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        known = peers.get(name)
+        if known is not None and known["key"] != public.hex():
+            raise IdentityChanged(
+                f"{name}'s identity key has CHANGED (was {fingerprint(bytes.fromhex(known['key']))}, "
+                f"now {fingerprint(public)}). This may be someone pretending to be {name}. "
+                f"If {name} really has a new key, run 'trumps peers forget {name}' and connect again."
+            )
+        peers[name] = {"key": public.hex(), "first_seen": now, "last_seen": now} | (
+            {"first_seen": known["first_seen"]} if known else {}
+        )
+        self._save(peers)
+        return known is None
+
+    def forget(self, name: str) -> bool:
+        """Forget ``name``; whether it was known."""
+        peers = self.load()
+        if peers.pop(name, None) is None:
+            return False
+        self._save(peers)
+        return True
+
+
+def default_name() -> str:
+    """The player name announced when none is given: the login name."""
+    import getpass
+
+    try:
+        name = getpass.getuser()
+    except (OSError, KeyError):
+        name = ""
+    return (name.strip() or "player")[:32]

@@ -1,0 +1,241 @@
+"""Every message of the protocol, and the schema check each one passes before use.
+
+A message travels as a msgpack map: ``t`` names its type, the other keys are
+exactly the fields of the dataclass below, in order. :func:`parse` turns a
+decoded object into a message or raises :class:`~p2p.errors.SchemaError`
+naming the field at fault:
+
+>>> parse({"t": "chat", "text": "good luck"})
+Chat(text='good luck')
+>>> parse({"t": "chat", "text": "\\x1b[2J"})
+Traceback (most recent call last):
+...
+p2p.errors.SchemaError: chat.text: must be printable text
+>>> parse({"t": "move", "game": 1})
+Traceback (most recent call last):
+...
+p2p.errors.SchemaError: move: missing field(s) hash, move, n, sig
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, TypeVar
+
+from p2p.errors import SchemaError
+
+PROTOCOL = 1
+"""The protocol version; peers must speak the same one."""
+MAX_GAMES = 99
+
+Check = Callable[[object, str], object]
+M = TypeVar("M", bound="Message")
+
+
+def _spec(check: Check) -> Any:
+    return field(metadata={"check": check})
+
+
+def _bytes(size: int) -> Any:
+    def check(value: object, where: str) -> object:
+        if not isinstance(value, bytes) or len(value) != size:
+            raise SchemaError(f"{where}: must be {size} bytes")
+        return value
+
+    return _spec(check)
+
+
+def _int(low: int, high: int) -> Any:
+    def check(value: object, where: str) -> object:
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+            raise SchemaError(f"{where}: must be a whole number {low}-{high}")
+        return value
+
+    return _spec(check)
+
+
+def _bool() -> Any:
+    def check(value: object, where: str) -> object:
+        if not isinstance(value, bool):
+            raise SchemaError(f"{where}: must be true or false")
+        return value
+
+    return _spec(check)
+
+
+def _text(max_len: int, pattern: str | None = None) -> Any:
+    regex = re.compile(pattern) if pattern else None
+
+    def check(value: object, where: str) -> object:
+        if not isinstance(value, str) or len(value) > max_len:
+            raise SchemaError(f"{where}: must be text of at most {max_len} characters")
+        if regex is not None and not regex.fullmatch(value):
+            raise SchemaError(f"{where}: {value!r} is not of the form {pattern}")
+        if not value.isprintable():
+            raise SchemaError(f"{where}: must be printable text")
+        return value
+
+    return _spec(check)
+
+
+def _name() -> Any:
+    return _text(32, r"\S(.*\S)?")
+
+
+def _sig() -> Any:
+    return _bytes(64)
+
+
+_REGISTRY: dict[str, type[Message]] = {}
+
+
+@dataclass(frozen=True)
+class Message:
+    """Base of all messages; subclasses name their wire type with ``tag=``."""
+
+    TAG: ClassVar[str]
+
+    def __init_subclass__(cls, tag: str = "", **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if tag:
+            cls.TAG = tag
+            _REGISTRY[tag] = cls
+
+    def to_wire(self) -> dict[str, object]:
+        """The map that goes on the wire (key order is part of the canonical form)."""
+        return {"t": self.TAG} | {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+class Signed(Message):
+    """A message its sender signs; ``sig`` is always its last field."""
+
+    sig: bytes  # declared as the last field by each subclass
+
+    def body(self) -> dict[str, object]:
+        """The wire map without the signature: what the signature covers."""
+        wire = self.to_wire()
+        del wire["sig"]
+        return wire
+
+
+# ------------------------------------------------------------ handshake (clear)
+
+
+@dataclass(frozen=True)
+class Hello(Message, tag="hello"):
+    """Joiner → host, first: versions, name, ephemeral X25519 key."""
+
+    proto: int = _int(0, 65535)
+    program: str = _text(32)
+    name: str = _name()
+    eph: bytes = _bytes(32)
+
+
+@dataclass(frozen=True)
+class Offer(Signed, tag="offer"):
+    """Host → joiner: the host's versions, keys and proposed match, signed."""
+
+    proto: int = _int(0, 65535)
+    program: str = _text(32)
+    name: str = _name()
+    eph: bytes = _bytes(32)
+    key: bytes = _bytes(32)
+    pickup: str = _text(9, "forced|voluntary")
+    sixes: bool = _bool()
+    max_moves: int = _int(1, 1_000_000)
+    games: int = _int(1, MAX_GAMES)
+    host_seat: int = _int(0, 1)
+    sig: bytes = _sig()
+
+
+@dataclass(frozen=True)
+class Accept(Signed, tag="accept"):
+    """Joiner → host: the joiner's identity key and its signature: it accepts the offer."""
+
+    key: bytes = _bytes(32)
+    sig: bytes = _sig()
+
+
+@dataclass(frozen=True)
+class Abort(Message, tag="abort"):
+    """Either way, clear or sealed: the sender ends the session, saying why."""
+
+    reason: str = _text(16, "[a-z]+")
+    detail: str = _text(300)
+
+
+# ----------------------------------------------------------- the match (sealed)
+
+
+@dataclass(frozen=True)
+class Commit(Signed, tag="commit"):
+    """A commitment to this game's secret and trump preference."""
+
+    game: int = _int(1, MAX_GAMES)
+    commitment: bytes = _bytes(32)
+    sig: bytes = _sig()
+
+
+@dataclass(frozen=True)
+class Reveal(Signed, tag="reveal"):
+    """The opening of a commitment: the trump preference and the secret."""
+
+    game: int = _int(1, MAX_GAMES)
+    pref: str = _text(2, "([SHDC])(?!\\1)[SHDC]")
+    secret: bytes = _bytes(32)
+    sig: bytes = _sig()
+
+
+@dataclass(frozen=True)
+class MoveMsg(Signed, tag="move"):
+    """A move, its number in the game and the hash of the position it leads to."""
+
+    game: int = _int(1, MAX_GAMES)
+    n: int = _int(1, 1_000_000)
+    move: str = _text(5, "take|[6-9TJQKA][SHDC](,[6-9TJQKA][SHDC])?")
+    hash: bytes = _bytes(32)
+    sig: bytes = _sig()
+
+
+@dataclass(frozen=True)
+class Final(Signed, tag="final"):
+    """A signature over the final transcript hash, closing the match."""
+
+    transcript: bytes = _bytes(32)
+    sig: bytes = _sig()
+
+
+@dataclass(frozen=True)
+class Chat(Message, tag="chat"):
+    """A line of chat; not part of the signed transcript."""
+
+    text: str = _text(200)
+
+
+def parse(obj: object) -> Message:
+    """The message ``obj`` (a decoded frame) encodes, checked field by field."""
+    if not isinstance(obj, dict):
+        raise SchemaError(f"a message must be a map, not {type(obj).__name__}")
+    tag = obj.get("t")
+    cls = _REGISTRY.get(tag) if isinstance(tag, str) else None
+    if cls is None:
+        raise SchemaError(f"unknown message type {tag!r}"[:80])
+    specs = fields(cls)
+    names = {f.name for f in specs}
+    missing = names - obj.keys()
+    if missing:
+        raise SchemaError(f"{tag}: missing field(s) {', '.join(sorted(missing))}")
+    extra = obj.keys() - names - {"t"}
+    if extra:
+        raise SchemaError(f"{tag}: unexpected field(s) {', '.join(sorted(map(str, extra)))}"[:120])
+    values = {f.name: f.metadata["check"](obj[f.name], f"{tag}.{f.name}") for f in specs}
+    return cls(**values)
+
+
+def expect(message: Message, kind: type[M], context: str) -> M:
+    """``message`` if it is a ``kind``; :class:`SchemaError` saying what was due otherwise."""
+    if not isinstance(message, kind):
+        raise SchemaError(f"{context}: expected a {kind.TAG!r} message, got {message.TAG!r}")
+    return message

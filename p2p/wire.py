@@ -1,0 +1,101 @@
+"""Frames on the TCP stream: a 4-byte big-endian length, then that many bytes.
+
+A frame's payload is one msgpack object, decoded strictly: no ext types, no
+trailing bytes, bounded sizes everywhere, so that hostile bytes cost us
+little and end in a :class:`~p2p.errors.WireError`, never a crash.
+
+>>> decode(encode({"t": "chat", "text": "hi"}))
+{'t': 'chat', 'text': 'hi'}
+>>> decode(b"\\x92\\x01")
+Traceback (most recent call last):
+...
+p2p.errors.MalformedFrame: the frame is not valid msgpack (Unpack failed: incomplete input)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+
+import msgpack  # type: ignore[import-untyped]
+
+from p2p.errors import ConnectionClosed, FrameTooLarge, MalformedFrame, PeerTimeout
+
+MAX_FRAME = 16 * 1024
+"""The largest payload accepted; the largest real message is a few hundred bytes."""
+FRAME_DEADLINE = 30.0
+"""Seconds a frame may take to arrive once its header has: slow senders are cut off."""
+_HEADER = struct.Struct(">I")
+_MAX_ITEMS = 64
+_MAX_STRING = 1024
+
+
+def encode(obj: object) -> bytes:
+    """The canonical msgpack bytes of ``obj`` (bytes as bin, text as str)."""
+    packed: bytes = msgpack.packb(obj, use_bin_type=True)
+    return packed
+
+
+def _no_ext(code: int, data: bytes) -> object:
+    raise MalformedFrame(f"msgpack ext type {code} is not allowed")
+
+
+def decode(payload: bytes) -> object:
+    """The single msgpack object in ``payload``; :class:`MalformedFrame` otherwise."""
+    if len(payload) > MAX_FRAME:
+        raise MalformedFrame(f"the payload is {len(payload)} bytes, more than {MAX_FRAME}")
+    unpacker = msgpack.Unpacker(
+        raw=False,
+        strict_map_key=True,
+        use_list=True,
+        ext_hook=_no_ext,
+        timestamp=0,
+        max_buffer_size=MAX_FRAME,
+        max_str_len=_MAX_STRING,
+        max_bin_len=_MAX_STRING,
+        max_array_len=_MAX_ITEMS,
+        max_map_len=_MAX_ITEMS,
+        max_ext_len=0,
+    )
+    unpacker.feed(payload)
+    try:
+        obj = unpacker.unpack()
+    except MalformedFrame:
+        raise
+    except msgpack.OutOfData:
+        raise MalformedFrame("the frame is not valid msgpack (Unpack failed: incomplete input)") from None
+    except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
+        raise MalformedFrame(f"the frame is not valid msgpack ({exc or type(exc).__name__})") from None
+    if unpacker.tell() != len(payload):
+        raise MalformedFrame(f"{len(payload) - unpacker.tell()} stray bytes after the message")
+    return obj
+
+
+def frame(payload: bytes) -> bytes:
+    """``payload`` with its length header, ready to write."""
+    if len(payload) > MAX_FRAME:
+        raise FrameTooLarge(f"refusing to send a {len(payload)}-byte frame (cap {MAX_FRAME})")
+    return _HEADER.pack(len(payload)) + payload
+
+
+async def read_frame(reader: asyncio.StreamReader, timeout: float | None = None) -> bytes:
+    """The next frame's payload; waits up to ``timeout`` seconds for it to start.
+
+    Raises :class:`FrameTooLarge` for an oversized header (before reading the
+    body), :class:`ConnectionClosed` at end of stream and :class:`PeerTimeout`
+    when the header or (after :data:`FRAME_DEADLINE`) the body does not come.
+    """
+    try:
+        header = await asyncio.wait_for(reader.readexactly(_HEADER.size), timeout)
+        (size,) = _HEADER.unpack(header)
+        if size > MAX_FRAME:
+            raise FrameTooLarge(f"the peer announced a {size}-byte frame (cap {MAX_FRAME})")
+        if size == 0:
+            raise MalformedFrame("an empty frame")
+        return await asyncio.wait_for(reader.readexactly(size), FRAME_DEADLINE)
+    except asyncio.IncompleteReadError:
+        raise ConnectionClosed("the peer closed the connection") from None
+    except (ConnectionError, OSError) as exc:
+        raise ConnectionClosed(f"the connection dropped ({exc})") from None
+    except TimeoutError:
+        raise PeerTimeout("the peer did not send anything in time") from None

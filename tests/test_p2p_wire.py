@@ -1,0 +1,122 @@
+"""Frames and message validation: hostile bytes end in a specific error, never a crash."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from p2p.errors import ConnectionClosed, FrameTooLarge, MalformedFrame, SchemaError, WireError
+from p2p.messages import Chat, Commit, MoveMsg, Offer, parse
+from p2p.wire import MAX_FRAME, decode, encode, frame, read_frame
+
+COMMIT = Commit(game=1, commitment=bytes(32), sig=bytes(64))
+MOVE = MoveMsg(game=2, n=7, move="KS,6H", hash=bytes(32), sig=bytes(64))
+
+
+async def _read_all(data: bytes, count: int) -> list[bytes]:
+    reader = asyncio.StreamReader()
+    reader.feed_data(data)
+    reader.feed_eof()
+    return [await read_frame(reader, timeout=1) for _ in range(count)]
+
+
+@pytest.mark.parametrize("message", [COMMIT, MOVE, Chat(text="hi ♠")])
+def test_messages_round_trip(message: object) -> None:
+    assert parse(decode(encode(message.to_wire()))) == message  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("payload", "error"),
+    [
+        (b"\xc1", "not valid msgpack"),
+        (b"\xd4\x01\x00", "ext"),
+        (b"\x01\x02", "stray bytes"),
+        (b"\x81\x91\x01\x02", "map key"),
+        (b"\xdd\xff\xff\xff\xff", "max_array_len"),
+        (b"\xdb\xff\xff\xff\xff", "incomplete input"),
+        (b"\x91" * 5000, "msgpack"),
+    ],
+)
+def test_hostile_payloads_are_refused(payload: bytes, error: str) -> None:
+    with pytest.raises(MalformedFrame, match=error):
+        decode(payload)
+
+
+@pytest.mark.parametrize(
+    ("obj", "error"),
+    [
+        ([1, 2], "must be a map"),
+        ({"t": "nope"}, "unknown message type"),
+        (COMMIT.to_wire() | {"x": 1}, "unexpected field"),
+        (COMMIT.to_wire() | {"game": True}, "commit.game: must be a whole number"),
+        (COMMIT.to_wire() | {"game": 100}, "commit.game"),
+        (COMMIT.to_wire() | {"commitment": b"short"}, "commit.commitment: must be 32 bytes"),
+        (MOVE.to_wire() | {"move": "XX"}, "move.move"),
+        (MOVE.to_wire() | {"move": 5}, "move.move: must be text"),
+        ({"t": "reveal", "game": 1, "pref": "SS", "secret": bytes(32), "sig": bytes(64)}, "reveal.pref"),
+        ({"t": "chat", "text": "x" * 201}, "chat.text"),
+        ({"t": "hello", "proto": 1, "program": "x", "name": " ", "eph": bytes(32)}, "hello.name"),
+    ],
+)
+def test_schema_violations_name_the_field(obj: object, error: str) -> None:
+    with pytest.raises(SchemaError, match=error):
+        parse(obj)
+
+
+def test_oversized_frame_header_is_refused_before_reading() -> None:
+    with pytest.raises(FrameTooLarge):
+        asyncio.run(_read_all((MAX_FRAME + 1).to_bytes(4, "big") + bytes(100), 1))
+    with pytest.raises(FrameTooLarge):
+        frame(bytes(MAX_FRAME + 1))
+
+
+def test_frames_read_back_and_truncation_is_a_closed_connection() -> None:
+    data = frame(b"abc") + frame(b"de")
+    assert asyncio.run(_read_all(data, 2)) == [b"abc", b"de"]
+    with pytest.raises(ConnectionClosed):
+        asyncio.run(_read_all(data[:5], 1))
+    with pytest.raises(MalformedFrame, match="empty frame"):
+        asyncio.run(_read_all(bytes(4), 1))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.binary(max_size=300))
+def test_fuzz_decoder_and_schema_never_crash(payload: bytes) -> None:
+    with contextlib.suppress(WireError):
+        parse(decode(payload))
+
+
+_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.binary(max_size=40)
+    | st.text(max_size=40),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from([COMMIT, MOVE, Chat(text="x")]), st.text(max_size=12), _values)
+def test_fuzz_mutated_messages_never_crash(base: object, key: str, value: object) -> None:
+    wire = base.to_wire() | {key: value}  # type: ignore[attr-defined]
+    try:
+        message = parse(decode(encode(wire)))
+    except WireError:
+        return
+    assert parse(message.to_wire()) == message
+
+
+def test_offer_fields_are_all_checked() -> None:
+    offer = Offer(
+        proto=1, program="0.1.0", name="ann", eph=bytes(32), key=bytes(32), pickup="forced",
+        sixes=True, max_moves=1000, games=3, host_seat=0, sig=bytes(64),
+    )  # fmt: skip
+    assert parse(offer.to_wire()) == offer
+    with pytest.raises(SchemaError, match=r"offer\.pickup"):
+        parse(offer.to_wire() | {"pickup": "sometimes"})
