@@ -46,6 +46,10 @@ class ReorderedFrame(WireError):
     """A sealed frame arrived ahead of one that was due (frames were reordered or dropped)."""
 
 
+class InviteError(P2PError):
+    """Text that is not an invite."""
+
+
 class ConnectionClosed(P2PError):
     """The peer closed the connection (or it dropped)."""
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, TypeVar
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, ClassVar, Self, TypeVar, cast
 
 from p2p.errors import SchemaError
 
@@ -119,6 +119,11 @@ class Signed(Message):
         del wire["sig"]
         return wire
 
+    def with_sig(self, sig: bytes) -> Self:
+        """The same message carrying signature ``sig``."""
+        signed: Self = replace(cast(Any, self), sig=sig)
+        return signed
+
 
 # ------------------------------------------------------------ handshake (clear)
 
@@ -214,14 +219,20 @@ class Chat(Message, tag="chat"):
     text: str = _text(200)
 
 
+def message_class(tag: object) -> type[Message]:
+    """The message class of wire type ``tag``."""
+    cls = _REGISTRY.get(tag) if isinstance(tag, str) else None
+    if cls is None:
+        raise SchemaError(f"unknown message type {tag!r}"[:80])
+    return cls
+
+
 def parse(obj: object) -> Message:
     """The message ``obj`` (a decoded frame) encodes, checked field by field."""
     if not isinstance(obj, dict):
         raise SchemaError(f"a message must be a map, not {type(obj).__name__}")
     tag = obj.get("t")
-    cls = _REGISTRY.get(tag) if isinstance(tag, str) else None
-    if cls is None:
-        raise SchemaError(f"unknown message type {tag!r}"[:80])
+    cls = message_class(tag)
     specs = fields(cls)
     names = {f.name for f in specs}
     missing = names - obj.keys()

@@ -1,0 +1,111 @@
+"""One TCP connection carrying messages: in clear for the handshake, sealed after it.
+
+A sealed frame is an 8-byte big-endian counter followed by the ChaCha20-Poly1305
+ciphertext of the message, under the sender's direction key, with the
+counter as nonce and as associated data. The counter is sent in clear so
+that a replayed, a reordered and a tampered frame each get their own error;
+any change to it still fails authentication.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
+from p2p.errors import (
+    ConnectionClosed,
+    MalformedFrame,
+    PeerAborted,
+    ReorderedFrame,
+    ReplayedFrame,
+    TamperedFrame,
+)
+from p2p.messages import Abort, Message, parse
+from p2p.wire import decode, encode, frame, read_frame
+
+_COUNTER_BYTES = 8
+_TAG_BYTES = 16
+
+
+class Channel:
+    """Messages over a stream pair; :meth:`seal` switches to authenticated encryption."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self._send: ChaCha20Poly1305 | None = None
+        self._recv: ChaCha20Poly1305 | None = None
+        self._send_count = 0
+        self._recv_count = 0
+
+    @property
+    def peer_address(self) -> str:
+        """The peer's address as ``host:port`` (``[v6]:port`` for IPv6)."""
+        peer = self.writer.get_extra_info("peername")
+        if not peer:
+            return "?"
+        host, port = peer[0], peer[1]
+        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+    def seal(self, send_key: bytes, recv_key: bytes) -> None:
+        """From now on every frame is encrypted and authenticated, counters from 0."""
+        self._send, self._recv = ChaCha20Poly1305(send_key), ChaCha20Poly1305(recv_key)
+        self._send_count = self._recv_count = 0
+
+    @property
+    def sealed(self) -> bool:
+        """Whether the handshake has switched the channel to sealed frames."""
+        return self._send is not None
+
+    async def send(self, message: Message) -> None:
+        """Write ``message`` (sealed once :meth:`seal` was called)."""
+        payload = encode(message.to_wire())
+        if self._send is not None:
+            counter = self._send_count.to_bytes(_COUNTER_BYTES, "big")
+            self._send_count += 1
+            payload = counter + self._send.encrypt(_nonce(counter), payload, counter)
+        try:
+            self.writer.write(frame(payload))
+            await self.writer.drain()
+        except (ConnectionError, OSError) as exc:
+            raise ConnectionClosed(f"the connection dropped ({exc})") from None
+
+    async def recv(self, timeout: float | None = None) -> Message:
+        """The next message, validated; an :class:`Abort` from the peer raises :class:`PeerAborted`."""
+        payload = await read_frame(self.reader, timeout)
+        if self._recv is not None:
+            payload = self._open(payload)
+        message = parse(decode(payload))
+        if isinstance(message, Abort):
+            raise PeerAborted(message.reason, message.detail)
+        return message
+
+    def _open(self, payload: bytes) -> bytes:
+        assert self._recv is not None
+        if len(payload) < _COUNTER_BYTES + _TAG_BYTES:
+            raise MalformedFrame(f"a sealed frame of {len(payload)} bytes is too short")
+        counter = payload[:_COUNTER_BYTES]
+        number = int.from_bytes(counter, "big")
+        if number < self._recv_count:
+            raise ReplayedFrame(f"frame {number} was received before (next due: {self._recv_count})")
+        if number > self._recv_count:
+            raise ReorderedFrame(f"frame {number} arrived while frame {self._recv_count} was due")
+        try:
+            plain = self._recv.decrypt(_nonce(counter), payload[_COUNTER_BYTES:], counter)
+        except InvalidTag:
+            raise TamperedFrame(f"frame {number} failed authentication: it was altered in transit") from None
+        self._recv_count += 1
+        return plain
+
+    async def close(self) -> None:
+        """Close the connection, ignoring a peer that is already gone."""
+        self.writer.close()
+        with contextlib.suppress(ConnectionError, OSError, TimeoutError):
+            await asyncio.wait_for(self.writer.wait_closed(), 2)
+
+
+def _nonce(counter: bytes) -> bytes:
+    return bytes(12 - len(counter)) + counter

@@ -1,0 +1,243 @@
+"""A match as a chain of signed links, replayed the same way by both players and by ``trumps verify``.
+
+Every link (commit, reveal, move) is signed by its sender over the running
+transcript hash ``T' = H(T, link without sig)``, starting from the session
+id, so each signature vouches for the whole history before it. The order of
+links is fixed by the state of the match, and :meth:`Match.due` says whose
+link of which kind comes next:
+
+- each game: the *opener* (player 0 in odd games, 1 in even ones) commits,
+  then the other commits, then the opener reveals, then the other;
+- then the moves, each from the player to move, until the game ends;
+- after the last game both players sign the final transcript hash,
+  player 0 first (:class:`~p2p.messages.Final`, not a link).
+
+:meth:`Match.apply` checks a link completely — turn, kind, game, signature,
+commitment, legality, position hash — and raises a :class:`~p2p.errors.CheatError`
+naming the violation, with the link kept as evidence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeVar
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from engine import Game, IllegalMoveError, Move, NotationError, Outcome, Position, Rules
+from engine.game import result_text
+from p2p.crypto import sign, signature_ok, tagged_hash
+from p2p.errors import (
+    BadSignature,
+    CheatError,
+    CopiedCommitment,
+    IllegalMove,
+    OutOfTurn,
+    PositionHashMismatch,
+    ProtocolViolation,
+    RevealMismatch,
+)
+from p2p.fairdeal import Pledge, coin, game_seed, next_dealer, resolve_trumps
+from p2p.messages import Commit, Final, MoveMsg, Reveal, Signed
+from p2p.wire import encode
+
+S = TypeVar("S", bound=Signed)
+
+
+def position_hash(position: Position) -> bytes:
+    """The hash a move message carries of the position it leads to."""
+    return tagged_hash("position", position.notation().encode())
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """A finished game of the match."""
+
+    number: int
+    dealer: int
+    trumps: str
+    seed: bytes
+    outcome: Outcome
+
+    @property
+    def text(self) -> str:
+        """``1-0 out``, ``1/2-1/2 repetition``…, player 0's score first."""
+        return result_text(self.outcome)
+
+
+class Match:
+    """The state of a match, advanced one verified link at a time."""
+
+    def __init__(self, session_id: bytes, keys: tuple[bytes, bytes], rules: Rules, games: int) -> None:
+        self.session_id = session_id
+        self.keys = keys
+        self.rules = rules
+        self.games = games
+        self.transcript = session_id
+        """The running transcript hash."""
+        self.links: list[tuple[int, Signed]] = []
+        """Every accepted link and final signature, with its sender's seat."""
+        self.number = 1
+        """The number of the game being set up or played."""
+        self.dealer: int | None = None
+        self.trumps = ""
+        self.seed = b""
+        self.game: Game | None = None
+        self.results: list[GameResult] = []
+        self._commits: dict[int, bytes] = {}
+        self._reveals: dict[int, Reveal] = {}
+        self._finals: dict[int, bytes] = {}
+
+    # ------------------------------------------------------------- whose turn
+
+    @property
+    def opener(self) -> int:
+        """Who commits and reveals first in the current game."""
+        return (self.number - 1) % 2
+
+    def due(self) -> tuple[type[Signed], int] | None:
+        """The kind of link due next and the seat that must send it; ``None`` when done."""
+        if len(self.results) == self.games:
+            missing = [seat for seat in (0, 1) if seat not in self._finals]
+            return (Final, missing[0]) if missing else None
+        if self.game is not None:
+            return MoveMsg, self.game.position.turn
+        order = (self.opener, 1 - self.opener)
+        for seat in order:
+            if seat not in self._commits:
+                return Commit, seat
+        for seat in order:
+            if seat not in self._reveals:
+                return Reveal, seat
+        raise AssertionError("both revealed but no game")  # pragma: no cover
+
+    @property
+    def done(self) -> bool:
+        """Whether every game is played and both final signatures are in."""
+        return self.due() is None
+
+    @property
+    def revealed(self) -> bool:
+        """Whether both reveals of the current game are in (the deal is known)."""
+        return self.game is not None
+
+    @property
+    def score(self) -> tuple[float, float]:
+        """Points of player 0 and player 1: 1 a win, ½ a draw."""
+        points = [0.0, 0.0]
+        for result in self.results:
+            for seat in (0, 1):
+                winner = result.outcome.winner
+                points[seat] += 0.5 if winner is None else float(winner == seat)
+        return points[0], points[1]
+
+    # ----------------------------------------------------------------- links
+
+    def _digest(self, message: Signed) -> tuple[str, bytes]:
+        """What ``message``'s signature covers, and the tag it is signed under."""
+        if isinstance(message, Final):
+            return "final-sig", message.transcript
+        return "link-sig", tagged_hash("link", self.transcript, encode(message.body()))
+
+    def sign(self, key: Ed25519PrivateKey, unsigned: S) -> S:
+        """``unsigned`` (any ``sig``) signed by ``key`` as the next link."""
+        return unsigned.with_sig(sign(key, *self._digest(unsigned)))
+
+    def apply(self, message: Signed, sender: int) -> None:
+        """Check ``message`` from ``sender`` and advance; :class:`CheatError` if it is wrong."""
+        try:
+            self._apply(message, sender)
+        except CheatError as exc:
+            exc.evidence = {"by": sender, **message.to_wire()}
+            raise
+
+    def _apply(self, message: Signed, sender: int) -> None:
+        due = self.due()
+        if due is None:
+            raise ProtocolViolation(f"player {sender} sent a {message.TAG!r} after the match ended")
+        kind, seat = due
+        if sender != seat:
+            if kind is MoveMsg and isinstance(message, MoveMsg):
+                raise OutOfTurn(f"player {sender} sent move {message.n} but player {seat} is to move")
+            raise ProtocolViolation(f"player {sender} sent a {message.TAG!r} while player {seat}'s was due")
+        if not isinstance(message, kind):
+            raise ProtocolViolation(f"player {sender} sent a {message.TAG!r} where a {kind.TAG!r} was due")
+        if isinstance(message, Commit | Reveal | MoveMsg) and message.game != self.number:
+            raise ProtocolViolation(f"a {message.TAG!r} for game {message.game} during game {self.number}")
+        tag, digest = self._digest(message)
+        if not signature_ok(self.keys[sender], tag, digest, message.sig):
+            raise BadSignature(f"player {sender}'s {_describe(message)} has a bad signature")
+        if isinstance(message, Final):
+            if message.transcript != self.transcript:
+                raise ProtocolViolation(f"player {sender} signed another final transcript than ours")
+            self._finals[sender] = message.sig
+            self.links.append((sender, message))
+            return
+        if isinstance(message, Commit):
+            self._commit(message, sender)
+        elif isinstance(message, Reveal):
+            self._reveal(message, sender)
+        elif isinstance(message, MoveMsg):
+            self._move(message)
+        self.transcript = digest
+        self.links.append((sender, message))
+        if self.game is not None and self.game.result is not None:
+            self._end_game(self.game.result)
+
+    def _commit(self, message: Commit, sender: int) -> None:
+        if self._commits.get(1 - sender) == message.commitment:
+            raise CopiedCommitment(f"player {sender}'s commitment for game {self.number} copies the other's")
+        self._commits[sender] = message.commitment
+
+    def _reveal(self, message: Reveal, sender: int) -> None:
+        pledge = Pledge(message.pref, message.secret)
+        if pledge.commitment(self.session_id, self.number, sender) != self._commits[sender]:
+            raise RevealMismatch(
+                f"player {sender}'s reveal for game {self.number} does not match their commitment"
+            )
+        self._reveals[sender] = message
+        if len(self._reveals) == 2:
+            secrets = (self._reveals[0].secret, self._reveals[1].secret)
+            if self.dealer is None:
+                self.dealer = coin(self.session_id, secrets)
+            self.seed = game_seed(self.session_id, self.number, secrets)
+            self.trumps = resolve_trumps((self._reveals[0].pref, self._reveals[1].pref), self.dealer)
+            self.game = Game.from_deal(
+                self.seed, self.dealer, self.trumps, self.rules, Game=f"{self.number} of {self.games}"
+            )
+
+    def _move(self, message: MoveMsg) -> None:
+        assert self.game is not None
+        game = self.game
+        if message.n != len(game.moves) + 1:
+            raise ProtocolViolation(f"move number {message.n} where {len(game.moves) + 1} was due")
+        try:
+            move = Move.parse(message.move)
+            after = game.position.play(move)
+        except (NotationError, IllegalMoveError) as exc:
+            raise IllegalMove(f"move {message.n} ({message.move}) is not legal: {exc}") from None
+        if str(move) != message.move:
+            raise IllegalMove(f"move {message.n} ({message.move}) is not written in canonical form")
+        if position_hash(after) != message.hash:
+            raise PositionHashMismatch(
+                f"after move {message.n} ({message.move}) the sender's position hash differs from ours "
+                f"({after.notation()}): the games have diverged"
+            )
+        game.play(move)
+
+    def _end_game(self, outcome: Outcome) -> None:
+        assert self.dealer is not None
+        self.results.append(GameResult(self.number, self.dealer, self.trumps, self.seed, outcome))
+        if len(self.results) < self.games:
+            self.dealer = next_dealer(self.dealer, outcome.winner)
+            self.number += 1
+            self.game = None
+            self._commits, self._reveals = {}, {}
+
+
+def _describe(message: Signed) -> str:
+    if isinstance(message, MoveMsg):
+        return f"move {message.n} of game {message.game} ({message.move})"
+    if isinstance(message, Commit | Reveal):
+        return f"{message.TAG} for game {message.game}"
+    return f"{message.TAG} message"

@@ -1,0 +1,56 @@
+"""Who makes a side's decisions in a duel: the AI headless, or a person through an interface.
+
+A :class:`Player` is asked for a trump preference before each game and for a
+move whenever it is its turn; it hears chat lines and the match's progress.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Protocol
+
+from engine import Game, Move
+
+
+class Player(Protocol):
+    """The decisions of one side of a duel."""
+
+    def preference(self, game_number: int) -> str:
+        """Trump preference for a game: a first and a different second suit, like ``"SH"``."""
+
+    async def choose(self, game: Game) -> Move:
+        """The move to play in ``game`` (it is this player's turn)."""
+
+    def heard(self, text: str) -> None:
+        """A chat line from the peer."""
+
+
+class BotPlayer:
+    """The engine's AI at ``level``; ``trump`` as ``--trump`` takes it (random when ``None``)."""
+
+    def __init__(self, level: str, trump: str | None = None, seed: int | None = None) -> None:
+        from engine.ai import LEVELS
+
+        if level not in LEVELS:
+            raise ValueError(f"unknown AI level {level!r}: choose one of {', '.join(LEVELS)}")
+        self.level = level
+        self.trump = trump
+        self.rng = random.Random(seed)
+
+    def preference(self, game_number: int) -> str:
+        """The ``--trump`` choice, or a fresh random one each game."""
+        from p2p.fairdeal import preference
+
+        return preference(self.trump)
+
+    async def choose(self, game: Game) -> Move:
+        """The AI's move, computed off the event loop so the connection stays served."""
+        from engine.ai import choose
+
+        return await asyncio.to_thread(
+            choose, game.position, level=self.level, history=game.positions, rng=self.rng
+        )
+
+    def heard(self, text: str) -> None:
+        """Bots do not read chat."""

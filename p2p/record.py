@@ -1,0 +1,201 @@
+"""Signed match records: written as the match goes, verified from the file alone.
+
+A record is JSON lines (bytes as hex):
+
+1. the header: ``{"record": "your-trumps match", "format": 1, "hello": …, "offer": …,
+   "accept": …, "saved_by": seat}`` — the three handshake messages, which fix
+   both identity keys, the rules, the game count, the seats and the session id;
+2. one line per link, in order: ``{"by": seat, "link": message}``; the two
+   final signatures come last in a complete match;
+3. optionally an ``{"end": reason, "detail": text, "by": seat, "evidence": message}``
+   line: the saver's (unsigned) account of how an unfinished match ended.
+
+Every link is signed over the transcript before it, so any prefix of the
+file checks on its own: :func:`verify` replays what is there and says where
+it stops.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from p2p.errors import CheatError, P2PError, RecordError, WireError
+from p2p.handshake import Session, check_signatures
+from p2p.home import write_atomically
+from p2p.match import Match
+from p2p.messages import Accept, Hello, Message, Offer, Signed, expect, message_class, parse
+
+RECORD_KIND = "your-trumps match"
+FORMAT = 1
+
+
+def to_json(message: Message) -> dict[str, object]:
+    """A message's wire map with bytes as hex, for a JSON record."""
+    return {k: v.hex() if isinstance(v, bytes) else v for k, v in message.to_wire().items()}
+
+
+def from_json(obj: object) -> Message:
+    """The message a :func:`to_json` map stands for, checked like one from the wire."""
+    if not isinstance(obj, dict):
+        raise RecordError("a message in the record is not a JSON object")
+    wire = dict(obj)
+    try:
+        cls = message_class(wire.get("t"))
+        for spec in fields(cls):
+            value = wire.get(spec.name)
+            if spec.type == "bytes" and isinstance(value, str):
+                try:
+                    wire[spec.name] = bytes.fromhex(value)
+                except ValueError:
+                    raise RecordError(f"{cls.TAG}.{spec.name} is not hex") from None
+        return parse(wire)
+    except WireError as exc:
+        raise RecordError(str(exc)) from None
+
+
+class RecordWriter:
+    """Saves one side's record of a match, whole and atomically, at each checkpoint."""
+
+    def __init__(self, directory: Path, session: Session) -> None:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        peer = session.names[1 - session.seat]
+        safe_peer = "".join(c if c.isalnum() or c in "-_" else "_" for c in peer)[:20]
+        self.path = directory / f"{stamp}-{safe_peer}-{session.session_id[:4].hex()}.jsonl"
+        self.session = session
+
+    def save(self, match: Match, end: dict[str, object] | None = None) -> None:
+        """Write the record of ``match`` so far, with ``end`` if it stopped early."""
+        session = self.session
+        header = {
+            "record": RECORD_KIND,
+            "format": FORMAT,
+            "hello": to_json(session.hello),
+            "offer": to_json(session.offer),
+            "accept": to_json(session.accept),
+            "saved_by": session.seat,
+        }
+        lines = [header] + [{"by": by, "link": to_json(link)} for by, link in match.links]
+        if end is not None:
+            lines.append(end)
+        text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+        write_atomically(self.path, text.encode())
+
+
+@dataclass
+class Verified:
+    """What :func:`verify` established about a record."""
+
+    session: Session
+    match: Match
+    complete: bool
+    """Every game played and both final signatures present and valid."""
+    end: dict[str, Any] | None
+    """The saver's note on how an unfinished match ended, if any."""
+    evidence_error: CheatError | None
+    """The violation the kept evidence proves, re-checked here."""
+    truncated: bool
+    """The file stops in the middle of a line."""
+
+    def summary(self) -> str:
+        """A few lines for people."""
+        match, names = self.match, self.session.names
+        lines = [
+            f"match {names[0]} (player 0) vs {names[1]} (player 1), {match.games} game(s), "
+            f"{self.session.terms.rules.notation()}",
+            f"session {self.session.session_id.hex()}",
+        ]
+        for result in match.results:
+            lines.append(
+                f"game {result.number}: dealer {result.dealer}, trumps {result.trumps}, "
+                f"seed {result.seed.hex()[:16]}…: {result.text}"
+            )
+        score = " - ".join(f"{s:g}" for s in match.score)
+        if self.complete:
+            lines.append(f"complete: score {score}; every signature checks, both players signed the end")
+            lines.append(f"transcript {match.transcript.hex()}")
+            return "\n".join(lines)
+        where = f"game {match.number}"
+        if match.game is not None:
+            where += f", after move {len(match.game.moves)}"
+        lines.append(f"INCOMPLETE: the record stops in {where} (score so far {score}); what is there checks")
+        if self.truncated:
+            lines.append("the last line is cut off")
+        if self.end is not None:
+            lines.append(f"the saver's note: {self.end.get('end')}: {self.end.get('detail', '')}")
+        if self.evidence_error is not None:
+            lines.append(f"the kept evidence proves: {self.evidence_error}")
+        return "\n".join(lines)
+
+
+def verify(text: str) -> Verified:
+    """Check a record completely; :class:`RecordError` names the first line that fails."""
+    raw_lines = text.split("\n")
+    truncated = bool(raw_lines.pop())  # a complete file ends with a newline
+    rows: list[dict[str, Any]] = []
+    for number, line in enumerate(raw_lines, 1):
+        try:
+            row = json.loads(line)
+        except ValueError:
+            raise RecordError(f"line {number}: not JSON") from None
+        if not isinstance(row, dict):
+            raise RecordError(f"line {number}: not a JSON object")
+        rows.append(row)
+    if not rows or rows[0].get("record") != RECORD_KIND:
+        raise RecordError("line 1: not a trumps match record")
+    if rows[0].get("format") != FORMAT:
+        raise RecordError(f"line 1: record format {rows[0].get('format')!r}, this program reads {FORMAT}")
+    session = _session(rows[0])
+    terms = session.terms
+    match = Match(session.session_id, session.keys, terms.rules, terms.games)
+    end: dict[str, Any] | None = None
+    evidence_error = None
+    for number, row in enumerate(rows[1:], 2):
+        if end is not None:
+            raise RecordError(f"line {number}: nothing may follow the end note")
+        if "end" in row:
+            end = row
+            evidence_error = _recheck(match, row.get("evidence"))
+            continue
+        by = row.get("by")
+        if by not in (0, 1) or isinstance(by, bool):
+            raise RecordError(f"line {number}: 'by' must be player 0 or 1")
+        try:
+            link = from_json(row.get("link"))
+            if not isinstance(link, Signed):
+                raise RecordError(f"a {link.TAG!r} message is not a signed link")
+            match.apply(link, by)
+        except (RecordError, CheatError) as exc:
+            raise RecordError(f"line {number}: {exc}") from None
+    return Verified(session, match, match.done, end, evidence_error, truncated)
+
+
+def _session(header: dict[str, Any]) -> Session:
+    try:
+        hello = expect(from_json(header.get("hello")), Hello, "record header")
+        offer = expect(from_json(header.get("offer")), Offer, "record header")
+        accept = expect(from_json(header.get("accept")), Accept, "record header")
+        check_signatures(hello, offer, accept)
+    except P2PError as exc:
+        raise RecordError(f"line 1: {exc}") from None
+    seat = header.get("saved_by")
+    return Session(hello, offer, accept, seat if seat in (0, 1) else offer.host_seat)
+
+
+def _recheck(match: Match, evidence: object) -> CheatError | None:
+    """Apply the kept evidence to the verified state: the violation it proves, if any."""
+    if not isinstance(evidence, dict) or evidence.get("by") not in (0, 1):
+        return None
+    by = evidence["by"]
+    try:
+        link = from_json({k: v for k, v in evidence.items() if k != "by"})
+        if isinstance(link, Signed):
+            match.apply(link, by)
+    except CheatError as exc:
+        return exc
+    except RecordError:
+        return None
+    return None
