@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import TypeVar
 
 from p2p.channel import Channel
-from p2p.errors import CheatError, ConnectionClosed, P2PError, PeerAborted, PeerTimeout, ProtocolViolation
+from p2p.errors import (
+    CheatError,
+    ConnectionClosed,
+    P2PError,
+    PeerAborted,
+    PeerTimeout,
+    ProtocolViolation,
+    WireError,
+)
 from p2p.fairdeal import Pledge
 from p2p.handshake import Session
 from p2p.identity import Identity
@@ -40,7 +48,7 @@ class Report:
     end: str
     """``complete``, ``cheat`` (the peer broke the protocol; evidence kept),
     ``abandoned`` (the peer left or fell silent), ``aborted`` (the peer stopped and said why),
-    ``quit`` (we stopped)."""
+    ``corrupted`` (frames were altered, replayed or reordered in transit), ``quit`` (we stopped)."""
     error: P2PError | None = None
 
     def as_json(self) -> dict[str, object]:
@@ -102,6 +110,9 @@ class Duel:
         except PeerAborted as exc:
             end, error = "aborted", exc
             note = {"end": end, "detail": str(exc), "by": 1 - self.seat}
+        except WireError as exc:
+            end, error = "corrupted", exc
+            note = {"end": end, "detail": f"the connection was corrupted in transit: {exc}", "by": None}
         except (ConnectionClosed, PeerTimeout) as exc:
             end, error = "abandoned", exc
             phase = "after the deal was revealed" if self.match.revealed else "before the deal"

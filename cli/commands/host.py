@@ -1,0 +1,21 @@
+"""``trumps host``: offer a duel over the network and print the invite for a friend."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "host a duel with a friend over the network (prints the 'trumps join' line to send them)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``trumps host`` (see :mod:`p2p.commands`)."""
+    from p2p.commands import add_host_arguments
+
+    add_host_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Host the duel; the exit status (0 when the match was played to its end)."""
+    from p2p.commands import run_host
+
+    return run_host(args)

@@ -1,0 +1,21 @@
+"""``trumps join INVITE``: join a friend's duel with the invite they sent."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "join a friend's duel: trumps join HOST:PORT/FINGERPRINT"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``trumps join`` (see :mod:`p2p.commands`)."""
+    from p2p.commands import add_join_arguments
+
+    add_join_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Join the duel; the exit status (0 when the match was played to its end)."""
+    from p2p.commands import run_join
+
+    return run_join(args)

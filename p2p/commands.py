@@ -1,0 +1,249 @@
+"""The ``trumps host`` and ``trumps join`` commands (their modules in ``cli/commands`` are thin).
+
+Only the standard library is imported at module level, so that building the
+argument parser stays fast; the network and crypto code loads in ``run``.
+Human-readable progress goes to stderr; stdout carries the invite line and,
+with ``--json``, one JSON line at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from p2p.duel import Report
+    from p2p.handshake import Session, Terms
+    from p2p.identity import Identity
+    from p2p.players import Player
+
+DEFAULT_PORT = 47111
+_BOT_TIMEOUT = 120.0
+
+
+def _games(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 99:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of games from 1 to 99")
+    return int(text)
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or not 0 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0-65535; 0 picks a free one)")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 86400:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds (up to 86400)")
+    return value
+
+
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options both sides of a duel take."""
+    parser.add_argument("--name", help="the name your peer sees and remembers you by (default: your login)")
+    parser.add_argument(
+        "--trump",
+        metavar="SUITS",
+        help="your trump preference: a suit (S H D C or ♠ ♥ ♦ ♣), optionally followed by a second "
+        "choice for when both want the same suit (e.g. SH); random when left out",
+    )
+    parser.add_argument("--bot", metavar="LEVEL", help="let the AI play (easy, medium, hard): no interface")
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON line with results, score, transcript and record"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help=f"give up when the peer is silent this long (default: {_BOT_TIMEOUT:g} with --bot, else never)",
+    )
+
+
+def add_host_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``trumps host``."""
+    parser.add_argument(
+        "--port", type=_port, default=DEFAULT_PORT, help=f"TCP port to listen on (default {DEFAULT_PORT})"
+    )
+    parser.add_argument(
+        "--bind", metavar="ADDR", help="listen on this address only (default: every IPv4 and IPv6 address)"
+    )
+    parser.add_argument(
+        "--advertise",
+        metavar="HOST",
+        help="the address or name to put in the invite (e.g. your public address when forwarding a port)",
+    )
+    parser.add_argument("--games", type=_games, default=1, metavar="N", help="play a match of N games")
+    parser.add_argument(
+        "--pickup",
+        choices=("forced", "voluntary"),
+        default="forced",
+        help="forced (default): take only when you cannot beat; voluntary: take any time",
+    )
+    parser.add_argument(
+        "--no-sixes", action="store_true", help="do not hand over the sixes of the trump suits"
+    )
+    add_common_arguments(parser)
+
+
+def add_join_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``trumps join``."""
+    parser.add_argument("invite", help="the invite the host gave you: HOST:PORT/FINGERPRINT")
+    parser.add_argument("--yes", action="store_true", help="accept the host's rules without asking")
+    add_common_arguments(parser)
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _fail(command: str, error: Exception, as_json: bool) -> int:
+    _say(f"trumps {command}: {error}")
+    if as_json:
+        print(json.dumps({"result": [], "score": [0, 0], "end": "refused", "error": str(error)}), flush=True)
+    return 1
+
+
+def _player(args: argparse.Namespace) -> Player:
+    from p2p.fairdeal import preference
+    from p2p.players import BotPlayer
+
+    preference(args.trump)  # a bad --trump fails here, before any connection
+    return BotPlayer(args.bot, args.trump)
+
+
+def _describe(terms: Terms) -> str:
+    games = "1 game" if terms.games == 1 else f"a match of {terms.games} games"
+    return f"{games}, {terms.rules.notation()}"
+
+
+def _announce(session: Session) -> None:
+    peer = session.names[1 - session.seat]
+    _say(f"You are player {session.seat}, against {peer}. Verification code: {session.code}")
+    _say("  (both screens show the same code when nobody sits in the middle)")
+
+
+def _finish(report: Report, as_json: bool) -> int:
+    match = report.match
+    for result in match.results:
+        _say(f"game {result.number}: {result.text} (dealer {result.dealer}, trumps {result.trumps})")
+    me = report.session.seat
+    _say(f"score: you {match.score[me]:g}, {report.session.names[1 - me]} {match.score[1 - me]:g}")
+    if report.error is not None:
+        _say(f"the match ended early ({report.end}): {report.error}")
+    _say(f"record: {report.record}  (check it with: trumps verify {report.record})")
+    if as_json:
+        print(json.dumps(report.as_json(), ensure_ascii=False), flush=True)
+    return 0 if report.end == "complete" else 1
+
+
+def _setup(args: argparse.Namespace, command: str) -> tuple[Any, Identity, str, Player] | int:
+    from p2p.errors import P2PError
+    from p2p.home import Home
+    from p2p.identity import default_name, load_identity
+
+    if args.bot is None:
+        return _fail(
+            command, ValueError("interactive network play is not available yet: use --bot LEVEL"), args.json
+        )
+    name = (args.name or default_name()).strip()
+    if not name or len(name) > 32 or not name.isprintable():
+        return _fail(
+            command, ValueError(f"--name must be 1-32 printable characters, not {args.name!r}"), args.json
+        )
+    try:
+        home = Home.default()
+        me = load_identity(home)
+        player = _player(args)
+    except (P2PError, ValueError, OSError) as exc:
+        return _fail(command, exc, args.json)
+    if args.timeout is None:
+        args.timeout = _BOT_TIMEOUT
+    return home, me, name, player
+
+
+def run_host(args: argparse.Namespace) -> int:
+    """``trumps host``: listen, print the invite, play the match."""
+    import asyncio
+
+    from engine import Rules
+    from p2p.connect import advertised_address, host, listening_socket
+    from p2p.duel import Duel
+    from p2p.errors import P2PError
+    from p2p.handshake import Terms
+    from p2p.identity import KnownPeers
+    from p2p.invite import Invite
+
+    setup = _setup(args, "host")
+    if isinstance(setup, int):
+        return setup
+    home, me, name, player = setup
+    terms = Terms(Rules(pickup=args.pickup, sixes=not args.no_sixes), args.games)
+    try:
+        sock = listening_socket(args.bind, args.port)
+    except OSError as exc:
+        where = f"{args.bind or 'every address'} port {args.port}"
+        return _fail("host", OSError(f"cannot listen on {where}: {exc.strerror or exc}"), args.json)
+    port = sock.getsockname()[1]
+    invite = Invite(args.advertise or advertised_address(sock, args.bind), port, me.fingerprint)
+    print(f"Send this to your friend:  trumps join {invite}", flush=True)
+    _say(f"Hosting {_describe(terms)} on port {port}; waiting for your friend to join…")
+
+    def refused(address: str, error: P2PError) -> None:
+        _say(f"refused a connection from {address}: {error}")
+
+    async def main() -> Report:
+        channel, session = await host(sock, me, name, terms, KnownPeers(home), refused)
+        _announce(session)
+        return await Duel(channel, session, me, player, home.records, args.timeout).run()
+
+    try:
+        report = asyncio.run(main())
+    except P2PError as exc:
+        return _fail("host", exc, args.json)
+    return _finish(report, args.json)
+
+
+def run_join(args: argparse.Namespace) -> int:
+    """``trumps join INVITE``: connect, agree on the rules, play the match."""
+    import asyncio
+
+    from p2p.connect import join
+    from p2p.duel import Duel
+    from p2p.errors import P2PError
+    from p2p.identity import KnownPeers
+    from p2p.invite import Invite
+
+    try:
+        invite = Invite.parse(args.invite)
+    except P2PError as exc:
+        return _fail("join", exc, args.json)
+    setup = _setup(args, "join")
+    if isinstance(setup, int):
+        return setup
+    home, me, name, player = setup
+
+    async def decide(terms: Terms, host_name: str) -> bool:
+        _say(f"{host_name} proposes {_describe(terms)}.")
+        if args.yes or args.bot:
+            return True
+        answer = await asyncio.to_thread(input, "Accept these rules? [y/N] ")
+        return answer.strip().lower() in ("y", "yes")
+
+    async def main() -> Report:
+        _say(f"Connecting to {invite.host} port {invite.port}…")
+        channel, session = await join(invite, me, name, KnownPeers(home), decide)
+        _announce(session)
+        return await Duel(channel, session, me, player, home.records, args.timeout).run()
+
+    try:
+        report = asyncio.run(main())
+    except P2PError as exc:
+        return _fail("join", exc, args.json)
+    return _finish(report, args.json)
