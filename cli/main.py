@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -25,6 +26,15 @@ def _version() -> str:
         return "unknown"
 
 
+def available_commands() -> tuple[str, ...]:
+    """The commands of :data:`COMMANDS` whose module is installed.
+
+    A command under construction (its module not written yet) is left out of
+    the parser rather than breaking every other command.
+    """
+    return tuple(name for name in COMMANDS if importlib.util.find_spec(f"cli.commands.{name}") is not None)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every command's sub-parser."""
     parser = argparse.ArgumentParser(
@@ -34,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"trumps {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in available_commands():
         module = importlib.import_module(f"cli.commands.{name}")
         sub = commands.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(sub)

@@ -1,0 +1,13 @@
+"""The full-screen game, built like prompt_toolkit's own applications.
+
+- :mod:`cli.app.opponent` — the interface the game drives an opponent through
+  (:class:`~cli.app.opponent.Opponent`); :mod:`cli.app.ai_opponent` is the AI.
+- :mod:`cli.app.match` — a series of games: score and who deals next.
+- :mod:`cli.app.session` — the state object: the match being played, what the
+  screen shows, and every action a key can trigger.
+- :mod:`cli.app.board` — the board as formatted text (hands, pile, history).
+- :mod:`cli.app.layout`, :mod:`cli.app.keys`, :mod:`cli.app.style` — the
+  prompt_toolkit layout, key bindings and colours.
+- :mod:`cli.app.application` — puts them together into an ``Application``.
+- :mod:`cli.app.replay` — the viewer of ``trumps replay``.
+"""

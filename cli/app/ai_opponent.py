@@ -1,0 +1,83 @@
+"""The AI as an :class:`~cli.app.opponent.Opponent`: ``engine.ai.choose`` off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import os
+import random
+from collections.abc import Callable
+
+from cli.app.opponent import Deal
+from engine import Game, Move
+from engine.ai import choose
+from engine.cards import SUITS
+
+THINK_SECONDS = 1.0
+"""The AI's time budget per move (levels that need less ignore it)."""
+
+
+def game_seed(seed: bytes, number: int) -> bytes:
+    """The deal seed of game ``number`` of a session started with ``seed``.
+
+    The first game uses ``seed`` itself, so ``--seed`` reproduces that deal:
+
+    >>> game_seed(b"ab", 1), game_seed(b"ab", 2) == game_seed(b"ab", 2), game_seed(b"ab", 2) == b"ab"
+    (b'ab', True, False)
+    """
+    if number == 1:
+        return seed
+    return hashlib.sha256(seed + number.to_bytes(4, "big")).digest()
+
+
+class AIOpponent:
+    """The built-in AI at one of ``engine.ai.LEVELS``; it always sits in seat 1.
+
+    With a ``seed`` the whole session is reproducible: the deals, the first
+    dealer, the AI's trump and its random choices.
+    """
+
+    local = True
+
+    def __init__(self, level: str, seed: bytes | None = None, seconds: float | None = THINK_SECONDS) -> None:
+        self.level = level
+        self.name = f"AI ({level})"
+        self.seconds = seconds
+        self._seed = seed if seed is not None else os.urandom(32)
+        self._deal_rng = random.Random(self._seed)
+        self._move_rng = random.Random(self._seed[::-1])
+        self._notify: Callable[[str], None] = lambda text: None
+
+    def attach(self, notify: Callable[[str], None]) -> None:
+        """Keep the status-line callback (the AI only uses it to answer chat)."""
+        self._notify = notify
+
+    async def deal(self, number: int, dealer: int | None, trump: str) -> Deal:
+        """The deal of game ``number``; the AI takes a trump other than ``trump``."""
+        if dealer is None:
+            dealer = self._deal_rng.randrange(2)
+        mine = self._deal_rng.choice([s for s in SUITS if s != trump])
+        return Deal(game_seed(self._seed, number), dealer, trump + mine, me=0)
+
+    async def move(self, game: Game) -> Move:
+        """Think in a worker thread so that the screen stays live."""
+        think = functools.partial(
+            choose,
+            game.position,
+            self.level,
+            seconds=self.seconds,
+            history=game.positions[:-1],
+            rng=self._move_rng,
+        )
+        return await asyncio.get_running_loop().run_in_executor(None, think)
+
+    def played(self, game: Game, move: Move) -> None:
+        """Nothing to do: the AI reads the game when it is its turn."""
+
+    def say(self, text: str) -> None:
+        """The AI does not chat, and says so."""
+        self._notify(f"{self.name} only answers with cards.")
+
+    def close(self) -> None:
+        """Nothing to release."""

@@ -1,0 +1,145 @@
+"""The board as formatted text: hands, the pile and the move history.
+
+Each function returns prompt_toolkit fragments, one list per screen line, so
+the game and the replay viewer draw cards the same way. Cards are *chips*
+three cells wide (`` K♠``, ``10♦``) with a gap; suits are set apart by one
+more cell.
+
+>>> from engine import Card
+>>> hand = [Card.parse(c) for c in ("6S", "KS", "TH")]
+>>> ["".join(t[1] for t in line) for line in hand_lines(hand, width=40, numbered=True)]
+['  6♠  K♠  10♥', '   1   2    3']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
+
+from cli.app.cards import card_text, move_text, rank_text, suit_class, suit_text
+from engine import Card, Game
+
+Line = StyleAndTextTuples
+CHIP = 4
+"""Cells per card: a space and three for the card."""
+
+
+def chip(
+    card: Card,
+    ascii: bool = False,
+    extra: str = "",
+    on_click: Callable[[Card], None] | None = None,
+) -> Line:
+    """One card as a chip: a space, then the rank right-aligned and the suit."""
+    style = f"class:card {suit_class(card.suit)} {extra}".strip()
+    text = f"{rank_text(card):>2}{suit_text(card.suit, ascii)}"
+    if on_click is None:
+        return [("", " "), (style, text)]
+    return [("", " "), (style, text, _click(card, on_click))]
+
+
+def _click(card: Card, on_click: Callable[[Card], None]) -> Callable[[MouseEvent], object]:
+    def handler(event: MouseEvent) -> object:
+        if event.event_type == MouseEventType.MOUSE_UP:
+            on_click(card)
+            return None
+        return NotImplemented
+
+    return handler
+
+
+def hand_lines(
+    cards: Sequence[Card],
+    width: int,
+    ascii: bool = False,
+    trump: int | None = None,
+    legal: Collection[Card] | None = None,
+    cursor: int | None = None,
+    picked: Collection[Card] = (),
+    numbered: bool = False,
+    on_click: Callable[[Card], None] | None = None,
+) -> list[Line]:
+    """A hand in rows of chips that fit ``width``, each row under its card numbers when ``numbered``.
+
+    ``legal`` (when given) sets the cards that can be played apart from those
+    that cannot; ``cursor`` highlights one card; trumps are marked.
+    """
+    rows: list[tuple[Line, Line]] = []
+    cards_line: Line = []
+    numbers_line: Line = []
+    used = 0
+    previous_suit: int | None = None
+    for index, card in enumerate(cards):
+        gap = 1 if previous_suit is not None and card.suit != previous_suit and used else 0
+        if used + gap + CHIP > width and used:
+            rows.append((cards_line, numbers_line))
+            cards_line, numbers_line, used, gap = [], [], 0, 0
+        previous_suit = card.suit
+        classes = []
+        if trump is not None and card.suit == trump:
+            classes.append("class:card.trump")
+        if legal is not None:
+            classes.append("class:card.legal" if card in legal else "class:card.dim")
+        if card in picked:
+            classes.append("class:card.picked")
+        if cursor == index:
+            classes.append("class:card.cursor")
+        if gap:
+            cards_line.append(("", " "))
+            numbers_line.append(("", " "))
+        cards_line += chip(card, ascii, " ".join(classes), on_click)
+        number_style = "class:number" if legal is None or card in legal else "class:number.dim"
+        numbers_line.append((number_style, f"{index + 1:>{CHIP}}"))
+        used += gap + CHIP
+    if cards_line:
+        rows.append((cards_line, numbers_line))
+    lines: list[Line] = []
+    for row_cards, row_numbers in rows:
+        lines.append(row_cards)
+        if numbered:
+            lines.append(row_numbers)
+    return lines
+
+
+def pile_line(pile: Sequence[Card], width: int, ascii: bool = False) -> Line:
+    """The top of the pile, oldest visible card first and the top card emphasised."""
+    if not pile:
+        return [("class:muted", " (empty)")]
+    fits = max(1, (width - 2) // CHIP)
+    shown = pile[-fits:]
+    line: Line = [("class:muted", " …")] if len(shown) < len(pile) else []
+    for i, card in enumerate(shown):
+        line += chip(card, ascii, "class:card.top" if i == len(shown) - 1 else "class:card.under")
+    return line
+
+
+def history_lines(
+    game: Game, names: Sequence[str], height: int, ascii: bool = False, upto: int | None = None
+) -> list[Line]:
+    """The last ``height`` moves up to move ``upto`` (all by default): number, player, cards."""
+    moves = game.moves[:upto]
+    first = max(0, len(moves) - height)
+    lines: list[Line] = []
+    for ply in range(first, len(moves)):
+        mover = game.positions[ply].turn
+        style = "class:history.latest" if ply == len(moves) - 1 else "class:history"
+        lines.append(
+            [
+                ("class:muted", f"{ply + 1:>4} "),
+                (f"class:history.player{mover}", f"{names[mover][:9]:<9} "),
+                (style, move_text(moves[ply], ascii)),
+            ]
+        )
+    return lines
+
+
+def trump_label(suit: int, ascii: bool = False) -> Line:
+    """``trump ♠`` in the suit's colour."""
+    return [("class:muted", "trump "), (f"class:card {suit_class(suit)}", suit_text(suit, ascii))]
+
+
+def card_words(card: Card | None, ascii: bool = False) -> str:
+    """A card for a sentence, or ``nothing`` for an empty pile's top."""
+    return card_text(card, ascii) if card is not None else "nothing"

@@ -1,0 +1,49 @@
+"""Tab completion on the move line: the legal moves, or the answers to a question."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+
+from cli.app.cards import move_text
+from cli.app.session import Session
+from engine.cards import SUIT_SYMBOLS, SUITS
+
+_SUIT_LETTERS = str.maketrans(SUIT_SYMBOLS + "♤♡♢♧", SUITS + SUITS)
+
+
+def normalize(text: str) -> str:
+    """Typed text in upper-case canonical move notation, as far as it goes.
+
+    >>> normalize("k♠ 6"), normalize("10d,"), normalize("ta")
+    ('KS,6', 'TD,', 'TA')
+    """
+    text = text.strip().upper().translate(_SUIT_LETTERS).replace("10", "T")
+    return re.sub(r"\s*[,+ ]\s*", ",", text)
+
+
+class MoveCompleter(Completer):
+    """Completes the move line from what the session allows now."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        """Legal moves (or answers) that start with what has been typed."""
+        typed = document.text_before_cursor
+        question = self.session.question
+        if question is not None:
+            for answer in question.choices():
+                if answer.lower().startswith(typed.strip().lower()):
+                    yield Completion(answer, -len(typed))
+            return
+        if not self.session.my_turn or self.session.game is None:
+            return
+        prefix = normalize(typed)
+        ascii = self.session.display.ascii
+        for move in self.session.game.position.legal_moves():
+            if str(move).upper().startswith(prefix):
+                yield Completion(str(move), -len(typed), display=move_text(move, ascii))

@@ -1,0 +1,133 @@
+"""Key bindings. Letters and digits always go to the move line (``qs`` is the
+queen of spades), so commands use function keys or Ctrl combinations, each
+listed once in :data:`COMMAND_KEYS` for the bindings, the key bar and the help.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+from cli.app.session import Session
+
+
+@dataclass(frozen=True)
+class CommandKey:
+    """A command: its keys (prompt_toolkit names, the first shown in the key bar), name and help."""
+
+    keys: tuple[str, ...]
+    name: str
+    help: str
+    action: Callable[[Session], None]
+
+
+COMMAND_KEYS = (
+    CommandKey(("f1",), "Help", "this help (also ? on an empty move line)", Session.toggle_help),
+    CommandKey(("f2", "c-t"), "Hint", "the AI suggests a move and puts it on the move line", Session.hint),
+    CommandKey(("f3", "c-z"), "Undo", "take back your last move (against the AI)", Session.undo),
+    CommandKey(("f4", "c-o"), "Hand", "hide or show the opponent's hand", Session.toggle_opponent),
+    CommandKey(("f5", "c-n"), "New", "deal a new game (asks first in the middle of one)", Session.new_game),
+    CommandKey(("c-q", "f10", "c-c"), "Quit", "quit (asks first in the middle of a game)", Session.quit),
+)
+
+
+def key_label(key: str) -> str:
+    """How a key is written for people: ``F2``, ``^T``.
+
+    >>> key_label("f10"), key_label("c-q")
+    ('F10', '^Q')
+    """
+    return "^" + key[2:].upper() if key.startswith("c-") else key.upper()
+
+
+def key_bindings(session: Session) -> KeyBindings:
+    """Every binding of the game screen."""
+    bindings = KeyBindings()
+    helping = Condition(lambda: session.help_open)
+    asking = Condition(lambda: session.question is not None)
+    picking = Condition(lambda: session.buffer.text == session.picked_text()) & ~asking
+    empty = Condition(lambda: not session.buffer.text)
+
+    for command in COMMAND_KEYS:
+        for key in command.keys:
+            bindings.add(key)(_run(command.action, session))
+
+    @bindings.add("?", filter=empty & ~helping)
+    def _help(event: KeyPressEvent) -> None:
+        session.toggle_help()
+
+    @bindings.add("up", filter=helping)
+    @bindings.add("pageup", filter=helping)
+    def _help_up(event: KeyPressEvent) -> None:
+        session.help_top = max(0, session.help_top - (1 if event.key_sequence[0].key == "up" else 10))
+
+    @bindings.add("down", filter=helping)
+    @bindings.add("pagedown", filter=helping)
+    def _help_down(event: KeyPressEvent) -> None:
+        session.help_top += 1 if event.key_sequence[0].key == "down" else 10
+
+    @bindings.add("<any>", filter=helping)
+    @bindings.add("enter", filter=helping)
+    @bindings.add("escape", filter=helping, eager=True)
+    def _close_help(event: KeyPressEvent) -> None:
+        session.help_open = False
+
+    @bindings.add("enter", filter=~helping)
+    def _enter(event: KeyPressEvent) -> None:
+        buffer = session.buffer
+        if buffer.complete_state is not None:
+            buffer.complete_state = None
+        session.enter()
+
+    @bindings.add("tab", filter=~helping)
+    def _tab(event: KeyPressEvent) -> None:
+        buffer = session.buffer
+        if buffer.complete_state is not None:
+            buffer.complete_next()
+        else:
+            buffer.start_completion(select_first=True)
+
+    @bindings.add("s-tab", filter=~helping)
+    def _back_tab(event: KeyPressEvent) -> None:
+        buffer = session.buffer
+        if buffer.complete_state is not None:
+            buffer.complete_previous()
+        else:
+            buffer.start_completion(select_last=True)
+
+    @bindings.add("escape", filter=~helping, eager=True)
+    def _escape(event: KeyPressEvent) -> None:
+        if session.buffer.complete_state is not None:
+            session.buffer.cancel_completion()
+        else:
+            session.unpick()
+
+    @bindings.add("left", filter=picking & ~helping)
+    def _left(event: KeyPressEvent) -> None:
+        session.move_cursor(-1)
+
+    @bindings.add("right", filter=picking & ~helping)
+    def _right(event: KeyPressEvent) -> None:
+        session.move_cursor(1)
+
+    @bindings.add("up", filter=~helping & ~asking)
+    def _previous_playable(event: KeyPressEvent) -> None:
+        session.move_to_playable(-1)
+
+    @bindings.add("down", filter=~helping & ~asking)
+    def _next_playable(event: KeyPressEvent) -> None:
+        session.move_to_playable(1)
+
+    return bindings
+
+
+def _run(action: Callable[[Session], None], session: Session) -> Callable[[KeyPressEvent], None]:
+    def handler(event: KeyPressEvent) -> None:
+        if session.help_open and action is not Session.toggle_help:
+            session.help_open = False
+        action(session)
+
+    return handler

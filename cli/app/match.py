@@ -1,0 +1,84 @@
+"""A match: a series of games, its score and who deals next (rules.md, Matches).
+
+Scores are kept in half points so that draws stay exact:
+
+>>> from engine import Outcome, Reason
+>>> match = Match(games=3, me=0)
+>>> match.finish_game(dealer=1, outcome=Outcome(0, Reason.OUT))
+>>> match.next_dealer, match.score_text("You", "AI")
+(1, 'You 1 - AI 0')
+>>> match.finish_game(dealer=1, outcome=Outcome(None, Reason.LAST_CARD))
+>>> match.next_dealer, match.score_text("You", "AI"), match.over
+(0, 'You 1½ - AI ½', False)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine import Outcome
+
+
+def points_text(halves: int) -> str:
+    """Half points as people write them: ``0``, ``½``, ``2½``.
+
+    >>> [points_text(h) for h in range(4)]
+    ['0', '½', '1', '1½']
+    """
+    whole, half = divmod(halves, 2)
+    if not half:
+        return str(whole)
+    return f"{whole}½" if whole else "½"
+
+
+@dataclass
+class Match:
+    """``games`` games between seat ``me`` (this terminal) and the opponent.
+
+    ``played`` counts finished games, ``halves`` holds each seat's score in
+    half points, and ``next_dealer`` is the seat dealing the next game
+    (``None`` before the first one: the opponent chooses it fairly).
+    """
+
+    games: int = 1
+    me: int = 0
+    played: int = 0
+    halves: list[int] = field(default_factory=lambda: [0, 0])
+    next_dealer: int | None = None
+
+    @property
+    def number(self) -> int:
+        """The number of the game being played (or about to be), from 1."""
+        return min(self.played + 1, self.games)
+
+    @property
+    def over(self) -> bool:
+        """Whether every game of the match has been played."""
+        return self.played >= self.games
+
+    def finish_game(self, dealer: int, outcome: Outcome) -> None:
+        """Score a finished game: the loser deals next; after a draw the deal passes."""
+        self.played += 1
+        if outcome.winner is None:
+            self.halves[0] += 1
+            self.halves[1] += 1
+            self.next_dealer = 1 - dealer
+        else:
+            self.halves[outcome.winner] += 2
+            self.next_dealer = 1 - outcome.winner
+
+    def score_text(self, my_name: str, their_name: str) -> str:
+        """``You 1½ - AI ½``, the local player first."""
+        me, them = self.halves[self.me], self.halves[1 - self.me]
+        return f"{my_name} {points_text(me)} - {their_name} {points_text(them)}"
+
+    def winner_text(self, my_name: str, their_name: str) -> str:
+        """Who won the match so far: ``You win the match``, or a draw."""
+        me, them = self.halves[self.me], self.halves[1 - self.me]
+        if me == them:
+            return "The match is drawn"
+        return f"{my_name} win the match" if me > them else f"{their_name} wins the match"
+
+    def rematch(self) -> Match:
+        """A new match of the same length; the loser of the last game still deals."""
+        return Match(self.games, self.me, next_dealer=self.next_dealer)

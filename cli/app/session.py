@@ -1,0 +1,694 @@
+"""The state object of the full-screen game, and every action a key can trigger.
+
+A :class:`Session` plays a :class:`~cli.app.match.Match` between the person at
+the terminal and an :class:`~cli.app.opponent.Opponent`. It holds what the
+screen shows (the layout only reads it) and owns the move line's buffer. The
+rules stay in the engine: the session asks ``legal_moves``, ``play`` and
+``Game.result``, and saves every game through :mod:`cli.storage`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import re
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.document import Document
+
+from cli import storage
+from cli.app.ai_opponent import THINK_SECONDS
+from cli.app.cards import card_text, move_text, suit_text
+from cli.app.match import Match
+from cli.app.opponent import Deal, Opponent, OpponentLeft
+from engine import Card, Game, IllegalMoveError, Move, NotationError, Outcome, Reason, Rules
+from engine.ai import LEVELS, choose
+from engine.cards import SUITS
+
+MY_NAME = "You"
+RESULT_GRACE = 0.7
+"""Seconds after a game ends during which Enter does not yet start the next one,
+so that a player who was typing fast still sees the result."""
+_CARD_TOKEN = re.compile(r"\b([6-9TJQKA])([SHDC])\b")
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question answered on the move line: ``answers`` maps what may be typed to the answer."""
+
+    prompt: str
+    answers: dict[str, str]
+    default: str
+    action: Callable[[str], None]
+    not_before: float = 0.0
+    """The monotonic time before which an empty Enter is ignored."""
+
+    def choices(self) -> list[str]:
+        """The distinct answers, for completion."""
+        return list(dict.fromkeys(self.answers.values()))
+
+
+def yes_no(prompt: str, default: str, action: Callable[[str], None], not_before: float = 0.0) -> Question:
+    """A yes/no question (``y``, ``yes``, ``n``, ``no``)."""
+    answers = {"y": "yes", "yes": "yes", "n": "no", "no": "no"}
+    return Question(prompt, answers, default, action, not_before)
+
+
+@dataclass
+class Resume:
+    """An unfinished game to continue, with its match and opponent."""
+
+    game: Game
+    match: Match
+    path: Path
+    opponent: Opponent
+    me: int = 0
+    level: str = LEVELS[-1]
+
+
+@dataclass
+class Display:
+    """How cards are drawn: letters instead of symbols, four suit colours."""
+
+    ascii: bool = False
+    four_color: bool = False
+
+
+@dataclass
+class Session:
+    """A match in play, and what the screen shows of it."""
+
+    opponent: Opponent
+    match: Match
+    rules: Rules = field(default_factory=Rules)
+    trump: str | None = None
+    """The local player's trump suit letter; asked for at the start when ``None``."""
+    last_trump: str | None = None
+    """The choice offered when asking (the one made last time)."""
+    resume: Resume | None = None
+    """A game to continue at once (``--resume``)."""
+    offer: Resume | None = None
+    """An unfinished game to offer at the start."""
+    display: Display = field(default_factory=Display)
+    show_opponent: bool = True
+    level: str = LEVELS[-1]
+    """The AI level remembered with an unfinished game, so that it resumes against the same AI."""
+
+    game: Game | None = None
+    me: int = 0
+    dealer: int = 0
+    number: int = 0
+    """Games dealt in this session (what the opponent's ``deal`` counts)."""
+    path: Path | None = None
+    question: Question | None = None
+    message: str = ""
+    error: bool = False
+    status: str = ""
+    help_open: bool = False
+    help_top: int = 0
+    thinking_since: float | None = None
+    cursor: int = 0
+    picked: list[Card] = field(default_factory=list)
+    result: str = ""
+    """How the game just ended, in words (empty while it goes on)."""
+
+    def __post_init__(self) -> None:
+        self.buffer = Buffer(multiline=False, name="move-line")
+        self._invalidate: Callable[[], None] = lambda: None
+        self._exit: Callable[[], None] = lambda: None
+        self._task: asyncio.Task[None] | None = None
+        self._hint_task: asyncio.Task[None] | None = None
+        self._ticker: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------ life cycle
+
+    def connect(self, invalidate: Callable[[], None], exit: Callable[[], None]) -> None:
+        """Give the session the application's redraw and exit."""
+        self._invalidate = invalidate
+        self._exit = exit
+
+    def start(self) -> None:
+        """The first question, or the first deal (call inside the running event loop)."""
+        self.opponent.attach(self.notify)
+        if self.resume is not None:
+            self._continue(self.resume)
+        elif self.offer is not None:
+            offer = self.offer
+            self.ask(
+                yes_no(
+                    f"Continue your unfinished game against {offer.opponent.name} "
+                    f"(move {len(offer.game.moves) + 1})? [Y/n]",
+                    "yes",
+                    lambda answer: self._continue(offer) if answer == "yes" else self._decline(offer),
+                )
+            )
+        else:
+            self._choose_trump()
+
+    def close(self) -> None:
+        """Leave: the game is already saved; drop the tasks and tell the opponent."""
+        for task in (self._task, self._hint_task, self._ticker):
+            if task is not None:
+                task.cancel()
+        self.opponent.close()
+
+    def _continue(self, resume: Resume) -> None:
+        self.offer = self.resume = None
+        self.opponent = resume.opponent
+        self.opponent.attach(self.notify)
+        self.match, self.me, self.path = resume.match, resume.me, resume.path
+        self.level, self.rules = resume.level, resume.game.start.rules
+        self.game = resume.game
+        self.dealer = int(resume.game.headers.get("Dealer", "0"))
+        self.trump = SUITS[resume.game.start.trumps[self.me]]
+        self.number = 1
+        self._say(f"Welcome back: game {self.match.number} of {self.match.games} continues.")
+        self._advance()
+
+    def _decline(self, offer: Resume) -> None:
+        self.offer = None
+        storage.clear_unfinished()
+        self._say(f"The unfinished game stays in your history ({offer.path.name}).")
+        self._choose_trump()
+
+    def _choose_trump(self) -> None:
+        if self.trump is not None:
+            self._deal()
+            return
+        answers = {s.lower(): s for s in SUITS}
+        answers |= {suit_text(i): s for i, s in enumerate(SUITS)}
+        answers |= {name: s for name, s in zip(("spades", "hearts", "diamonds", "clubs"), SUITS, strict=True)}
+        default = self.last_trump or "H"
+        shown = " ".join(f"{s} {suit_text(i, self.display.ascii)}" for i, s in enumerate(SUITS))
+        self.ask(
+            Question(
+                f"Your trump suit? {shown} [Enter: {default}, your last choice]"
+                if self.last_trump
+                else f"Your trump suit? {shown} [Enter: {default}]",
+                answers,
+                default,
+                self._trump_chosen,
+            )
+        )
+
+    def _trump_chosen(self, suit: str) -> None:
+        self.trump = suit
+        with contextlib.suppress(OSError):
+            storage.save_config(trump=suit)
+        self._deal()
+
+    def _deal(self) -> None:
+        self.number += 1
+        assert self.trump is not None
+        self._run(self._deal_task(self.number, self.match.next_dealer, self.trump))
+
+    async def _deal_task(self, number: int, dealer: int | None, trump: str) -> None:
+        self._say("Dealing…")
+        try:
+            deal = await self.opponent.deal(number, dealer, trump)
+        except OpponentLeft as exc:
+            self._opponent_left(exc)
+            return
+        self._start_game(deal)
+
+    def _start_game(self, deal: Deal) -> None:
+        names = [self.opponent.name, self.opponent.name]
+        names[deal.me] = MY_NAME
+        self.me, self.dealer = deal.me, deal.dealer
+        self.game = Game.from_deal(
+            deal.seed,
+            deal.dealer,
+            deal.trumps,
+            self.rules,
+            Date=datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
+            Players=f"{names[0]} vs {names[1]}",
+            Match=f"game {self.match.number} of {self.match.games}",
+        )
+        self.path = storage.new_record_path()
+        self.result = ""
+        self.picked.clear()
+        self.cursor = 0
+        who = MY_NAME if deal.dealer == self.me else self.opponent.name
+        self._say(f"Game {self.match.number} of {self.match.games}: {who} dealt.")
+        self._save()
+        self._advance()
+
+    # ------------------------------------------------------------- the game
+
+    @property
+    def my_turn(self) -> bool:
+        """Whether the local player is to move in a game in progress."""
+        return self.game is not None and self.game.result is None and self.game.position.turn == self.me
+
+    @property
+    def in_progress(self) -> bool:
+        """Whether a game is being played (dealt and not over)."""
+        return self.game is not None and self.game.result is None
+
+    @property
+    def game_number(self) -> int:
+        """The number in the match of the game on the board."""
+        if self.game is not None and self.game.result is not None:
+            return self.match.played
+        return self.match.number
+
+    def marked_cards(self) -> list[Card]:
+        """The cards picked, or those of the move on the move line: the hand shows them marked."""
+        if self.picked or not self.buffer.text.strip():
+            return self.picked
+        try:
+            return list(self.parse(self.buffer.text).cards)
+        except NotationError:
+            return []
+
+    def my_hand(self) -> tuple[Card, ...]:
+        """The local player's cards, sorted by suit and rank."""
+        return self.game.position.hand(self.me) if self.game else ()
+
+    def legal_cards(self) -> set[Card]:
+        """The cards that start a legal move now (empty when it is not the local player's turn)."""
+        if not self.my_turn:
+            return set()
+        assert self.game is not None
+        return {
+            m.cards[len(self.picked)] for m in self._moves_from_picked() if len(m.cards) > len(self.picked)
+        }
+
+    def _moves_from_picked(self) -> list[Move]:
+        assert self.game is not None
+        count = len(self.picked)
+        return [m for m in self.game.position.legal_moves() if list(m.cards[:count]) == self.picked]
+
+    def _advance(self) -> None:
+        game = self.game
+        assert game is not None
+        if game.result is not None:
+            self._finish(game.result)
+        elif game.position.turn != self.me:
+            self._run(self._opponent_move(game, len(game.moves)))
+        else:
+            self._settle_cursor()
+        self._invalidate()
+
+    async def _opponent_move(self, game: Game, ply: int) -> None:
+        self.thinking_since = time.monotonic()
+        self._ticker = asyncio.ensure_future(self._tick())
+        try:
+            move = await self.opponent.move(game)
+        except OpponentLeft as exc:
+            self._opponent_left(exc)
+            return
+        finally:
+            self.thinking_since = None
+            self._ticker.cancel()
+        if game is not self.game or len(game.moves) != ply:
+            return  # undone or abandoned meanwhile
+        try:
+            game.play(move)
+        except IllegalMoveError:
+            self._opponent_left(OpponentLeft(f"{self.opponent.name} played an illegal move ({move})"))
+            return
+        self._say(f"{self.opponent.name} played {move_text(move, self.display.ascii)}.")
+        self._save()
+        self._advance()
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(0.2)
+            self._invalidate()
+
+    def _finish(self, outcome: Outcome) -> None:
+        assert self.game is not None
+        self.match.finish_game(self.dealer, outcome)
+        self.result = self.outcome_text(outcome)
+        self._save(finished=True)
+        if self.match.over:
+            score = self.match.score_text(MY_NAME, self.opponent.name)
+            winner = self.match.winner_text(MY_NAME, self.opponent.name)
+            prompt = f"{winner} ({score}). Play another match? [Y/n]"
+        else:
+            prompt = f"Next: game {self.match.played + 1} of {self.match.games}. Deal it? [Y/n]"
+        self.ask(yes_no(prompt, "yes", self._after_game, time.monotonic() + RESULT_GRACE))
+
+    def _after_game(self, answer: str) -> None:
+        if answer == "no":
+            self._exit()
+            return
+        if self.match.over:
+            self.match = self.match.rematch()
+        self._deal()
+
+    def outcome_text(self, outcome: Outcome) -> str:
+        """Who won and why, for the end-of-game banner."""
+        them = self.opponent.name
+        if outcome.reason is Reason.OUT:
+            if outcome.winner == self.me:
+                return "You won: you played your last card."
+            return f"{them} won: it played its last card."
+        if outcome.reason is Reason.LAST_CARD:
+            assert self.game is not None
+            if not self.game.position.hand_sets[self.me]:
+                who = f"you went out, but {them}'s"
+            else:
+                who = f"{them} went out, but your"
+            return f"Draw by the last-card rule: {who} last card beats the top card."
+        if outcome.reason is Reason.REPETITION:
+            return "Draw by repetition: the same position came up a third time."
+        if outcome.reason is Reason.MOVE_CAP:
+            return f"Draw: the game reached the {self.rules.max_moves}-move cap."
+        return "Draw: both hands are empty."
+
+    def _opponent_left(self, exc: OpponentLeft) -> None:
+        self._save()
+        self.result = str(exc) or f"{self.opponent.name} left."
+        self.game = None
+        self._say(self.result, error=True)
+        self.ask(yes_no("The game cannot go on. Quit? [Y/n]", "yes", self._quit_answer))
+
+    # --------------------------------------------------------------- saving
+
+    def _save(self, finished: bool = False) -> None:
+        if self.game is None or self.path is None:
+            return
+        try:
+            storage.write_atomic(self.path, self.game.to_record())
+            if self.opponent.local and not finished and self.game.result is None:
+                storage.save_unfinished(
+                    storage.Unfinished(
+                        record=self.path.name,
+                        level=self.level,
+                        games=self.match.games,
+                        played=self.match.played,
+                        halves=(self.match.halves[0], self.match.halves[1]),
+                        me=self.me,
+                    )
+                )
+            elif self.opponent.local:
+                storage.clear_unfinished()
+        except OSError as exc:
+            self._say(f"Could not save the game: {exc}", error=True)
+
+    # ---------------------------------------------------------- the move line
+
+    def enter(self) -> None:
+        """Enter on the move line: answer the question, pick the highlighted card, or play the text."""
+        text = self.buffer.text
+        if self.question is not None:
+            self._answer(text)
+        elif text.startswith('"'):
+            self.opponent.say(text[1:].strip())
+            self.buffer.reset()
+        elif text == self.picked_text():
+            hand = self.my_hand()
+            if self.my_turn and hand:
+                self.pick(hand[min(self.cursor, len(hand) - 1)])
+            else:
+                self._not_now()
+        else:
+            self.submit(text)
+        self._invalidate()
+
+    def submit(self, text: str) -> None:
+        """Play the move typed on the move line, or explain in one line why not."""
+        if not self.my_turn:
+            self._not_now()
+            return
+        assert self.game is not None
+        try:
+            move = self.parse(text)
+        except NotationError as exc:
+            self._say(self.pretty(str(exc)), error=True)
+            return
+        self._play(move)
+
+    def parse(self, text: str) -> Move:
+        """A move from the move line: notation (``ks 6h``, ``K♠,6♥``, ``take``) or card numbers (``3 7``)."""
+        numbers = text.replace(",", " ").split()
+        if numbers and all(n.isdigit() for n in numbers):
+            hand = self.my_hand()
+            cards = []
+            for n in numbers:
+                if not 1 <= int(n) <= len(hand):
+                    raise NotationError(f"there is no card {n}: your cards are numbered 1 to {len(hand)}")
+                cards.append(hand[int(n) - 1])
+            if len(cards) > 2:
+                raise NotationError("a move plays at most two cards")
+            return Move(*cards)
+        return Move.parse(text)
+
+    def _play(self, move: Move) -> None:
+        game = self.game
+        assert game is not None
+        missing = [c for c in move.cards if c not in game.position.hand(self.me)]
+        if missing:
+            self._say(f"You do not hold {card_text(missing[0], self.display.ascii)}.", error=True)
+            return
+        try:
+            game.play(move)
+        except IllegalMoveError as exc:
+            reason = str(exc).split(": ", 1)[-1]
+            self._say(self.pretty(reason[0].upper() + reason[1:]) + ".", error=True)
+            return
+        self.buffer.reset()
+        self.picked.clear()
+        self.opponent.played(game, move)
+        self._say(f"You played {move_text(move, self.display.ascii)}.")
+        self._save()
+        self._advance()
+
+    def pick(self, card: Card) -> None:
+        """Choose a card by arrow keys, digits or mouse: play it, or hold it as the beating card."""
+        if not self.my_turn:
+            self._not_now()
+            return
+        assert self.game is not None
+        chosen = [*self.picked, card]
+        moves = [m for m in self._moves_from_picked() if len(m.cards) > len(self.picked)]
+        complete = [m for m in moves if list(m.cards) == chosen]
+        if complete:
+            self._play(complete[0])
+            return
+        if any(list(m.cards[: len(chosen)]) == chosen for m in moves):
+            self.picked = chosen
+            self.buffer.set_document(Document(self.picked_text()))
+            top = self.game.position.top
+            assert top is not None
+            self._say(
+                f"{self._card(card)} beats {self._card(top)}: now the card to lay on it (Esc: choose again)."
+            )
+            return
+        position = self.game.position
+        if self.picked or not position.pile:
+            self._say("That card cannot be played now.", error=True)
+        elif position.beats(card):
+            self._say(f"{self._card(card)} cannot be played now.", error=True)
+        elif not position.beaters():
+            self._say(
+                f"Nothing of yours beats {self._card(position.top or card)}: type take "
+                f"(take: {position.take_count()} cards).",
+                error=True,
+            )
+        else:
+            self._say(f"{self._card(card)} does not beat {self._card(position.top or card)}.", error=True)
+
+    def picked_text(self) -> str:
+        """The move line's text while cards are being picked (empty, or ``KS ``)."""
+        return "".join(f"{c} " for c in self.picked)
+
+    def unpick(self) -> None:
+        """Esc: forget the picked cards, the error and the move line."""
+        self.picked.clear()
+        self.buffer.reset()
+        self._say("")
+
+    def move_cursor(self, step: int) -> None:
+        """Arrow keys: highlight the next or previous card of your hand."""
+        hand = self.my_hand()
+        if hand:
+            self.cursor = (self.cursor + step) % len(hand)
+
+    def move_to_playable(self, step: int) -> None:
+        """Up and down arrows: highlight the previous or next card that can be played."""
+        hand = self.my_hand()
+        legal = self.legal_cards()
+        for distance in range(1, len(hand) + 1):
+            index = (self.cursor + step * distance) % len(hand)
+            if hand[index] in legal:
+                self.cursor = index
+                return
+
+    def _settle_cursor(self) -> None:
+        """Keep the highlight on a card that can be played, when there is one."""
+        hand = self.my_hand()
+        legal = self.legal_cards()
+        if not hand:
+            return
+        self.cursor = min(self.cursor, len(hand) - 1)
+        if legal and hand[self.cursor] not in legal:
+            self.cursor = next(i for i, c in enumerate(hand) if c in legal)
+
+    # --------------------------------------------------------------- answers
+
+    def ask(self, question: Question) -> None:
+        """Put a question on the move line."""
+        self.question = question
+        self.buffer.reset()
+        self._invalidate()
+
+    def _answer(self, text: str) -> None:
+        question = self.question
+        assert question is not None
+        typed = text.strip()
+        if not typed:
+            if time.monotonic() < question.not_before:
+                return
+            answer: str | None = question.default
+        else:
+            answer = question.answers.get(typed.lower())
+        if answer is None:
+            options = "/".join(question.choices())
+            self._say(f"Please answer {options} (or just Enter for {question.default}).", error=True)
+            return
+        self.question = None
+        self.buffer.reset()
+        self._say("")
+        question.action(answer)
+
+    # ------------------------------------------------------------------ keys
+
+    def hint(self) -> None:
+        """Ask the strongest AI level what it would play; the move goes on the move line."""
+        if not self.my_turn:
+            self._not_now()
+            return
+        assert self.game is not None
+        self._hint_task = asyncio.ensure_future(self._hint(self.game, len(self.game.moves)))
+
+    async def _hint(self, game: Game, ply: int) -> None:
+        self._say("Thinking of a hint…")
+        think = functools.partial(
+            choose, game.position, LEVELS[-1], seconds=THINK_SECONDS, history=game.positions[:-1]
+        )
+        move = await asyncio.get_running_loop().run_in_executor(None, think)
+        if game is self.game and len(game.moves) == ply:
+            self.picked.clear()
+            self.buffer.set_document(Document(str(move)))
+            self._say(f"Hint: {move_text(move, self.display.ascii)} — press Enter to play it.")
+
+    def undo(self) -> None:
+        """Take back your last move (and the opponent's reply to it)."""
+        game = self.game
+        if not self.opponent.local:
+            self._say("Undo is only for games against the AI.", error=True)
+            return
+        if game is None or game.result is not None:
+            self._say("The game is over: nothing to undo.", error=True)
+            return
+        count = 0
+        for ply in range(len(game.moves) - 1, -1, -1):
+            count += 1
+            if game.positions[ply].turn == self.me:
+                break
+        else:
+            self._say("Nothing to undo yet.", error=True)
+            return
+        if self._task is not None:
+            self._task.cancel()
+        game.undo(count)
+        self.picked.clear()
+        self.buffer.reset()
+        self._say(f"Took back {count} move{'s' if count > 1 else ''}.")
+        self._save()
+        self._advance()
+
+    def new_game(self) -> None:
+        """Deal a new game (the current one, if any, is saved as abandoned)."""
+        if self.question is not None and self.game is not None and self.game.result is not None:
+            self._answer("yes")
+            return
+        if self.in_progress and not self.opponent.local:
+            self._say("A network game cannot be abandoned for a new one.", error=True)
+            return
+        if self.in_progress:
+            self.ask(yes_no("Abandon this game and deal a new one? [y/N]", "no", self._abandon_answer))
+        elif self.question is None:
+            self._deal()
+
+    def _abandon_answer(self, answer: str) -> None:
+        if answer == "yes":
+            if self._task is not None:
+                self._task.cancel()
+            self._save(finished=True)
+            self._say(f"Abandoned game saved as {self.path.name if self.path else ''}.")
+            self.game = None
+            self._deal()
+        else:
+            self._say("")
+
+    def quit(self) -> None:
+        """Leave; mid-game, ask first (the game is saved and offered again next time)."""
+        if self.question is not None and self.question.action == self._quit_answer:
+            self._quit_answer("yes")
+        elif self.in_progress:
+            where = (
+                "It is saved: 'trumps' offers to continue it next time."
+                if self.opponent.local
+                else "This abandons the network game."
+            )
+            self.ask(yes_no(f"Quit the game? {where} [y/N]", "no", self._quit_answer))
+        else:
+            self._exit()
+
+    def _quit_answer(self, answer: str) -> None:
+        if answer == "yes":
+            self._exit()
+        else:
+            self._say("")
+
+    def toggle_opponent(self) -> None:
+        """Hide or show the opponent's hand."""
+        self.show_opponent = not self.show_opponent
+        with contextlib.suppress(OSError):
+            storage.save_config(show_opponent="yes" if self.show_opponent else "no")
+
+    def toggle_help(self) -> None:
+        """Open or close the help screen."""
+        self.help_open = not self.help_open
+        self.help_top = 0
+
+    # ----------------------------------------------------------------- chat
+
+    def notify(self, text: str) -> None:
+        """Show the opponent's chat or status line (see :class:`~cli.app.opponent.Opponent`)."""
+        self.status = text
+        self._invalidate()
+
+    # -------------------------------------------------------------- helpers
+
+    def _run(self, coroutine: Coroutine[None, None, None]) -> None:
+        self._task = asyncio.ensure_future(coroutine)
+
+    def _not_now(self) -> None:
+        if self.thinking_since is not None:
+            self._say(f"Wait: {self.opponent.name} is thinking.", error=True)
+        elif self.game is None or self.game.result is not None:
+            self._say("No game in play: answer the question below.", error=True)
+        else:
+            self._say(f"Wait: it is {self.opponent.name}'s turn.", error=True)
+
+    def _say(self, text: str, error: bool = False) -> None:
+        self.message, self.error = text, error
+        self._invalidate()
+
+    def _card(self, card: Card) -> str:
+        return card_text(card, self.display.ascii)
+
+    def pretty(self, text: str) -> str:
+        """Engine messages with cards written for people: ``KS`` becomes ``K♠``."""
+        return _CARD_TOKEN.sub(lambda m: self._card(Card.parse(m.group(0))), text)

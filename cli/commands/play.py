@@ -1,0 +1,109 @@
+"""``trumps play``: a full-screen game against the AI."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+HELP = "play against the AI in a full-screen game (the default command)"
+_SUITS = {"s": "S", "h": "H", "d": "D", "c": "C", "♠": "S", "♥": "H", "♦": "D", "♣": "C"}
+
+
+def _suit(text: str) -> str:
+    try:
+        return _SUITS[text.strip().lower()]
+    except KeyError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a suit: use S, H, D or C") from None
+
+
+def _games(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 999:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of games from 1 to 999")
+    return int(text)
+
+
+def _seed(text: str) -> bytes:
+    try:
+        seed = bytes.fromhex(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not hexadecimal (like 00ff17)") from None
+    if not seed:
+        raise argparse.ArgumentTypeError("the seed is empty: give at least one byte in hex")
+    return seed
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``trumps play``."""
+    parser.add_argument("--level", default="hard", help="the AI's strength: easy, medium or hard (default)")
+    parser.add_argument("--seed", type=_seed, metavar="HEX", help="deal from this seed (a reproducible game)")
+    parser.add_argument("--games", type=_games, default=1, metavar="N", help="play a match of N games")
+    parser.add_argument(
+        "--trump", type=_suit, metavar="SUIT", help="your trump suit, S H D or C (asked when left out)"
+    )
+    parser.add_argument(
+        "--pickup",
+        choices=("forced", "voluntary"),
+        default="forced",
+        help="forced (default): take only when you cannot beat; voluntary: take any time",
+    )
+    parser.add_argument(
+        "--no-sixes", action="store_true", help="do not hand over the sixes of the trump suits"
+    )
+    parser.add_argument("--ascii", action="store_true", help="write suits as letters (S H D C), not ♠ ♥ ♦ ♣")
+    parser.add_argument(
+        "--four-color", action="store_true", help="four suit colours instead of red and black"
+    )
+    parser.add_argument("--resume", action="store_true", help="continue the unfinished game at once")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start the game; the exit status."""
+    import asyncio
+
+    from cli import storage
+    from cli.app.ai_opponent import AIOpponent
+    from cli.app.application import play
+    from cli.app.match import Match
+    from cli.app.session import Display, Resume, Session
+    from engine import Game, RecordError, Rules
+    from engine.ai import LEVELS
+
+    if args.level not in LEVELS:
+        print(
+            f"trumps play: unknown level {args.level!r}: choose one of {', '.join(LEVELS)}", file=sys.stderr
+        )
+        return 2
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("trumps play: the game needs a terminal (stdin and stdout must be a tty)", file=sys.stderr)
+        return 2
+    notice = ""
+    unfinished: Resume | None = None
+    try:
+        saved = storage.load_unfinished()
+        if saved is not None:
+            game = Game.from_record(storage.read_text(saved.path))
+            match = Match(saved.games, saved.me, saved.played, list(saved.halves))
+            unfinished = Resume(game, match, saved.path, AIOpponent(saved.level), saved.me, saved.level)
+    except (storage.StorageError, RecordError) as exc:
+        storage.clear_unfinished()
+        notice = f"Your unfinished game could not be read, so a new one starts: {exc}"
+    if args.resume and unfinished is None:
+        print(f"trumps play: no unfinished game to resume. {notice}".strip(), file=sys.stderr)
+        return 1
+    config = storage.load_config()
+    session = Session(
+        AIOpponent(args.level, args.seed),
+        Match(args.games),
+        rules=Rules(pickup=args.pickup, sixes=not args.no_sixes),
+        trump=args.trump,
+        last_trump=config.get("trump"),
+        resume=unfinished if args.resume else None,
+        offer=None if args.resume else unfinished,
+        display=Display(args.ascii, args.four_color),
+        show_opponent=config.get("show_opponent") != "no",
+        level=args.level,
+        message=notice,
+        error=bool(notice),
+    )
+    asyncio.run(play(session))
+    return 0

@@ -1,0 +1,172 @@
+"""Where the game keeps its files, and how it writes them without ever half-writing one.
+
+- Game records: ``<data dir>/games/*.txt``, one per game, in the engine's
+  record format (``Game.to_record``), rewritten after every move.
+- ``<data dir>/unfinished.json``: which record holds the game to resume, and
+  its match (only for games against the AI).
+- ``<config dir>/config.json``: remembered choices (your last trump suit).
+
+The data dir is ``$XDG_DATA_HOME/trumps`` and the config dir
+``$XDG_CONFIG_HOME/trumps`` when those variables are set, otherwise what
+platformdirs gives for the platform (``~/.local/share/trumps``, ...).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+APP_NAME = "trumps"
+_UNFINISHED = "unfinished.json"
+_CONFIG = "config.json"
+
+
+class StorageError(ValueError):
+    """A saved file that cannot be read back; the message names the file and the reason."""
+
+
+def data_dir() -> Path:
+    """The user data directory (game records)."""
+    return _user_dir("XDG_DATA_HOME", "user_data_path")
+
+
+def config_dir() -> Path:
+    """The user config directory (remembered choices)."""
+    return _user_dir("XDG_CONFIG_HOME", "user_config_path")
+
+
+def _user_dir(variable: str, platform_function: str) -> Path:
+    base = os.environ.get(variable)
+    if base and os.path.isabs(base):
+        return Path(base) / APP_NAME
+    import platformdirs
+
+    path: Path = getattr(platformdirs, platform_function)(APP_NAME, appauthor=False)
+    return path
+
+
+def games_dir() -> Path:
+    """The directory of game records."""
+    return data_dir() / "games"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that a crash leaves the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        os.unlink(temp)
+        raise
+
+
+def new_record_path(now: datetime | None = None) -> Path:
+    """A fresh file name for a game record, by date: ``games/2026-11-30T10-02-11Z.txt``."""
+    stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H-%M-%SZ")
+    folder = games_dir()
+    path = folder / f"{stamp}.txt"
+    number = 2
+    while path.exists():
+        path = folder / f"{stamp}-{number}.txt"
+        number += 1
+    return path
+
+
+def record_paths() -> list[Path]:
+    """Every saved game record, oldest first."""
+    folder = games_dir()
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.txt") if not p.name.startswith("."))
+
+
+def read_text(path: Path) -> str:
+    """A saved text file, with a :class:`StorageError` that says what went wrong."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StorageError(f"cannot read {path}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """The game to offer at the next start: its record and its match so far."""
+
+    record: str
+    """The record's file name in :func:`games_dir`."""
+    level: str
+    games: int
+    played: int
+    halves: tuple[int, int]
+    me: int = 0
+
+    @property
+    def path(self) -> Path:
+        """The record file."""
+        return games_dir() / self.record
+
+
+def save_unfinished(unfinished: Unfinished) -> None:
+    """Remember the game to offer at the next start."""
+    write_atomic(data_dir() / _UNFINISHED, json.dumps(asdict(unfinished), indent=1) + "\n")
+
+
+def clear_unfinished() -> None:
+    """Nothing left to resume."""
+    (data_dir() / _UNFINISHED).unlink(missing_ok=True)
+
+
+def load_unfinished() -> Unfinished | None:
+    """The game to resume, if any; :class:`StorageError` when the note is unreadable."""
+    path = data_dir() / _UNFINISHED
+    if not path.exists():
+        return None
+    try:
+        raw = json.loads(read_text(path))
+        unfinished = Unfinished(
+            record=_field(raw, "record", str),
+            level=_field(raw, "level", str),
+            games=_field(raw, "games", int),
+            played=_field(raw, "played", int),
+            halves=(int(raw["halves"][0]), int(raw["halves"][1])),
+            me=_field(raw, "me", int),
+        )
+    except (ValueError, KeyError, TypeError, IndexError) as exc:
+        raise StorageError(f"{path} is damaged ({exc}); delete it to start afresh") from None
+    if "/" in unfinished.record or "\\" in unfinished.record or unfinished.record.startswith("."):
+        raise StorageError(f"{path} names no game record: {unfinished.record!r}")
+    return unfinished
+
+
+def _field(raw: Any, key: str, kind: type) -> Any:
+    value = raw[key]
+    if type(value) is not kind:
+        raise ValueError(f"{key!r} must be a {kind.__name__}, not {value!r}")
+    return value
+
+
+def load_config() -> dict[str, str]:
+    """The remembered choices; an unreadable file counts as none (it is rewritten on the next save)."""
+    path = config_dir() / _CONFIG
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(raw, dict):
+        return {}
+    return {str(k): v for k, v in raw.items() if isinstance(v, str)}
+
+
+def save_config(**changes: str) -> None:
+    """Remember some choices, keeping the others."""
+    write_atomic(config_dir() / _CONFIG, json.dumps(load_config() | changes, indent=1) + "\n")
