@@ -38,7 +38,7 @@ from p2p.errors import (
     RevealMismatch,
 )
 from p2p.fairdeal import Pledge, coin, game_seed, next_dealer, resolve_trumps
-from p2p.messages import Commit, Final, MoveMsg, Reveal, Signed
+from p2p.messages import Commit, Final, MoveMsg, Reveal, Signed, to_json
 from p2p.wire import encode
 
 S = TypeVar("S", bound=Signed)
@@ -148,7 +148,7 @@ class Match:
         try:
             self._apply(message, sender)
         except CheatError as exc:
-            exc.evidence = {"by": sender, **message.to_wire()}
+            exc.evidence = {"by": sender, **to_json(message)}
             raise
 
     def _apply(self, message: Signed, sender: int) -> None:

@@ -245,6 +245,11 @@ def parse(obj: object) -> Message:
     return cls(**values)
 
 
+def to_json(message: Message) -> dict[str, object]:
+    """A message's wire map with bytes as hex, for JSON records."""
+    return {k: v.hex() if isinstance(v, bytes) else v for k, v in message.to_wire().items()}
+
+
 def expect(message: Message, kind: type[M], context: str) -> M:
     """``message`` if it is a ``kind``; :class:`SchemaError` saying what was due otherwise."""
     if not isinstance(message, kind):

@@ -27,15 +27,10 @@ from p2p.errors import CheatError, P2PError, RecordError, WireError
 from p2p.handshake import Session, check_signatures
 from p2p.home import write_atomically
 from p2p.match import Match
-from p2p.messages import Accept, Hello, Message, Offer, Signed, expect, message_class, parse
+from p2p.messages import Accept, Hello, Message, Offer, Signed, expect, message_class, parse, to_json
 
 RECORD_KIND = "your-trumps match"
 FORMAT = 1
-
-
-def to_json(message: Message) -> dict[str, object]:
-    """A message's wire map with bytes as hex, for a JSON record."""
-    return {k: v.hex() if isinstance(v, bytes) else v for k, v in message.to_wire().items()}
 
 
 def from_json(obj: object) -> Message:

@@ -1,0 +1,71 @@
+"""Whole bot matches over real loopback sockets, IPv4 and IPv6, and their records."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from engine import Game, Rules
+from p2p.fairdeal import coin, game_seed, resolve_trumps
+from p2p.messages import Reveal
+from p2p.record import verify
+from tests.test_p2p_helpers import bot_duel, ipv6_available, run
+
+
+def _check_agreement(host_report, join_report) -> None:  # type: ignore[no-untyped-def]
+    assert host_report.end == join_report.end == "complete"
+    assert host_report.error is None and join_report.error is None
+    h, j = host_report.as_json(), join_report.as_json()
+    for key in ("result", "score", "transcript", "code", "players"):
+        assert h[key] == j[key]
+    assert (h["seat"], j["seat"]) == (0, 1)
+    assert sum(h["score"]) == len(h["result"])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_bot_matches_over_ipv4(tmp_path: Path, seed: int) -> None:
+    rules = Rules(pickup="voluntary" if seed % 3 == 0 else "forced", sixes=seed % 2 == 0)
+    host_report, join_report = run(bot_duel(tmp_path, games=1 + seed % 3, rules=rules, seed=seed))
+    _check_agreement(host_report, join_report)
+    assert len(host_report.match.results) == 1 + seed % 3
+    for report in (host_report, join_report):
+        verified = verify(report.record.read_text())
+        assert verified.complete
+        assert verified.match.transcript == report.match.transcript
+        assert verified.session.terms.rules == rules
+
+
+def test_bot_match_over_ipv6(tmp_path: Path) -> None:
+    if not ipv6_available():
+        pytest.skip("IPv6 loopback (::1) is not available on this machine")
+    _check_agreement(*run(bot_duel(tmp_path, games=2, bind="::1", seed=99)))
+
+
+def test_match_follows_the_dealing_rule(tmp_path: Path) -> None:
+    host_report, _ = run(bot_duel(tmp_path, games=6, levels=("easy", "easy"), seed=5))
+    results = host_report.match.results
+    for previous, current in itertools.pairwise(results):
+        winner = previous.outcome.winner
+        expected = 1 - previous.dealer if winner is None else 1 - winner
+        assert current.dealer == expected
+
+
+def test_seeds_and_trumps_come_from_the_reveals(tmp_path: Path) -> None:
+    host_report, _ = run(bot_duel(tmp_path, games=3, seed=3))
+    match = host_report.match
+    reveals: dict[int, dict[int, Reveal]] = {}
+    for by, link in match.links:
+        if isinstance(link, Reveal):
+            reveals.setdefault(link.game, {})[by] = link
+    for result in match.results:
+        pair = reveals[result.number]
+        secrets = (pair[0].secret, pair[1].secret)
+        assert result.seed == game_seed(match.session_id, result.number, secrets)
+        assert result.trumps == resolve_trumps((pair[0].pref, pair[1].pref), result.dealer)
+        if result.number == 1:
+            assert result.dealer == coin(match.session_id, secrets)
+    last = match.results[-1]
+    game = Game.from_deal(last.seed, last.dealer, last.trumps, match.rules)
+    assert match.game is not None and game.start == match.game.start

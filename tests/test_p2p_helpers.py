@@ -1,0 +1,178 @@
+"""Shared helpers of the p2p tests: two homes, a loopback duel, a meddling proxy (no tests here)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from engine import Rules
+from p2p.channel import Channel
+from p2p.connect import host, join, listening_socket
+from p2p.duel import Duel, Report
+from p2p.errors import P2PError
+from p2p.handshake import Session, Terms
+from p2p.home import Home
+from p2p.identity import Identity, KnownPeers, load_identity
+from p2p.invite import Invite
+from p2p.players import BotPlayer
+
+LIMIT = 20.0
+"""Seconds any one network test may take before it fails."""
+T = TypeVar("T")
+
+
+def run(coro: Awaitable[T]) -> T:
+    """Run ``coro`` under the test time limit."""
+
+    async def bounded() -> T:
+        return await asyncio.wait_for(coro, LIMIT)
+
+    return asyncio.run(bounded())
+
+
+def ipv6_available() -> bool:
+    """Whether ::1 can be listened on here."""
+    if not socket.has_ipv6:
+        return False
+    try:
+        with socket.create_server(("::1", 0), family=socket.AF_INET6):
+            return True
+    except OSError:
+        return False
+
+
+@dataclass
+class Side:
+    """One peer: its home, identity and name."""
+
+    home: Home
+    me: Identity
+    name: str
+
+    @classmethod
+    def make(cls, root: Path, name: str) -> Side:
+        home = Home(root / name / "config", root / name / "data")
+        return cls(home, load_identity(home), name)
+
+    @property
+    def known(self) -> KnownPeers:
+        return KnownPeers(self.home)
+
+
+async def accept_all(terms: Terms, host_name: str) -> bool:
+    return True
+
+
+Meddler = Callable[[int, bytes], list[bytes]]
+"""Given the index of a sealed joiner→host frame (0 first) and the whole frame, what to forward."""
+
+
+async def meddling_proxy(target_port: int, meddle: Meddler) -> tuple[asyncio.Server, int]:
+    """A loopback TCP proxy to ``target_port`` that lets ``meddle`` rewrite sealed joiner→host frames."""
+
+    async def pump_frames(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        index = -2  # hello and accept travel in clear
+        with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
+            while True:
+                header = await reader.readexactly(4)
+                whole = header + await reader.readexactly(int.from_bytes(header, "big"))
+                out = [whole] if index < 0 else meddle(index, whole)
+                index += 1
+                for data in out:
+                    writer.write(data)
+                await writer.drain()
+        writer.close()
+
+    async def pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ConnectionError):
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        writer.close()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", target_port)
+        await asyncio.gather(pump_frames(reader, up_writer), pump(up_reader, writer))
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    return server, server.sockets[0].getsockname()[1]
+
+
+@dataclass
+class Pair:
+    """Both ends of a handshaken connection."""
+
+    host: Side
+    joiner: Side
+    host_channel: Channel
+    host_session: Session
+    join_channel: Channel
+    join_session: Session
+
+
+async def connect_pair(
+    host_side: Side,
+    join_side: Side,
+    terms: Terms | None = None,
+    bind: str = "127.0.0.1",
+    meddle: Meddler | None = None,
+    fingerprint: str | None = None,
+    refused: list[P2PError] | None = None,
+) -> Pair:
+    """Host on ``bind`` port 0, join it (through a meddling proxy if given)."""
+    sock = listening_socket(bind, 0)
+    port = sock.getsockname()[1]
+    terms = terms or Terms(Rules(), 1)
+
+    def note(address: str, error: P2PError) -> None:
+        if refused is not None:
+            refused.append(error)
+
+    hosting = asyncio.create_task(host(sock, host_side.me, host_side.name, terms, host_side.known, note))
+    proxy = None
+    if meddle is not None:
+        proxy, port = await meddling_proxy(port, meddle)
+    invite = Invite(bind, port, fingerprint or host_side.me.fingerprint)
+    try:
+        join_channel, join_session = await join(
+            invite, join_side.me, join_side.name, join_side.known, accept_all
+        )
+    except BaseException:
+        hosting.cancel()
+        raise
+    host_channel, host_session = await hosting
+    if proxy is not None:
+        proxy.close()
+    return Pair(host_side, join_side, host_channel, host_session, join_channel, join_session)
+
+
+async def bot_duel(
+    root: Path, games: int = 1, bind: str = "127.0.0.1", levels: tuple[str, str] = ("easy", "medium"),
+    rules: Rules | None = None, seed: int = 0, meddle: Meddler | None = None,
+) -> tuple[Report, Report]:  # fmt: skip
+    """A whole bot match over loopback; the host's report, then the joiner's."""
+    ann, bob = Side.make(root, "ann"), Side.make(root, "bob")
+    pair = await connect_pair(ann, bob, Terms(rules or Rules(), games), bind, meddle)
+    return await asyncio.gather(
+        Duel(
+            pair.host_channel,
+            pair.host_session,
+            ann.me,
+            BotPlayer(levels[0], seed=seed),
+            ann.home.records,
+            10,
+        ).run(),
+        Duel(
+            pair.join_channel,
+            pair.join_session,
+            bob.me,
+            BotPlayer(levels[1], seed=seed + 1),
+            bob.home.records,
+            10,
+        ).run(),
+    )

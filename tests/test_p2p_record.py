@@ -1,0 +1,161 @@
+"""Match records: verified from the file alone, every tampering named, prefixes verify as incomplete;
+and the ``trumps verify`` / ``peers`` / ``host`` / ``join`` commands as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+from p2p.errors import RecordError
+from p2p.record import verify
+from tests.test_p2p_helpers import bot_duel, run
+
+
+@pytest.fixture(scope="module")
+def record(tmp_path_factory: pytest.TempPathFactory) -> str:
+    host_report, _ = run(bot_duel(tmp_path_factory.mktemp("rec"), games=2, seed=11))
+    return host_report.record.read_text()
+
+
+def _lines(text: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def _text(rows: list[dict[str, object]]) -> str:
+    return "".join(json.dumps(row) + "\n" for row in rows)
+
+
+def _first(rows: list[dict[str, object]], kind: str) -> int:
+    return next(
+        i for i, row in enumerate(rows) if isinstance(row.get("link"), dict) and row["link"]["t"] == kind
+    )  # type: ignore[index]
+
+
+def test_a_complete_record_verifies(record: str) -> None:
+    verified = verify(record)
+    assert verified.complete and len(verified.match.results) == 2
+    assert "complete: score" in verified.summary()
+
+
+def test_every_prefix_verifies_as_incomplete(record: str) -> None:
+    lines = record.splitlines(keepends=True)
+    for cut in range(1, len(lines), max(1, len(lines) // 15)):
+        verified = verify("".join(lines[:cut]))
+        assert not verified.complete
+        assert "INCOMPLETE" in verified.summary()
+    cut_mid_line = verify(record[: len(record) // 2])
+    assert cut_mid_line.truncated and "cut off" in cut_mid_line.summary()
+
+
+def _tampered(record: str, change) -> str:  # type: ignore[no-untyped-def]
+    rows = _lines(record)
+    change(rows)
+    return _text(rows)
+
+
+def _set_link(rows: list[dict], kind: str, key: str, value: object) -> None:  # type: ignore[type-arg]
+    rows[_first(rows, kind)]["link"][key] = value
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda rows: rows[0]["offer"].update(sixes=not rows[0]["offer"]["sixes"]),
+            "line 1: the host's handshake signature",
+        ),
+        (lambda rows: rows[0]["accept"].update(key="00" * 32), "line 1: the joiner's handshake signature"),
+        (lambda rows: rows[0].update(record="something else"), "line 1: not a trumps match record"),
+        (lambda rows: _set_link(rows, "move", "move", "take"), "has a bad signature"),
+        (lambda rows: _set_link(rows, "reveal", "secret", "00" * 32), "has a bad signature"),
+        (lambda rows: _set_link(rows, "commit", "commitment", "zz"), "commit.commitment is not hex"),
+        (lambda rows: rows.pop(_first(rows, "move")), "line 6: player . sent move 2 but player . is to move"),
+        (lambda rows: rows[_first(rows, "move")].update(by=2), "'by' must be player 0 or 1"),
+        (lambda rows: rows.insert(3, {"end": "x"}), "nothing may follow the end note"),
+        (
+            lambda rows: rows[_first(rows, "move")].update(by=1 - rows[_first(rows, "move")]["by"]),
+            "is to move",
+        ),
+    ],
+    ids=["rules", "joiner-key", "kind", "move", "reveal", "hex", "missing-link", "by", "end-note", "turn"],
+)
+def test_tampered_records_fail_with_the_line_and_reason(record: str, change, message: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(RecordError, match=message):
+        verify(_tampered(record, change))
+
+
+def test_garbage_lines_are_named(record: str) -> None:
+    lines = record.splitlines(keepends=True)
+    lines[4] = "{not json\n"
+    with pytest.raises(RecordError, match="line 5: not JSON"):
+        verify("".join(lines))
+
+
+# ------------------------------------------------------------------ commands
+
+
+def test_verify_command(record: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "good.jsonl"
+    good.write_text(record)
+    assert main(["verify", str(good)]) == 0
+    assert "complete" in capsys.readouterr().out
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text(record[: len(record) // 3])
+    assert main(["verify", str(cut)]) == 1
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"\xff\xfe binary")
+    assert main(["verify", str(bad)]) == 2
+    assert "not a match record" in capsys.readouterr().err
+    assert main(["verify", str(tmp_path / "missing")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def _env(home: Path) -> dict[str, str]:
+    return os.environ | {"XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data")}
+
+
+def test_host_and_join_commands_play_a_bot_match(tmp_path: Path) -> None:
+    trumps = [sys.executable, "-m", "cli"]
+    host = subprocess.Popen(
+        [*trumps, "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "easy", "--games", "2", "--json",
+         "--name", "ann", "--no-sixes", "--timeout", "10"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(tmp_path / "ann"),
+    )  # fmt: skip
+    try:
+        assert host.stdout is not None
+        invite_line = host.stdout.readline()
+        assert "trumps join " in invite_line
+        invite = invite_line.split("trumps join ", 1)[1].strip()
+        joiner = subprocess.run(
+            [*trumps, "join", invite, "--bot", "medium", "--json", "--name", "bob", "--timeout", "10"],
+            capture_output=True, text=True, timeout=30, env=_env(tmp_path / "bob"),
+        )  # fmt: skip
+        host_out, host_err = host.communicate(timeout=30)
+    finally:
+        host.kill()
+    assert joiner.returncode == 0, joiner.stderr
+    assert host.returncode == 0, host_err
+    mine, theirs = json.loads(joiner.stdout.splitlines()[-1]), json.loads(host_out.splitlines()[-1])
+    assert mine["transcript"] == theirs["transcript"] and mine["result"] == theirs["result"]
+    assert len(mine["result"]) == 2 and sum(mine["score"]) == 2
+    assert "proposes a match of 2 games, pickup=forced sixes=off" in joiner.stderr
+    for summary in (mine, theirs):
+        assert verify(Path(summary["record"]).read_text()).complete
+    peers = subprocess.run(
+        [*trumps, "peers"], capture_output=True, text=True, timeout=30, env=_env(tmp_path / "bob")
+    )
+    assert "ann" in peers.stdout
+    forget = [*trumps, "peers", "forget", "ann"]
+    assert subprocess.run(forget, capture_output=True, timeout=30, env=_env(tmp_path / "bob")).returncode == 0
+    assert subprocess.run(forget, capture_output=True, timeout=30, env=_env(tmp_path / "bob")).returncode == 1
+
+
+def test_join_with_a_bad_invite_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["join", "nonsense", "--bot", "easy"]) == 1
+    assert "is not an invite" in capsys.readouterr().err

@@ -1,0 +1,286 @@
+"""A hostile peer or a meddler on the line: every kind of tampering gets its own error."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from engine import Game, Move, Rules
+from engine.cards import cards_of
+from p2p.channel import Channel
+from p2p.connect import host, join, listening_socket
+from p2p.duel import Duel, Report
+from p2p.errors import (
+    BadSignature,
+    CheatError,
+    CopiedCommitment,
+    FingerprintMismatch,
+    IdentityChanged,
+    IllegalMove,
+    IncompatiblePeer,
+    OutOfTurn,
+    P2PError,
+    PeerAborted,
+    PositionHashMismatch,
+    ReorderedFrame,
+    ReplayedFrame,
+    RevealMismatch,
+    RulesDeclined,
+    TamperedFrame,
+)
+from p2p.fairdeal import Pledge
+from p2p.handshake import Terms
+from p2p.invite import Invite
+from p2p.match import Match, position_hash
+from p2p.messages import Chat, Commit, Hello, MoveMsg, Reveal, Signed
+from p2p.players import BotPlayer
+from p2p.record import verify
+from tests.test_p2p_helpers import Pair, Side, accept_all, bot_duel, connect_pair, run
+
+
+class SlowBot(BotPlayer):
+    """A bot that thinks for a while, so that a peer can move out of turn meanwhile."""
+
+    async def choose(self, game: Game) -> Move:
+        await asyncio.sleep(0.3)
+        return await super().choose(game)
+
+
+async def _cheat(pair: Pair, attack: str) -> tuple[Report, PeerAborted]:
+    """The host plays honestly; the joiner follows the protocol by hand until it mounts ``attack``."""
+    host = Duel(
+        pair.host_channel, pair.host_session, pair.host.me, SlowBot("easy"), pair.host.home.records, 5
+    )
+    hosting = asyncio.create_task(host.run())
+    channel, session, key = pair.join_channel, pair.join_session, pair.joiner.me.key
+    match = Match(session.session_id, session.keys, session.terms.rules, session.terms.games)
+
+    async def send(link: Signed) -> None:
+        match.apply(link, 1)
+        await channel.send(link)
+
+    async def receive() -> Signed:
+        link = await channel.recv(5)
+        assert isinstance(link, Signed)
+        match.apply(link, 0)
+        return link
+
+    async def mount(link: Signed) -> PeerAborted:
+        await channel.send(link)
+        with pytest.raises(PeerAborted) as aborted:
+            await channel.recv(5)
+        return aborted.value
+
+    try:
+        aborted = await _play_until(attack, match, key, send, receive, mount)
+    finally:
+        report = await hosting
+    return report, aborted
+
+
+async def _play_until(attack, match: Match, key, send, receive, mount) -> PeerAborted:  # type: ignore[no-untyped-def]
+    host_commit = await receive()  # player 0 opens game 1
+    assert isinstance(host_commit, Commit)
+    if attack == "copied commitment":
+        return await mount(match.sign(key, Commit(game=1, commitment=host_commit.commitment, sig=b"")))
+    pledge = Pledge("HS", bytes(range(32)))
+    await send(match.sign(key, Commit(game=1, commitment=pledge.commitment(match.session_id, 1, 1), sig=b"")))
+    await receive()  # the host's reveal
+    if attack == "wrong reveal":
+        return await mount(match.sign(key, Reveal(game=1, pref=pledge.pref, secret=bytes(32), sig=b"")))
+    await send(match.sign(key, Reveal(game=1, pref=pledge.pref, secret=pledge.secret, sig=b"")))
+    assert match.game is not None
+    position = match.game.position
+    if position.turn == 0 and attack != "out of turn":
+        await receive()
+        position = match.game.position
+    if position.turn == 1 and attack == "out of turn":  # move honestly, then again while the host thinks
+        move = position.legal_moves()[0]
+        after = position.play(move)
+        await send(match.sign(key, MoveMsg(game=1, n=1, move=str(move), hash=position_hash(after), sig=b"")))
+        position = match.game.position
+    move = position.legal_moves()[0]
+    n = len(match.game.moves) + 1
+    link = MoveMsg(game=1, n=n, move=str(move), hash=position_hash(position.play(move)), sig=b"")
+    if attack == "illegal move":
+        stolen = cards_of(position.hand_sets[0])[0]  # a card the host holds
+        link = MoveMsg(game=1, n=n, move=str(Move(stolen)), hash=bytes(32), sig=b"")
+    elif attack == "wrong position hash":
+        link = MoveMsg(game=1, n=n, move=str(move), hash=bytes(32), sig=b"")
+    signer = Ed25519PrivateKey.generate() if attack == "bad signature" else key
+    return await mount(match.sign(signer, link))
+
+
+@pytest.mark.parametrize(
+    ("attack", "error"),
+    [
+        ("copied commitment", CopiedCommitment),
+        ("wrong reveal", RevealMismatch),
+        ("illegal move", IllegalMove),
+        ("wrong position hash", PositionHashMismatch),
+        ("bad signature", BadSignature),
+        ("out of turn", OutOfTurn),
+    ],
+)
+def test_cheats_end_the_match_with_evidence(tmp_path: Path, attack: str, error: type[CheatError]) -> None:
+    async def scenario() -> tuple[Report, PeerAborted]:
+        pair = await connect_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "mallory"))
+        return await _cheat(pair, attack)
+
+    report, aborted = run(scenario())
+    assert report.end == "cheat"
+    assert type(report.error) is error
+    assert aborted.reason == "cheat"
+    verified = verify(report.record.read_text())
+    assert not verified.complete
+    assert verified.end is not None and verified.end["end"] == "cheat"
+    assert type(verified.evidence_error) is error  # the kept evidence proves it on its own
+
+
+async def _send_two_chats(tmp_path: Path, meddle) -> Report:  # type: ignore[no-untyped-def]
+    pair = await connect_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), meddle=meddle)
+    host = Duel(
+        pair.host_channel, pair.host_session, pair.host.me, BotPlayer("easy"), pair.host.home.records, 5
+    )
+    hosting = asyncio.create_task(host.run())
+    await pair.join_channel.send(Chat(text="one"))
+    await pair.join_channel.send(Chat(text="two"))
+    report = await hosting
+    await pair.join_channel.close()
+    return report
+
+
+def _flip(frame: bytes) -> bytes:
+    return frame[:-5] + bytes([frame[-5] ^ 0x10]) + frame[-4:]
+
+
+HELD: list[bytes] = []
+
+
+def _swap_first_two(index: int, frame: bytes) -> list[bytes]:
+    if index == 0:
+        HELD.append(frame)
+        return []
+    return [frame, *HELD] if index == 1 else [frame]
+
+
+@pytest.mark.parametrize(
+    ("meddle", "error"),
+    [
+        (lambda i, f: [f, f] if i == 0 else [f], ReplayedFrame),
+        (_swap_first_two, ReorderedFrame),
+        (lambda i, f: [_flip(f)] if i == 0 else [f], TamperedFrame),
+        (
+            lambda i, f: [f[:12] + bytes([f[12] ^ 1]) + f[13:]] if i == 0 else [f],
+            TamperedFrame,
+        ),  # in the counter
+    ],
+    ids=["replayed", "reordered", "flipped-ciphertext", "flipped-counter"],
+)
+def test_frames_altered_in_transit_are_refused(tmp_path: Path, meddle, error: type[P2PError]) -> None:  # type: ignore[no-untyped-def]
+    HELD.clear()
+    report = run(_send_two_chats(tmp_path, meddle))
+    assert report.end == "corrupted"
+    assert type(report.error) is error
+
+
+def test_a_bit_flipped_mid_game_stops_both_sides(tmp_path: Path) -> None:
+    host_report, join_report = run(
+        bot_duel(tmp_path, games=1, meddle=lambda i, f: [_flip(f)] if i == 3 else [f])
+    )
+    assert host_report.end == "corrupted" and type(host_report.error) is TamperedFrame
+    assert join_report.end in ("abandoned", "aborted")
+    assert not verify(host_report.record.read_text()).complete
+
+
+def test_wrong_fingerprint_is_refused_by_the_joiner(tmp_path: Path) -> None:
+    refused: list[P2PError] = []
+    with pytest.raises(FingerprintMismatch, match="not the host who sent the invite"):
+        run(
+            connect_pair(
+                Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), fingerprint="a" * 32, refused=refused
+            )
+        )
+
+
+def test_a_changed_joiner_key_is_refused_loudly_by_the_host(tmp_path: Path) -> None:
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+    run(connect_pair(ann, bob))
+    impostor = Side.make(tmp_path / "elsewhere", "bob")
+    refused: list[P2PError] = []
+
+    async def second() -> PeerAborted:
+        sock = listening_socket("127.0.0.1", 0)
+        terms = Terms(Rules())
+        hosting = asyncio.create_task(
+            host(sock, ann.me, "ann", terms, ann.known, lambda a, e: refused.append(e))
+        )
+        invite = Invite("127.0.0.1", sock.getsockname()[1], ann.me.fingerprint)
+        channel, _ = await join(invite, impostor.me, "bob", impostor.known, accept_all)
+        with pytest.raises(PeerAborted) as aborted:
+            await channel.recv(5)  # the host's refusal comes sealed
+        hosting.cancel()
+        return aborted.value
+
+    assert run(second()).reason == "identity"
+    assert any(isinstance(e, IdentityChanged) and "CHANGED" in str(e) for e in refused)
+
+
+def test_a_changed_host_key_is_refused_loudly_by_the_joiner(tmp_path: Path) -> None:
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+    run(connect_pair(ann, bob))
+    new_ann = Side.make(tmp_path / "elsewhere", "ann")  # a valid invite, but a new key for "ann"
+    with pytest.raises(IdentityChanged, match="trumps peers forget ann"):
+        run(connect_pair(new_ann, bob))
+
+
+def test_declined_rules_end_both_sides(tmp_path: Path) -> None:
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+    seen: list[Terms] = []
+
+    async def decline(terms: Terms, name: str) -> bool:
+        seen.append(terms)
+        return False
+
+    async def scenario() -> None:
+        sock = listening_socket("127.0.0.1", 0)
+        hosting = asyncio.create_task(
+            host(sock, ann.me, "ann", Terms(games=3, rules=Rules(sixes=False)), ann.known, lambda a, e: None)
+        )
+        with pytest.raises(RulesDeclined):
+            await join(
+                Invite("127.0.0.1", sock.getsockname()[1], ann.me.fingerprint),
+                bob.me,
+                "bob",
+                bob.known,
+                decline,
+            )
+        with pytest.raises(RulesDeclined, match="bob declined"):
+            await hosting
+
+    run(scenario())
+    assert seen[0].games == 3 and not seen[0].rules.sixes
+
+
+def test_an_incompatible_peer_gets_a_clear_refusal(tmp_path: Path) -> None:
+    ann = Side.make(tmp_path, "ann")
+    refused: list[P2PError] = []
+
+    async def scenario() -> None:
+        sock = listening_socket("127.0.0.1", 0)
+        hosting = asyncio.create_task(
+            host(sock, ann.me, "ann", Terms(Rules()), ann.known, lambda a, e: refused.append(e))
+        )
+        reader, writer = await asyncio.open_connection("127.0.0.1", sock.getsockname()[1])
+        channel = Channel(reader, writer)
+        await channel.send(Hello(proto=99, program="9.9", name="future", eph=bytes(32)))
+        with pytest.raises(PeerAborted, match="protocol 99") as aborted:
+            await channel.recv(5)
+        assert aborted.value.reason == "incompatible"
+        hosting.cancel()
+
+    run(scenario())
+    assert isinstance(refused[0], IncompatiblePeer)
