@@ -6,7 +6,6 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from cli.app.completion import MoveCompleter
 from cli.app.keys import key_bindings
 from cli.app.layout import create_layout
 from cli.app.session import Session
@@ -17,7 +16,6 @@ def create_application(
     session: Session, input: Input | None = None, output: Output | None = None
 ) -> Application[None]:
     """The full-screen game for ``session`` (``input``/``output`` for tests)."""
-    session.buffer.completer = MoveCompleter(session)
     app: Application[None] = Application(
         layout=create_layout(session),
         key_bindings=key_bindings(session),
@@ -29,7 +27,7 @@ def create_application(
     )
 
     def leave() -> None:
-        if not app.future or not app.future.done():
+        if app.is_running and app.future is not None and not app.future.done():
             app.exit()
 
     session.connect(app.invalidate, leave)

@@ -41,17 +41,19 @@ def help_lines(rules: Rules) -> list[StyleAndTextTuples]:
         else "The sixes stay where they were dealt (--no-sixes)."
     )
     lines: list[StyleAndTextTuples] = [
-        [("class:help.heading", "Your trumps: help"), ("class:muted", "   (any key returns to the game)")],
-        [],
-        [("class:help.heading", "The game")],
+        [
+            ("class:help.heading", "Your trumps: help"),
+            ("class:muted", "   (any other key returns to the game)"),
+        ],
+        [("class:help.heading", "Keys")],
     ]
-    rules_text = _RULES.format(max_moves=rules.max_moves) + "\n" + pickup + "\n" + sixes
-    lines += [[("class:help", "  " + line)] for line in rules_text.splitlines()]
-    lines += [[], [("class:help.heading", "Moves")]]
-    lines += [[("class:help", "  " + line)] for line in _MOVES.splitlines()]
-    lines += [[], [("class:help.heading", "Keys")]]
     for command in COMMAND_KEYS:
         keys = " ".join(key_label(k) for k in command.keys)
         lines.append([("class:help.key", f"  {keys:<14}"), ("class:help", command.help)])
     lines.append([("class:help.key", f"  {'↑ ↓ PgUp PgDn':<14}"), ("class:help", "scroll this help")])
+    lines += [[], [("class:help.heading", "Moves")]]
+    lines += [[("class:help", "  " + line)] for line in _MOVES.splitlines()]
+    lines += [[], [("class:help.heading", "The game")]]
+    rules_text = _RULES.format(max_moves=rules.max_moves) + "\n" + pickup + "\n" + sixes
+    lines += [[("class:help", "  " + line)] for line in rules_text.splitlines()]
     return lines

@@ -8,9 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from prompt_toolkit.buffer import CompletionState
+from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+from cli.app.completion import MoveCompleter
 from cli.app.session import Session
 
 
@@ -59,15 +62,8 @@ def key_bindings(session: Session) -> KeyBindings:
     def _help(event: KeyPressEvent) -> None:
         session.toggle_help()
 
-    @bindings.add("up", filter=helping)
-    @bindings.add("pageup", filter=helping)
-    def _help_up(event: KeyPressEvent) -> None:
-        session.help_top = max(0, session.help_top - (1 if event.key_sequence[0].key == "up" else 10))
-
-    @bindings.add("down", filter=helping)
-    @bindings.add("pagedown", filter=helping)
-    def _help_down(event: KeyPressEvent) -> None:
-        session.help_top += 1 if event.key_sequence[0].key == "down" else 10
+    for key, step in (("up", -1), ("down", 1), ("pageup", -10), ("pagedown", 10)):
+        bindings.add(key, filter=helping)(lambda event, step=step: session.scroll_help(step))
 
     @bindings.add("<any>", filter=helping)
     @bindings.add("enter", filter=helping)
@@ -82,21 +78,15 @@ def key_bindings(session: Session) -> KeyBindings:
             buffer.complete_state = None
         session.enter()
 
+    completer = MoveCompleter(session)
+
     @bindings.add("tab", filter=~helping)
     def _tab(event: KeyPressEvent) -> None:
-        buffer = session.buffer
-        if buffer.complete_state is not None:
-            buffer.complete_next()
-        else:
-            buffer.start_completion(select_first=True)
+        _complete(session, completer, 1)
 
     @bindings.add("s-tab", filter=~helping)
     def _back_tab(event: KeyPressEvent) -> None:
-        buffer = session.buffer
-        if buffer.complete_state is not None:
-            buffer.complete_previous()
-        else:
-            buffer.start_completion(select_last=True)
+        _complete(session, completer, -1)
 
     @bindings.add("escape", filter=~helping, eager=True)
     def _escape(event: KeyPressEvent) -> None:
@@ -122,6 +112,25 @@ def key_bindings(session: Session) -> KeyBindings:
         session.move_to_playable(1)
 
     return bindings
+
+
+def _complete(session: Session, completer: MoveCompleter, step: int) -> None:
+    """Tab and Shift-Tab: fill in the first (last) legal move, then cycle.
+
+    Completion runs here, synchronously, rather than in prompt_toolkit's
+    background task, so that Enter right after Tab always sees the move.
+    """
+    buffer = session.buffer
+    if buffer.complete_state is not None:
+        buffer.complete_next() if step > 0 else buffer.complete_previous()
+        return
+    event = CompleteEvent(completion_requested=True)
+    completions = list(completer.get_completions(buffer.document, event))
+    if not completions:
+        session.explain_no_completion()
+        return
+    buffer.complete_state = CompletionState(buffer.document, completions)
+    buffer.go_to_completion(0 if step > 0 else len(completions) - 1)
 
 
 def _run(action: Callable[[Session], None], session: Session) -> Callable[[KeyPressEvent], None]:

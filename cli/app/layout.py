@@ -217,8 +217,12 @@ class Board:
     def help(self) -> StyleAndTextTuples:
         s = self.session
         lines = help_lines(s.rules)
-        s.help_top = max(0, min(s.help_top, len(lines) - terminal_size().rows + 1))
-        return join_lines(lines[s.help_top :])
+        rows = terminal_size().rows
+        s.help_top = max(0, min(s.help_top, len(lines) - rows))
+        shown = lines[s.help_top : s.help_top + rows]
+        if s.help_top + rows < len(lines):
+            shown[-1] = [("class:muted", "  ↓ more below (↓, PgDn)")]
+        return join_lines(shown)
 
     def small(self) -> StyleAndTextTuples:
         size = terminal_size()

@@ -662,6 +662,10 @@ class Session:
         self.help_open = not self.help_open
         self.help_top = 0
 
+    def scroll_help(self, lines: int) -> None:
+        """Scroll the help screen (the layout keeps it within the text)."""
+        self.help_top = max(0, self.help_top + lines)
+
     # ----------------------------------------------------------------- chat
 
     def notify(self, text: str) -> None:
@@ -673,6 +677,13 @@ class Session:
 
     def _run(self, coroutine: Coroutine[None, None, None]) -> None:
         self._task = asyncio.ensure_future(coroutine)
+
+    def explain_no_completion(self) -> None:
+        """Tab found nothing to fill in: say why."""
+        if self.question is not None or self.my_turn:
+            self._say("Nothing legal starts like that: Esc clears the line.", error=True)
+        else:
+            self._not_now()
 
     def _not_now(self) -> None:
         if self.thinking_since is not None:

@@ -64,8 +64,9 @@ def run(args: argparse.Namespace) -> int:
     from cli.app.ai_opponent import AIOpponent
     from cli.app.application import play
     from cli.app.match import Match
-    from cli.app.session import Display, Resume, Session
-    from engine import Game, RecordError, Rules
+    from cli.app.resume import load_unfinished
+    from cli.app.session import Display, Session
+    from engine import Rules
     from engine.ai import LEVELS
 
     if args.level not in LEVELS:
@@ -73,23 +74,13 @@ def run(args: argparse.Namespace) -> int:
             f"trumps play: unknown level {args.level!r}: choose one of {', '.join(LEVELS)}", file=sys.stderr
         )
         return 2
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print("trumps play: the game needs a terminal (stdin and stdout must be a tty)", file=sys.stderr)
-        return 2
-    notice = ""
-    unfinished: Resume | None = None
-    try:
-        saved = storage.load_unfinished()
-        if saved is not None:
-            game = Game.from_record(storage.read_text(saved.path))
-            match = Match(saved.games, saved.me, saved.played, list(saved.halves))
-            unfinished = Resume(game, match, saved.path, AIOpponent(saved.level), saved.me, saved.level)
-    except (storage.StorageError, RecordError) as exc:
-        storage.clear_unfinished()
-        notice = f"Your unfinished game could not be read, so a new one starts: {exc}"
+    unfinished, notice = load_unfinished()
     if args.resume and unfinished is None:
         print(f"trumps play: no unfinished game to resume. {notice}".strip(), file=sys.stderr)
         return 1
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("trumps play: the game needs a terminal (stdin and stdout must be a tty)", file=sys.stderr)
+        return 2
     config = storage.load_config()
     session = Session(
         AIOpponent(args.level, args.seed),

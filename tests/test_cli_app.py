@@ -1,0 +1,632 @@
+"""The full-screen game driven through a pipe: whole games, undo, help, quit, resume, layout."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.application import Application
+from prompt_toolkit.application.current import set_app
+from prompt_toolkit.data_structures import Point, Size
+from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.layout.mouse_handlers import MouseHandlers
+from prompt_toolkit.layout.screen import Screen, WritePosition
+from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
+from prompt_toolkit.output import DummyOutput
+
+from cli import storage
+from cli.app import session as session_module
+from cli.app.ai_opponent import AIOpponent
+from cli.app.application import create_application
+from cli.app.board import hand_lines
+from cli.app.cards import card_text, move_text
+from cli.app.layout import Board
+from cli.app.match import Match
+from cli.app.opponent import Deal, OpponentLeft
+from cli.app.resume import load_unfinished
+from cli.app.session import Display, Session
+from engine import Game, Move, Rules
+
+TAB, ENTER = "\t", "\r"
+F1, F2, F3, F4, F5 = "\x1bOP", "\x1bOQ", "\x1bOR", "\x1bOS", "\x1b[15~"
+CTRL_Q, CTRL_Z, CTRL_N = "\x11", "\x1a", "\x0e"
+LEFT, RIGHT = "\x1b[D", "\x1b[C"
+
+
+@pytest.fixture(autouse=True)
+def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Saved games and config go to a temporary home; results show at once."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setattr(session_module, "RESULT_GRACE", 0.0)
+    return tmp_path
+
+
+class SizedOutput(DummyOutput):
+    """A dummy terminal of a chosen (and changeable) size."""
+
+    def __init__(self, columns: int = 80, rows: int = 24) -> None:
+        super().__init__()
+        self.size = Size(rows=rows, columns=columns)
+
+    def get_size(self) -> Size:
+        return self.size
+
+
+class Driver:
+    """Keys into a running game, and waiting for what they cause."""
+
+    def __init__(self, session: Session, pipe: PipeInput, app: Application[None]) -> None:
+        self.session, self.pipe, self.app = session, pipe, app
+
+    async def keys(self, text: str) -> None:
+        self.pipe.send_text(text)
+        for _ in range(5):
+            await asyncio.sleep(0.002)
+
+    async def until(self, condition: Callable[[], object], timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            assert time.monotonic() < deadline, f"timed out; message: {self.session.message!r}"
+            await asyncio.sleep(0.002)
+
+    async def my_turn(self) -> None:
+        await self.until(lambda: self.session.my_turn or self.session.question is not None)
+
+    async def play_out(self) -> int:
+        """Tab, Enter until the game ends; the number of moves played by us."""
+        s = self.session
+        count = 0
+        while True:
+            await self.my_turn()
+            if s.question is not None:
+                return count
+            assert s.game is not None
+            game, ply = s.game, len(s.game.moves)
+            await self.keys(TAB + ENTER)
+            await self.until(lambda: len(game.moves) != ply or s.question is not None)  # noqa: B023
+            count += 1
+
+    def screen(self) -> str:
+        return render(self.app)
+
+
+def render(app: Application[None]) -> str:
+    """The screen as text, at the output's size."""
+    size = app.output.get_size()
+    screen = Screen()
+    app.render_counter += 1  # the controls cache their text per render
+    with set_app(app):
+        app.layout.container.write_to_screen(
+            screen, MouseHandlers(), WritePosition(0, 0, size.columns, size.rows), "", True, None
+        )
+        screen.draw_all_floats()
+    rows = []
+    for y in range(size.rows):
+        line = screen.data_buffer[y]
+        rows.append("".join(line[x].char for x in range(size.columns)).rstrip())
+    return "\n".join(rows)
+
+
+def run(
+    session: Session, script: Callable[[Driver], Awaitable[None]], output: DummyOutput | None = None
+) -> None:
+    """Run the game with ``script`` typing into it; the script must end it (or it is ended)."""
+
+    async def main() -> None:
+        with create_pipe_input() as pipe:
+            app = create_application(session, input=pipe, output=output or SizedOutput())
+            app.ttimeoutlen = 0.01
+            task = asyncio.ensure_future(app.run_async(pre_run=session.start))
+            try:
+                await asyncio.sleep(0.01)
+                await script(Driver(session, pipe, app))
+                if app.is_running:
+                    app.exit()
+                await asyncio.wait_for(task, 5)
+            finally:
+                session.close()
+
+    asyncio.run(main())
+
+
+def ai_session(level: str = "easy", seed: bytes = b"\x01" * 32, **options: object) -> Session:
+    return Session(AIOpponent(level, seed, seconds=0.05), Match(int(options.pop("games", 1))), **options)  # type: ignore[arg-type]
+
+
+def saved_games() -> list[Game]:
+    return [Game.from_record(p.read_text()) for p in storage.record_paths()]
+
+
+# ------------------------------------------------------------------ whole games
+
+
+def test_a_whole_game_by_tab_and_enter_is_saved_and_offers_a_rematch() -> None:
+    session = ai_session()
+
+    async def script(d: Driver) -> None:
+        assert session.question is not None and "trump" in session.question.prompt
+        await d.keys(ENTER)  # the default trump
+        moves = await d.play_out()
+        assert moves > 0
+        assert session.game is not None and session.game.result is not None
+        assert session.result and f"★ {session.result.split(':')[0]}:" in d.screen()
+        assert "Match: You" in d.screen()
+        assert "another match" in session.question.prompt  # type: ignore[union-attr]
+        await d.keys(ENTER)  # rematch
+        await d.until(lambda: session.in_progress)
+        assert session.match.played == 0
+
+    run(session, script)
+    games = saved_games()
+    assert len(games) == 2
+    assert games[0].result is not None and games[1].result is None
+    assert games[0].headers["Players"] == "You vs AI (easy)"
+    assert storage.load_config()["trump"] == "H"
+
+
+def test_a_match_scores_games_and_the_loser_deals_next() -> None:
+    session = ai_session(games=2, trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.game is not None)
+        await d.play_out()
+        first = session.game
+        assert first is not None and first.result is not None
+        assert session.match.played == 1 and sum(session.match.halves) == 2
+        expected = 1 - first.result.winner if first.result.winner is not None else 1 - session.dealer
+        assert session.match.next_dealer == expected
+        await d.keys(ENTER)
+        await d.until(lambda: session.game is not first and session.game is not None)
+        assert session.dealer == expected
+        assert session.game_number == 2 and "Game 2 of 2" in d.screen()
+        await d.play_out()
+        assert session.match.over and "another match" in session.question.prompt  # type: ignore[union-attr]
+        await d.keys("n" + ENTER)
+
+    run(session, script)
+    assert len(saved_games()) == 2
+
+
+def test_the_hard_ai_plays_a_whole_game() -> None:
+    session = ai_session("hard", trump="C")
+
+    async def script(d: Driver) -> None:
+        await d.play_out()
+        assert session.game is not None and session.game.result is not None
+
+    run(session, script)
+
+
+# ------------------------------------------------------------------------ input
+
+
+def test_invalid_input_gets_one_line_and_changes_nothing() -> None:
+    session = ai_session(trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.my_turn()
+        assert session.game is not None
+        before = len(session.game.moves)
+        for text, words in (("zz", "not a card"), ("99", "no card 99"), ("ks 6h 7h", "not a move")):
+            await d.keys("\x15" + text + ENTER)  # Ctrl-U first: a refused line is kept for fixing
+            assert session.error and words in session.message, session.message
+            assert "\n" not in session.message and len(session.game.moves) == before
+        absent = next(c for c in session.game.position.hand(1))
+        await d.keys("\x15" + str(absent) + ENTER)  # Ctrl-U clears the line first
+        assert "do not hold" in session.message and len(session.game.moves) == before
+
+    run(session, script)
+
+
+def test_card_numbers_arrows_and_mouse_pick_moves() -> None:
+    session = ai_session(trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.my_turn()
+        game = session.game
+        assert game is not None
+        legal = game.position.legal_moves()
+        hand = session.my_hand()
+        move = legal[0]
+        numbers = " ".join(str(hand.index(c) + 1) for c in move.cards) or "take"
+        await d.keys(numbers + ENTER)
+        assert game.moves[-1 if game.position.turn == 0 else -2] is move or move in game.moves
+        await d.my_turn()
+        # arrow keys: walk to a playable card and press Enter (repeatedly for a beat)
+        ply = len(game.moves)
+        if game.position.legal_moves() != [Move.parse("take")]:
+            target = game.position.legal_moves()[0].cards[0]
+            while session.my_hand()[session.cursor] != target:
+                await d.keys(RIGHT)
+            await d.keys(ENTER)
+            if len(game.moves) == ply:
+                assert session.picked == [target]
+                second = game.position.legal_moves()[0].cards[1]
+                handler = _mouse_handler_for(session, second)
+                handler(MouseEvent(Point(0, 0), MouseEventType.MOUSE_UP, MouseButton.LEFT, frozenset()))
+            assert len(game.moves) > ply
+
+    run(session, script)
+
+
+def _mouse_handler_for(session: Session, card: object) -> Callable[[MouseEvent], object]:
+    lines = hand_lines(session.my_hand(), 79, on_click=session.pick, numbered=False)
+    wanted = f"{card}".replace("T", "10")
+    for line in lines:
+        for fragment in line:
+            if (
+                len(fragment) == 3
+                and fragment[1].strip().startswith(wanted[:-1])
+                and _suit_ok(fragment[1], wanted)
+            ):
+                return fragment[2]  # type: ignore[return-value,misc]
+    raise AssertionError(f"no clickable {card}")
+
+
+def _suit_ok(text: str, card: str) -> bool:
+    return "♠♥♦♣"["SHDC".index(card[-1])] == text.strip()[-1]
+
+
+def test_tab_cycles_and_completes_typed_prefixes() -> None:
+    session = ai_session(trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.my_turn()
+        assert session.game is not None
+        legal = [str(m) for m in session.game.position.legal_moves()]
+        await d.keys(TAB)
+        assert session.buffer.text == legal[0]
+        if len(legal) > 1:
+            await d.keys(TAB)
+            assert session.buffer.text == legal[1]
+        prefix = legal[-1][:2].lower()
+        await d.keys("\x15" + prefix + TAB)
+        assert session.buffer.text.upper().startswith(legal[-1][:2].upper())
+        await d.keys("\x15" + "qq" + TAB)
+        assert "Nothing legal" in session.message
+
+    run(session, script)
+
+
+# ------------------------------------------------------------------ commands
+
+
+def test_undo_takes_back_my_move_and_the_reply() -> None:
+    session = ai_session(trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.my_turn()
+        game = session.game
+        assert game is not None
+        start = game.position
+        await d.keys(F3)
+        assert "Nothing to undo" in session.message
+        await d.keys(TAB + ENTER)
+        await d.my_turn()
+        assert game.position != start
+        await d.keys(F3)
+        await d.my_turn()
+        assert game.position == start and "Took back" in session.message
+        await d.keys(TAB + ENTER)
+        await d.my_turn()
+        await d.keys(CTRL_Z)
+        await d.my_turn()
+        assert game.position == start
+
+    run(session, script)
+
+
+def test_help_opens_with_f1_and_question_mark_and_closes_with_any_key() -> None:
+    session = ai_session(trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.my_turn()
+        await d.keys(F1)
+        assert session.help_open
+        screen = d.screen()
+        assert "Keys" in screen and "^Q" in screen and "more below" in screen
+        await d.keys("\x1b[6~")  # PgDn
+        assert "The game" in d.screen() and "draw" in d.screen()
+        await d.keys("x")
+        assert not session.help_open and session.buffer.text == ""
+        await d.keys("?")
+        assert session.help_open
+        await d.keys(ENTER)
+        assert not session.help_open
+        await d.keys("q?")
+        assert not session.help_open and session.buffer.text == "q?"
+
+    run(session, script)
+
+
+def test_quit_asks_first_in_the_middle_of_a_game_and_leaves_it_resumable() -> None:
+    session = ai_session(trump="S")
+    exited = []
+
+    async def script(d: Driver) -> None:
+        await d.my_turn()
+        await d.keys(TAB + ENTER)
+        await d.my_turn()
+        await d.keys(CTRL_Q)
+        assert session.question is not None and "Quit" in session.question.prompt
+        await d.keys(ENTER)  # the default is no
+        assert session.question is None and d.app.is_running
+        await d.keys(CTRL_Q + "y" + ENTER)
+        await d.until(lambda: not d.app.is_running)
+        exited.append(True)
+
+    run(session, script)
+    assert exited
+    unfinished = storage.load_unfinished()
+    assert unfinished is not None and unfinished.level == session.level
+
+
+def test_an_abandoned_game_is_offered_and_resumed_at_the_next_start() -> None:
+    first = ai_session(trump="D", level="easy")
+    played: list[Move] = []
+
+    async def leave(d: Driver) -> None:
+        await d.my_turn()
+        await d.keys(TAB + ENTER)
+        await d.my_turn()
+        assert first.game is not None
+        played.extend(first.game.moves)
+        await d.keys(CTRL_Q + "y" + ENTER)
+
+    run(first, leave)
+    resume, notice = load_unfinished()
+    assert resume is not None and notice == ""
+    second = ai_session(offer=resume)
+
+    async def come_back(d: Driver) -> None:
+        assert second.question is not None and "Continue" in second.question.prompt
+        await d.keys(ENTER)
+        await d.my_turn()
+        assert second.game is not None and list(second.game.moves) == played
+        assert "Welcome back" in second.message
+        await d.play_out()
+
+    run(second, come_back)
+    assert load_unfinished() == (None, "")
+
+
+def test_declining_the_offer_and_resume_option() -> None:
+    first = ai_session(trump="D")
+
+    async def leave(d: Driver) -> None:
+        await d.my_turn()
+        await d.keys(CTRL_Q + "y" + ENTER)
+
+    run(first, leave)
+    resume, _ = load_unfinished()
+    assert resume is not None
+    again = ai_session(resume=resume)
+
+    async def straight_in(d: Driver) -> None:
+        await d.my_turn()
+        assert again.game is not None and again.game.moves == resume.game.moves
+        await d.keys(CTRL_Q + "y" + ENTER)
+
+    run(again, straight_in)
+    resume, _ = load_unfinished()
+    declined = ai_session(offer=resume)
+
+    async def decline(d: Driver) -> None:
+        await d.keys("n" + ENTER)
+        assert declined.question is not None and "trump" in declined.question.prompt
+        await d.keys("c" + ENTER)
+        await d.until(lambda: declined.game is not None)
+
+    run(declined, decline)
+    assert declined.trump == "C"
+
+
+def test_a_damaged_unfinished_note_is_reported_not_fatal(homes: Path) -> None:
+    storage.data_dir().mkdir(parents=True)
+    (storage.data_dir() / "unfinished.json").write_text("{not json")
+    resume, notice = load_unfinished()
+    assert resume is None and "could not be read" in notice
+    assert load_unfinished() == (None, "")
+
+
+def test_new_game_asks_then_deals_and_hiding_the_opponent() -> None:
+    session = ai_session(trump="H")
+
+    async def script(d: Driver) -> None:
+        await d.my_turn()
+        first = session.game
+        await d.keys(F4)
+        assert not session.show_opponent and "hidden" in d.screen()
+        await d.keys(F4)
+        assert session.show_opponent
+        await d.keys(F5)
+        assert session.question is not None and "Abandon" in session.question.prompt
+        await d.keys("y" + ENTER)
+        await d.until(lambda: session.game is not None and session.game is not first)
+        await d.keys(CTRL_N + ENTER)
+        assert session.question is None
+
+    run(session, script)
+    assert len(saved_games()) == 2
+    assert storage.load_config()["show_opponent"] == "yes"
+
+
+def test_hint_puts_a_legal_move_on_the_line() -> None:
+    session = ai_session(trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.my_turn()
+        await d.keys(F2)
+        await d.until(lambda: session.message.startswith("Hint"))
+        assert session.game is not None
+        assert Move.parse(session.buffer.text) in session.game.position.legal_moves()
+
+    run(session, script)
+
+
+# ----------------------------------------------------------- the opponent interface
+
+
+class ScriptedOpponent:
+    """A stand-in for a network opponent: remote moves, status lines, chat, leaving."""
+
+    name = "Bob"
+    local = False
+
+    def __init__(self) -> None:
+        self.heard: list[str] = []
+        self.sent: list[Move] = []
+        self.closed = False
+        self.release = asyncio.Event()
+
+    def attach(self, notify: Callable[[str], None]) -> None:
+        self.notify = notify
+
+    async def deal(self, number: int, dealer: int | None, trump: str) -> Deal:
+        return Deal(bytes(32), 1, "C" + trump, me=1)
+
+    async def move(self, game: Game) -> Move:
+        self.notify("Bob is typing…")
+        await self.release.wait()
+        self.release.clear()
+        if len(game.moves) > 2:
+            raise OpponentLeft("Bob left the game.")
+        return game.position.legal_moves()[0]
+
+    def played(self, game: Game, move: Move) -> None:
+        self.sent.append(move)
+
+    def say(self, text: str) -> None:
+        self.heard.append(text)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_remote_opponent_through_the_interface() -> None:
+    bob = ScriptedOpponent()
+    session = Session(bob, Match(), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.game is not None)
+        assert session.me == 1 and session.game.headers["Players"] == "Bob vs You"  # type: ignore[union-attr]
+        await d.until(lambda: session.thinking_since is not None)
+        assert "Bob is typing" in d.screen() and "Bob is thinking" in d.screen()
+        await d.keys('"good luck' + ENTER)
+        assert bob.heard == ["good luck"]
+        bob.release.set()
+        await d.my_turn()
+        await d.keys(F3)
+        assert "only for games against the AI" in session.message
+        await d.keys(TAB + ENTER)
+        assert len(bob.sent) == 1
+        bob.release.set()
+        await d.my_turn()
+        await d.keys(TAB + ENTER)
+        bob.release.set()
+        await d.until(lambda: session.question is not None)
+        assert "Bob left" in session.message
+        await d.keys(ENTER)
+
+    run(session, script)
+    assert bob.closed
+    assert storage.load_unfinished() is None  # a network game is not offered for resuming
+
+
+# ------------------------------------------------------------------- the screen
+
+
+def test_the_screen_at_80x24_shows_everything_at_a_glance() -> None:
+    session = ai_session(trump="S", games=3)
+
+    async def script(d: Driver) -> None:
+        await d.my_turn()
+        await d.keys(TAB + ENTER)
+        await d.my_turn()
+        screen = d.screen()
+        lines = screen.splitlines()
+        assert len(lines) == 24
+        assert "Your trumps" in lines[0] and "Game 1 of 3" in lines[0] and "You 0 - AI (easy) 0" in lines[0]
+        assert "You ♠ vs AI (easy)" in lines[0]
+        game = session.game
+        assert game is not None
+        position = game.position
+        mine = next(i for i, line in enumerate(lines) if line.startswith("── You · trump ♠"))
+        theirs = next(i for i, line in enumerate(lines) if line.startswith("── AI (easy) · trump"))
+        assert lines[mine + 1].split() + lines[mine + 3].split() == [card_text(c) for c in position.hand(0)]
+        assert lines[mine + 2].split()[:2] == ["1", "2"]
+        assert lines[theirs + 1].split() + lines[theirs + 2].split() == [
+            card_text(c) for c in position.hand(1)
+        ]
+        assert f"{len(position.hand(0))} cards" in lines[mine]
+        pile = next(line for line in lines if line.startswith(" Pile"))
+        assert f"{len(position.pile)} card" in pile
+        if position.pile:
+            assert f"take: {position.take_count()} card" in pile
+            assert card_text(position.pile[-1]) in screen
+        assert "Your turn" in screen and "Moves" in screen
+        first = game.moves[0]
+        assert any(
+            line.rstrip().endswith(
+                f"1 {'You' if game.start.turn == 0 else 'AI (easy)':<9} {move_text(first)}"
+            )
+            for line in lines
+        )
+        assert "F1 Help" in lines[-1] and "^Q Quit" in lines[-1]
+        assert lines[-2].startswith(" move>")
+        # legal cards are styled apart from the others
+        with set_app(d.app):
+            fragments = Board(session).my_hand()
+        styles = {frag[1].strip(): frag[0] for frag in fragments if "class:card " in frag[0]}
+        legal = session.legal_cards()
+        assert len(styles) == len(position.hand(0))
+        for card in position.hand(0):
+            style = styles[card_text(card)]
+            assert ("card.legal" in style, "card.dim" in style) == (card in legal, card not in legal)
+
+    run(session, script)
+
+
+def test_a_small_window_shows_a_note_and_resizing_is_safe() -> None:
+    output = SizedOutput(60, 20)
+    session = ai_session(trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.my_turn()
+        assert "Window too small: 60x20" in d.screen()
+        for columns, rows in ((80, 24), (79, 24), (80, 23), (200, 60), (10, 3), (1, 1), (80, 24)):
+            output.size = Size(rows=rows, columns=columns)
+            d.app._on_resize()
+            await asyncio.sleep(0.01)
+            screen = d.screen()
+            assert ("too small" in screen) == (columns < 80 or rows < 24) or columns < 20
+        await d.keys(TAB + ENTER)
+        await d.my_turn()
+        assert "Pile" in d.screen()
+
+    run(session, script, output)
+
+
+def test_ascii_display_uses_letters() -> None:
+    session = ai_session(trump="S", display=Display(ascii=True, four_color=True))
+
+    async def script(d: Driver) -> None:
+        await d.my_turn()
+        screen = d.screen()
+        assert "♠" not in screen and "You S vs" in screen
+
+    run(session, script)
+
+
+def test_rule_options_reach_the_game() -> None:
+    session = ai_session(trump="S", rules=Rules(pickup="voluntary", sixes=False))
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.game is not None)
+        assert session.game is not None and session.game.start.rules == Rules("voluntary", False)
+
+    run(session, script)
