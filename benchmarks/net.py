@@ -45,7 +45,7 @@ class InstantPlayer:
         self.clock = clock
         self._last: tuple[int, int, float] | None = None
 
-    def preference(self, game_number: int) -> str:
+    async def preference(self, game_number: int) -> str:
         return "SH"
 
     async def choose(self, game: Game) -> Move:
@@ -58,6 +58,9 @@ class InstantPlayer:
         return game.position.legal_moves()[0]
 
     def heard(self, text: str) -> None:
+        pass
+
+    def advanced(self, match: object) -> None:
         pass
 
 

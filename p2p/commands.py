@@ -11,13 +11,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from p2p.channel import Channel
     from p2p.duel import Report
     from p2p.handshake import Session, Terms
+    from p2p.home import Home
     from p2p.identity import Identity
-    from p2p.players import Player
+
+    Play = Callable[[Channel, Session, Identity, Home], Awaitable[Report]]
+    """Plays a handshaken duel to its end: the interactive interface's entry point."""
 
 DEFAULT_PORT = 47111
 _BOT_TIMEOUT = 120.0
@@ -62,7 +68,7 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
         "--timeout",
         type=_seconds,
         metavar="SECONDS",
-        help=f"give up when the peer is silent this long (default: {_BOT_TIMEOUT:g} with --bot, else never)",
+        help=f"with --bot: give up when the peer is silent this long (default {_BOT_TIMEOUT:g})",
     )
 
 
@@ -110,14 +116,6 @@ def _fail(command: str, error: Exception, as_json: bool) -> int:
     return 1
 
 
-def _player(args: argparse.Namespace) -> Player:
-    from p2p.fairdeal import preference
-    from p2p.players import BotPlayer
-
-    preference(args.trump)  # a bad --trump fails here, before any connection
-    return BotPlayer(args.bot, args.trump)
-
-
 def _describe(terms: Terms) -> str:
     games = "1 game" if terms.games == 1 else f"a match of {terms.games} games"
     return f"{games}, {terms.rules.notation()}"
@@ -137,53 +135,74 @@ def _finish(report: Report, as_json: bool) -> int:
     _say(f"score: you {match.score[me]:g}, {report.session.names[1 - me]} {match.score[1 - me]:g}")
     if report.error is not None:
         _say(f"the match ended early ({report.end}): {report.error}")
+    elif report.end != "complete":
+        _say("you left the match before its end")
     _say(f"record: {report.record}  (check it with: trumps verify {report.record})")
     if as_json:
         print(json.dumps(report.as_json(), ensure_ascii=False), flush=True)
     return 0 if report.end == "complete" else 1
 
 
-def _setup(args: argparse.Namespace, command: str) -> tuple[Any, Identity, str, Player] | int:
+def _setup(
+    args: argparse.Namespace, command: str, play: Play | None
+) -> tuple[Home, Identity, str, Play] | int:
+    """Home, identity, name and how to play; or the exit status of a refusal."""
     from p2p.errors import P2PError
+    from p2p.fairdeal import preference
     from p2p.home import Home
     from p2p.identity import default_name, load_identity
 
-    if args.bot is None:
-        return _fail(
-            command, ValueError("interactive network play is not available yet: use --bot LEVEL"), args.json
-        )
     name = (args.name or default_name()).strip()
     if not name or len(name) > 32 or not name.isprintable():
         return _fail(
             command, ValueError(f"--name must be 1-32 printable characters, not {args.name!r}"), args.json
         )
     try:
+        preference(args.trump)  # a bad --trump fails here, before any connection
         home = Home.default()
         me = load_identity(home)
-        player = _player(args)
     except (P2PError, ValueError, OSError) as exc:
         return _fail(command, exc, args.json)
-    if args.timeout is None:
-        args.timeout = _BOT_TIMEOUT
-    return home, me, name, player
+    if args.bot is not None:
+        return home, me, name, _bot_play(args)
+    if play is None:
+        return _fail(
+            command,
+            ValueError("interactive play needs the full-screen interface: use --bot LEVEL"),
+            args.json,
+        )
+    return home, me, name, play
 
 
-def run_host(args: argparse.Namespace) -> int:
-    """``trumps host``: listen, print the invite, play the match."""
+def _bot_play(args: argparse.Namespace) -> Play:
+    from p2p.duel import Duel
+    from p2p.players import BotPlayer
+
+    player = BotPlayer(args.bot, args.trump)
+    timeout = args.timeout or _BOT_TIMEOUT
+
+    async def play(channel: Channel, session: Session, me: Identity, home: Home) -> Report:
+        _announce(session)
+        return await Duel(channel, session, me, player, home.records, timeout).run()
+
+    return play
+
+
+def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
+    """``trumps host``: listen, print the invite, play the match (with ``play`` unless ``--bot``)."""
     import asyncio
 
     from engine import Rules
     from p2p.connect import advertised_address, host, listening_socket
-    from p2p.duel import Duel
     from p2p.errors import P2PError
     from p2p.handshake import Terms
     from p2p.identity import KnownPeers
     from p2p.invite import Invite
 
-    setup = _setup(args, "host")
+    setup = _setup(args, "host", play)
     if isinstance(setup, int):
         return setup
-    home, me, name, player = setup
+    home, me, name, play_duel = setup
     terms = Terms(Rules(pickup=args.pickup, sixes=not args.no_sixes), args.games)
     try:
         sock = listening_socket(args.bind, args.port)
@@ -200,8 +219,7 @@ def run_host(args: argparse.Namespace) -> int:
 
     async def main() -> Report:
         channel, session = await host(sock, me, name, terms, KnownPeers(home), refused)
-        _announce(session)
-        return await Duel(channel, session, me, player, home.records, args.timeout).run()
+        return await play_duel(channel, session, me, home)
 
     try:
         report = asyncio.run(main())
@@ -210,12 +228,11 @@ def run_host(args: argparse.Namespace) -> int:
     return _finish(report, args.json)
 
 
-def run_join(args: argparse.Namespace) -> int:
-    """``trumps join INVITE``: connect, agree on the rules, play the match."""
+def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
+    """``trumps join INVITE``: connect, agree on the rules, play the match (with ``play`` unless ``--bot``)."""
     import asyncio
 
     from p2p.connect import join
-    from p2p.duel import Duel
     from p2p.errors import P2PError
     from p2p.identity import KnownPeers
     from p2p.invite import Invite
@@ -224,10 +241,10 @@ def run_join(args: argparse.Namespace) -> int:
         invite = Invite.parse(args.invite)
     except P2PError as exc:
         return _fail("join", exc, args.json)
-    setup = _setup(args, "join")
+    setup = _setup(args, "join", play)
     if isinstance(setup, int):
         return setup
-    home, me, name, player = setup
+    home, me, name, play_duel = setup
 
     async def decide(terms: Terms, host_name: str) -> bool:
         _say(f"{host_name} proposes {_describe(terms)}.")
@@ -239,8 +256,7 @@ def run_join(args: argparse.Namespace) -> int:
     async def main() -> Report:
         _say(f"Connecting to {invite.host} port {invite.port}…")
         channel, session = await join(invite, me, name, KnownPeers(home), decide)
-        _announce(session)
-        return await Duel(channel, session, me, player, home.records, args.timeout).run()
+        return await play_duel(channel, session, me, home)
 
     try:
         report = asyncio.run(main())

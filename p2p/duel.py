@@ -138,6 +138,7 @@ class Duel:
                 link = await self._race(self._my_link(kind), reader)
                 match.apply(link, self.seat)
                 await self.channel.send(link)
+                self.player.advanced(match)
             else:
                 await self._peer_link(due, reader)
             if self._checkpoint() != checkpoint:
@@ -183,11 +184,12 @@ class Duel:
                 raise ProtocolViolation(f"a {message.TAG!r} message in the middle of a match")
             self.match.apply(message, 1 - self.seat)
             self._progress.set()
+            self.player.advanced(self.match)
 
     async def _my_link(self, kind: type[Signed]) -> Signed:
         match, key, number = self.match, self.me.key, self.match.number
         if kind is Commit:
-            pledge = self._pledges[number] = Pledge.fresh(self.player.preference(number))
+            pledge = self._pledges[number] = Pledge.fresh(await self.player.preference(number))
             commitment = pledge.commitment(match.session_id, number, self.seat)
             return match.sign(key, Commit(game=number, commitment=commitment, sig=b""))
         if kind is Reveal:

@@ -58,6 +58,8 @@ class GameResult:
     trumps: str
     seed: bytes
     outcome: Outcome
+    game: Game
+    """The game as played, with its moves."""
 
     @property
     def text(self) -> str:
@@ -230,8 +232,8 @@ class Match:
         game.play(move)
 
     def _end_game(self, outcome: Outcome) -> None:
-        assert self.dealer is not None
-        self.results.append(GameResult(self.number, self.dealer, self.trumps, self.seed, outcome))
+        assert self.dealer is not None and self.game is not None
+        self.results.append(GameResult(self.number, self.dealer, self.trumps, self.seed, outcome, self.game))
         if len(self.results) < self.games:
             self.dealer = next_dealer(self.dealer, outcome.winner)
             self.number += 1

@@ -1,22 +1,26 @@
 """Who makes a side's decisions in a duel: the AI headless, or a person through an interface.
 
 A :class:`Player` is asked for a trump preference before each game and for a
-move whenever it is its turn; it hears chat lines and the match's progress.
+move whenever it is its turn; it hears chat lines, and learns whenever the
+match advanced (an interface redraws, a network opponent hands on moves).
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from engine import Game, Move
+
+if TYPE_CHECKING:
+    from p2p.match import Match
 
 
 class Player(Protocol):
     """The decisions of one side of a duel."""
 
-    def preference(self, game_number: int) -> str:
+    async def preference(self, game_number: int) -> str:
         """Trump preference for a game: a first and a different second suit, like ``"SH"``."""
 
     async def choose(self, game: Game) -> Move:
@@ -24,6 +28,9 @@ class Player(Protocol):
 
     def heard(self, text: str) -> None:
         """A chat line from the peer."""
+
+    def advanced(self, match: Match) -> None:
+        """A link (commit, reveal, move or final) was applied to ``match``."""
 
 
 class BotPlayer:
@@ -38,7 +45,7 @@ class BotPlayer:
         self.trump = trump
         self.rng = random.Random(seed)
 
-    def preference(self, game_number: int) -> str:
+    async def preference(self, game_number: int) -> str:
         """The ``--trump`` choice, or a fresh random one each game."""
         from p2p.fairdeal import preference
 
@@ -54,3 +61,6 @@ class BotPlayer:
 
     def heard(self, text: str) -> None:
         """Bots do not read chat."""
+
+    def advanced(self, match: Match) -> None:
+        """Bots look at the game only when asked to move."""

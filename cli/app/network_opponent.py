@@ -1,0 +1,191 @@
+"""A friend over the network as an :class:`~cli.app.opponent.Opponent` of the full-screen game.
+
+The duel itself (:class:`p2p.duel.Duel`: commitments, reveals, signed moves,
+the record) runs as a background task from ``attach`` on. This class sits
+between it and the screen: the app's ``deal`` supplies this player's trump
+choice and waits for the fair deal; the app's ``played`` hands the local move
+to the duel; the app's ``move`` waits until the peer's move has been received
+and checked. Chat goes both ways through the status line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from cli.app.opponent import Deal, OpponentLeft
+from engine import Game, Move
+from p2p.channel import Channel
+from p2p.duel import Duel, Report
+from p2p.errors import P2PError
+from p2p.fairdeal import preference
+from p2p.handshake import Session
+from p2p.home import Home
+from p2p.identity import Identity
+from p2p.match import Match
+
+
+class NetworkOpponent:
+    """The peer of a handshaken session, seen by the app as its opponent."""
+
+    local = False
+
+    def __init__(self, channel: Channel, session: Session, me: Identity, home: Home) -> None:
+        self.session = session
+        self.seat = session.seat
+        self.name = session.names[1 - self.seat]
+        self.duel = Duel(channel, session, me, self, home.records)
+        self.report: Report | None = None
+        self._task: asyncio.Task[Report] | None = None
+        self._notify: Callable[[str], None] = lambda text: None
+        self._trumps: dict[int, asyncio.Future[str]] = {}
+        self._moves: asyncio.Queue[Move] = asyncio.Queue()
+        self._changed = asyncio.Event()
+        self._number = 0
+        self._chat: set[asyncio.Task[None]] = set()
+
+    # ------------------------------------------------------ the app's side
+
+    def attach(self, notify: Callable[[str], None]) -> None:
+        """Start the duel and show the verification code."""
+        self._notify = notify
+        self._task = asyncio.ensure_future(self.duel.run())
+        self._task.add_done_callback(self._ended)
+        notify(f"Playing {self.name}. Verification code {self.session.code}: {self.name} must see the same.")
+
+    async def deal(self, number: int, dealer: int | None, trump: str) -> Deal:
+        """Commit to ``trump`` (second choice: the next suit), then wait for the fair deal."""
+        if number > self.session.terms.games:
+            raise OpponentLeft(f"The match with {self.name} is over: host a new one for a rematch.")
+        self._number = number
+        future = self._trump(number)
+        if not future.done():
+            future.set_result(preference(trump))
+        match = self.duel.match
+        await self._until(lambda: len(match.results) >= number or (match.number == number and match.revealed))
+        if len(match.results) >= number:
+            result = match.results[number - 1]
+            return Deal(result.seed, result.dealer, result.trumps, self.seat)
+        assert match.dealer is not None
+        return Deal(match.seed, match.dealer, match.trumps, self.seat)
+
+    async def move(self, game: Game) -> Move:
+        """The peer's next move, once received and checked."""
+        ply = len(game.moves)
+        await self._until(lambda: len(self._played(self._number)) > ply)
+        return self._played(self._number)[ply]
+
+    def played(self, game: Game, move: Move) -> None:
+        """Hand the local move to the duel, which signs and sends it."""
+        self._moves.put_nowait(move)
+
+    def say(self, text: str) -> None:
+        """Send a chat line."""
+        if text:
+            self._background(self._send_chat(text))
+            self._notify(f"You: {text}")
+
+    def close(self) -> None:
+        """Leave: the duel tells the peer and saves the record."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    async def finished(self) -> Report:
+        """The duel's report once it has ended (``quit`` when the local player left first)."""
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self.report is None:
+            duel = self.duel
+            return Report(self.session, duel.match, duel.writer.path, "quit")
+        return self.report
+
+    # --------------------------------------------------- the duel's side
+
+    async def preference(self, game_number: int) -> str:
+        """The trump preference the app passes to :meth:`deal`."""
+        return await self._trump(game_number)
+
+    async def choose(self, game: Game) -> Move:
+        """The move the local player makes on the screen."""
+        return await self._moves.get()
+
+    def heard(self, text: str) -> None:
+        """Show the peer's chat line."""
+        self._notify(f"{self.name}: {text}")
+
+    def advanced(self, match: Match) -> None:
+        """Wake whatever the app is waiting for."""
+        self._changed.set()
+
+    # ------------------------------------------------------------ helpers
+
+    def _trump(self, number: int) -> asyncio.Future[str]:
+        if number not in self._trumps:
+            self._trumps[number] = asyncio.get_running_loop().create_future()
+        return self._trumps[number]
+
+    def _played(self, number: int) -> tuple[Move, ...]:
+        match = self.duel.match
+        if number <= len(match.results):
+            return match.results[number - 1].game.moves
+        return match.game.moves if match.game is not None and match.number == number else ()
+
+    async def _until(self, ready: Callable[[], bool]) -> None:
+        while True:
+            self._changed.clear()
+            if ready():
+                return
+            if self._task is not None and self._task.done():
+                raise OpponentLeft(self._why_ended())
+            await self._changed.wait()
+
+    def _ended(self, task: asyncio.Task[Report]) -> None:
+        if not task.cancelled() and task.exception() is None:
+            self.report = task.result()
+            if self.report.error is not None:
+                self._notify(self._why_ended())
+        self._changed.set()
+
+    def _why_ended(self) -> str:
+        report = self.report
+        if report is None or report.error is None:
+            return f"The connection to {self.name} is closed."
+        return f"The match with {self.name} ended ({report.end}): {report.error}"
+
+    async def _send_chat(self, text: str) -> None:
+        try:
+            await self.duel.say(text)
+        except P2PError as exc:
+            self._notify(f"Chat not sent: {exc}")
+
+    def _background(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._chat.add(task)
+        task.add_done_callback(self._chat.discard)
+
+
+async def play_duel(
+    channel: Channel, session: Session, me: Identity, home: Home, trump: str | None = None
+) -> Report:
+    """Play a handshaken duel in the full-screen game (``trump``: asked when ``None``); the report."""
+    from cli import storage
+    from cli.app.application import play
+    from cli.app.match import Match as ScreenMatch
+    from cli.app.session import Session as Screen
+
+    opponent = NetworkOpponent(channel, session, me, home)
+    terms = session.terms
+    config = storage.load_config()
+    screen = Screen(
+        opponent,
+        ScreenMatch(games=terms.games, me=session.seat),
+        rules=terms.rules,
+        trump=trump,
+        last_trump=config.get("trump"),
+        show_opponent=True,
+    )
+    await play(screen)
+    return await opponent.finished()
