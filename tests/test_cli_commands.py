@@ -1,0 +1,218 @@
+"""The ``trumps`` commands: dispatch, fast help, history, replay, and the files they keep."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+
+from cli import main as cli_main
+from cli import storage
+from cli.app.replay import Replay, replay_application
+from cli.history import history_rows
+from engine import Game
+from tests.test_cli_app import SizedOutput, render
+
+
+@pytest.fixture(autouse=True)
+def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    return tmp_path
+
+
+def finished_game(players: str = "You vs AI (hard)") -> Game:
+    game = Game.from_deal(bytes(32), 0, "SH", Players=players, Date="2026-11-30 10:02:11 UTC")
+    while game.result is None:
+        game.play(game.position.legal_moves()[0])
+    return game
+
+
+# -------------------------------------------------------------------- dispatch
+
+
+def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["--help"], ["play", "--help"], ["history", "--help"], ["replay", "--help"], ["--version"]):
+        with pytest.raises(SystemExit) as exit:
+            cli_main.main(argv)
+        assert exit.value.code == 0
+    out = capsys.readouterr().out
+    assert "--four-color" in out and "play against the AI" in out and "trumps 0.1.0" in out
+
+
+def test_help_imports_no_heavy_module() -> None:
+    code = (
+        "import sys; from cli.main import build_parser; build_parser(); "
+        "print(sorted(m for m in ('prompt_toolkit', 'cryptography', 'engine', 'msgpack') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_a_missing_command_module_is_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli_main, "COMMANDS", (*cli_main.COMMANDS, "not_written_yet"))
+    assert "not_written_yet" not in cli_main.available_commands()
+    assert "play" in cli_main.available_commands()
+    cli_main.build_parser()
+
+
+def test_bad_options_are_refused_clearly(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv, words in (
+        (["--games", "0"], "number of games"),
+        (["--seed", "xyz"], "not hexadecimal"),
+        (["--trump", "x"], "not a suit"),
+        (["--pickup", "sometimes"], "invalid choice"),
+    ):
+        with pytest.raises(SystemExit) as exit:
+            cli_main.main(argv)
+        assert exit.value.code == 2 and words in capsys.readouterr().err
+    assert cli_main.main(["--level", "godlike"]) == 2
+    assert "unknown level 'godlike'" in capsys.readouterr().err
+
+
+def test_resume_without_an_unfinished_game(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main.main(["play", "--resume"]) == 1
+    assert "no unfinished game" in capsys.readouterr().err
+
+
+def test_play_needs_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "cli", "--trump", "s"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 2 and "needs a terminal" in result.stderr and "Traceback" not in result.stderr
+
+
+# --------------------------------------------------------------------- storage
+
+
+def test_dirs_follow_xdg(homes: Path) -> None:
+    assert storage.data_dir() == homes / "data" / "trumps"
+    assert storage.config_dir() == homes / "config" / "trumps"
+
+
+def test_atomic_write_leaves_no_temporary_files(homes: Path) -> None:
+    path = storage.games_dir() / "a.txt"
+    storage.write_atomic(path, "one\n")
+    storage.write_atomic(path, "two\n")
+    assert path.read_text() == "two\n" and os.listdir(path.parent) == ["a.txt"]
+
+
+def test_a_failed_write_keeps_the_old_file(homes: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = storage.games_dir() / "a.txt"
+    storage.write_atomic(path, "old\n")
+
+    def broken(src: object, dst: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", broken)
+    with pytest.raises(OSError):
+        storage.write_atomic(path, "new\n")
+    assert path.read_text() == "old\n" and os.listdir(path.parent) == ["a.txt"]
+
+
+def test_config_remembers_and_survives_damage(homes: Path) -> None:
+    storage.save_config(trump="D")
+    storage.save_config(show_opponent="no")
+    assert storage.load_config() == {"trump": "D", "show_opponent": "no"}
+    (storage.config_dir() / "config.json").write_text("[broken")
+    assert storage.load_config() == {}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{",
+        "[]",
+        '{"record": 5}',
+        '{"record": "../x.txt", "level": "hard", "games": 1, "played": 0, "halves": [0, 0], "me": 0}',
+    ],
+)
+def test_a_damaged_unfinished_note_raises_a_clear_error(text: str) -> None:
+    storage.data_dir().mkdir(parents=True)
+    (storage.data_dir() / "unfinished.json").write_text(text)
+    with pytest.raises(storage.StorageError, match=r"unfinished\.json"):
+        storage.load_unfinished()
+
+
+def test_record_names_never_collide(homes: Path) -> None:
+    first = storage.new_record_path()
+    storage.write_atomic(first, "x")
+    assert storage.new_record_path() != first
+
+
+# --------------------------------------------------------------------- history
+
+
+def test_history_lists_date_opponent_result(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main.main(["history"]) == 0
+    assert "No saved games yet" in capsys.readouterr().out
+    won = finished_game()
+    storage.write_atomic(storage.games_dir() / "1.txt", won.to_record())
+    storage.write_atomic(storage.games_dir() / "2.txt", finished_game("AI (easy) vs You").to_record())
+    open_game = Game.from_deal(bytes(32), 1, "DC", Players="You vs AI (easy)", Date="2026-11-30 11:00:00 UTC")
+    storage.write_atomic(storage.games_dir() / "3.txt", open_game.to_record())
+    storage.write_atomic(storage.games_dir() / "4.txt", "# Your trumps game record\nStart: nonsense\n")
+    rows = history_rows(storage.record_paths())
+    assert [r.file for r in rows] == ["1.txt", "2.txt", "3.txt", "4.txt"]
+    assert rows[0].date == "2026-11-30 10:02" and rows[0].opponent == "AI (hard)"
+    assert won.result is not None
+    mine = "won" if won.result.winner == 0 else "lost" if won.result.winner == 1 else "draw"
+    assert rows[0].result.startswith(mine) and rows[0].moves == str(len(won.moves))
+    assert rows[1].opponent == "AI (easy)"
+    assert rows[2].result == "abandoned"
+    assert rows[3].result.startswith("unreadable: line 2")
+    storage.save_unfinished(storage.Unfinished("3.txt", "easy", 1, 0, (0, 0)))
+    assert history_rows(storage.record_paths())[2].result.startswith("unfinished")
+    assert cli_main.main(["history"]) == 0
+    out = capsys.readouterr().out
+    assert "AI (hard)" in out and "4 game(s)" in out and "unreadable" in out
+
+
+# ---------------------------------------------------------------------- replay
+
+
+def test_replay_refuses_a_missing_or_corrupt_file(homes: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main.main(["replay", str(homes / "nope.txt")]) == 1
+    assert "cannot read" in capsys.readouterr().err
+    bad = homes / "bad.txt"
+    bad.write_text(finished_game().to_record().replace("1. ", "1. ZZ"))
+    assert cli_main.main(["replay", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "line" in err and "Traceback" not in err
+
+
+def test_replay_steps_through_a_game_with_the_arrow_keys() -> None:
+    game = finished_game()
+    replay = Replay(game, "1.txt")
+    seen: list[str] = []
+
+    async def main() -> None:
+        with create_pipe_input() as pipe:
+            app = replay_application(replay, input=pipe, output=SizedOutput())
+            app.ttimeoutlen = 0.01
+            task = asyncio.ensure_future(app.run_async())
+            await asyncio.sleep(0.02)
+            seen.append(render(app))
+            for keys in ("\x1b[C", "\x1b[C", "\x1b[D", "\x1b[F", "\x1b[H", "\x1b[6~"):
+                pipe.send_text(keys)
+                await asyncio.sleep(0.02)
+                seen.append(f"{replay.step}")
+            pipe.send_text("\x1b[F")
+            await asyncio.sleep(0.02)
+            seen.append(render(app))
+            pipe.send_text("q")
+            await asyncio.wait_for(task, 5)
+
+    asyncio.run(main())
+    total = len(game.moves)
+    assert seen[1:7] == ["1", "2", "1", str(total), "0", str(min(10, total))]
+    assert "The deal" in seen[0] and "You · trump ♠" in seen[0] and "AI (hard) · trump ♥" in seen[0]
+    assert f"Move {total} of {total}" in seen[-1] and "Result:" in seen[-1]

@@ -1,0 +1,79 @@
+"""Match scoring and dealer rotation (rules.md, Matches), and the AI opponent's deals."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from cli.app.ai_opponent import AIOpponent, game_seed
+from cli.app.match import Match, points_text
+from engine import Game, Outcome, Reason
+
+
+def test_the_loser_deals_next_and_a_win_scores_one() -> None:
+    match = Match(games=3)
+    match.finish_game(dealer=0, outcome=Outcome(0, Reason.OUT))
+    assert (match.halves, match.next_dealer, match.played) == ([2, 0], 1, 1)
+    match.finish_game(dealer=1, outcome=Outcome(1, Reason.OUT))
+    assert (match.halves, match.next_dealer) == ([2, 2], 0)
+    assert not match.over and match.number == 3
+
+
+@pytest.mark.parametrize("reason", [Reason.LAST_CARD, Reason.REPETITION, Reason.MOVE_CAP, Reason.BOTH_OUT])
+@pytest.mark.parametrize("dealer", [0, 1])
+def test_after_a_draw_the_deal_passes_and_both_score_a_half(reason: Reason, dealer: int) -> None:
+    match = Match(games=2)
+    match.finish_game(dealer=dealer, outcome=Outcome(None, reason))
+    assert match.halves == [1, 1] and match.next_dealer == 1 - dealer
+
+
+def test_score_and_winner_are_told_from_the_local_seat() -> None:
+    match = Match(games=2, me=1)
+    match.finish_game(0, Outcome(1, Reason.OUT))
+    match.finish_game(0, Outcome(None, Reason.REPETITION))
+    assert match.over
+    assert match.score_text("You", "Bob") == "You 1½ - Bob ½"
+    assert match.winner_text("You", "Bob") == "You win the match"
+    rematch = match.rematch()
+    assert (rematch.games, rematch.me, rematch.played, rematch.halves) == (2, 1, 0, [0, 0])
+    assert rematch.next_dealer == match.next_dealer
+
+
+def test_points_text() -> None:
+    assert [points_text(h) for h in (0, 1, 2, 5)] == ["0", "½", "1", "2½"]
+
+
+def test_a_seeded_ai_deals_reproducibly_and_takes_another_trump() -> None:
+    async def deals(seed: bytes) -> list[tuple[bytes, int, str]]:
+        ai = AIOpponent("easy", seed)
+        out = []
+        for number, dealer in ((1, None), (2, 0), (3, 1)):
+            deal = await ai.deal(number, dealer, "H")
+            out.append((deal.seed, deal.dealer, deal.trumps))
+            assert deal.me == 0 and deal.trumps[0] == "H" and deal.trumps[1] != "H"
+        return out
+
+    first = asyncio.run(deals(b"\x07" * 32))
+    assert first == asyncio.run(deals(b"\x07" * 32))
+    assert first[0][0] == b"\x07" * 32 and first[1][0] == game_seed(b"\x07" * 32, 2)
+    assert [d[1] for d in first[1:]] == [0, 1]
+    assert len({d[0] for d in first}) == 3
+
+
+def test_the_ai_opponent_answers_with_legal_moves_off_the_loop() -> None:
+    async def play() -> Game:
+        ai = AIOpponent("medium", b"\x02" * 32, seconds=0.01)
+        notes: list[str] = []
+        ai.attach(notes.append)
+        ai.say("hello")
+        assert notes and "AI (medium)" in notes[0]
+        deal = await ai.deal(1, None, "S")
+        game = Game.from_deal(deal.seed, deal.dealer, deal.trumps)
+        while game.result is None:
+            move = await ai.move(game)
+            assert move in game.position.legal_moves()
+            game.play(move)
+        return game
+
+    assert asyncio.run(play()).result is not None
