@@ -50,7 +50,7 @@ def test_tab_enter_plays_a_whole_game_in_tmux(tmp_path: Path) -> None:
             screen = tmux("capture-pane", "-p", "-t", "game")
             if "★" in screen:
                 break
-            if "Your trump suit?" in screen or "Your turn" in screen:
+            if "Your trump suit?" in screen or "Your turn" in screen or "Enter takes" in screen:
                 tmux("send-keys", "-t", "game", "Tab", "Enter")
             time.sleep(0.05)
         assert "★" in screen, screen

@@ -103,16 +103,19 @@ def hand_lines(
     return lines
 
 
-def pile_line(pile: Sequence[Card], width: int, ascii: bool = False) -> Line:
-    """The top of the pile, oldest visible card first and the top card emphasised."""
+def pile_lines(
+    pile: Sequence[Card], width: int, ascii: bool = False, on_click: Callable[[Card], None] | None = None
+) -> list[Line]:
+    """The top of the pile, oldest visible card first, and a mark under the top card."""
     if not pile:
-        return [("class:muted", " (empty)")]
-    fits = max(1, (width - 2) // CHIP)
+        return [[("class:muted", "  (empty)")], []]
+    fits = max(1, (width - 3) // CHIP)
     shown = pile[-fits:]
-    line: Line = [("class:muted", " …")] if len(shown) < len(pile) else []
+    line: Line = [("class:muted", " …")] if len(shown) < len(pile) else [("", "  ")]
     for i, card in enumerate(shown):
-        line += chip(card, ascii, "class:card.top" if i == len(shown) - 1 else "class:card.under")
-    return line
+        line += chip(card, ascii, "class:card.top" if i == len(shown) - 1 else "class:card.under", on_click)
+    middle = 2 + CHIP * (len(shown) - 1) + 2  # the cell under the top card's suit-side middle
+    return [line, [("class:muted", " " * (middle - 4) + "top ▲")]]
 
 
 def history_lines(

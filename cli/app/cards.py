@@ -35,6 +35,11 @@ def move_text(move: Move, ascii: bool = False) -> str:
     return " ".join(card_text(c, ascii) for c in move.cards) if move.cards else "take"
 
 
+def count_cards(count: int) -> str:
+    """``1 card``, ``3 cards``."""
+    return f"{count} card{'s' if count != 1 else ''}"
+
+
 def suit_class(suit: int) -> str:
     """The style class of a suit's colour (the style decides two or four colours)."""
     return f"class:suit-{SUITS[suit].lower()}"

@@ -27,8 +27,8 @@ from prompt_toolkit.layout import (
 from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 
-from cli.app.board import Line, hand_lines, history_lines, pile_line, trump_label
-from cli.app.cards import card_text, suit_text
+from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_label
+from cli.app.cards import card_text, count_cards, suit_text
 from cli.app.help import help_lines
 from cli.app.keys import COMMAND_KEYS, key_label
 from cli.app.session import MY_NAME, Session
@@ -59,11 +59,6 @@ def join_lines(lines: list[Line]) -> StyleAndTextTuples:
             out.append(("", "\n"))
         out += line
     return out
-
-
-def count_cards(count: int) -> str:
-    """``1 card``, ``3 cards``."""
-    return f"{count} card{'s' if count != 1 else ''}"
 
 
 def rule(label: Line, width: int) -> StyleAndTextTuples:
@@ -156,7 +151,7 @@ class Board:
         head: Line = [("class:rule.label", " Pile"), ("class:muted", f"  {count_cards(len(position.pile))}")]
         if position.pile and s.game.result is None:
             head.append(("class:turn", f"   take: {count_cards(position.take_count())}"))
-        lines: list[Line] = [head, pile_line(position.pile, width, self._ascii), []]
+        lines: list[Line] = [head, *pile_lines(position.pile, width, self._ascii, on_click=s.click_pile), []]
         if s.game.result is not None:
             lines.append([("class:result", f" ★ {s.result}")])
             lines.append([("class:muted", f"   Match: {s.match.score_text(MY_NAME, s.opponent.name)}")])
@@ -183,7 +178,7 @@ class Board:
             text = f"Your turn: beat {card_text(top, self._ascii)}, then lay a card on it"
             text += ", or take." if position.rules.pickup == "voluntary" else "."
         else:
-            text = f"Your turn: nothing beats {card_text(top, self._ascii)}: take."
+            text = f"Nothing beats {card_text(top, self._ascii)}: Enter takes {count_cards(position.take_count())}."
         return [("class:turn.mine", " ▶ " + text)]
 
     def history(self) -> StyleAndTextTuples:

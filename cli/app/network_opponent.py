@@ -10,8 +10,11 @@ and checked. Chat goes both ways through the status line.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
+import functools
+import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -189,3 +192,25 @@ async def play_duel(
     )
     await play(screen)
     return await opponent.finished()
+
+
+def run_command(args: argparse.Namespace, command: str) -> int:
+    """``trumps host`` or ``trumps join``: headless with ``--bot``, else in the full-screen game."""
+    from engine.cards import SUITS, parse_suit
+    from p2p.commands import run_host, run_join
+
+    runner = run_host if command == "host" else run_join
+    if args.bot is not None:
+        return runner(args)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print(
+            f"trumps {command}: the game needs a terminal; use --bot LEVEL to let the AI play",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        trump = SUITS[parse_suit(args.trump[0])] if args.trump else None
+    except ValueError:
+        print(f"trumps {command}: {args.trump!r} is not a suit: use S, H, D or C", file=sys.stderr)
+        return 2
+    return runner(args, functools.partial(play_duel, trump=trump))

@@ -10,11 +10,10 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, VSplit, Window
 from prompt_toolkit.output import Output
 
-from cli.app.board import Line, hand_lines, history_lines, pile_line, trump_label
-from cli.app.cards import move_text
+from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_label
+from cli.app.cards import count_cards, move_text
 from cli.app.layout import (
     HISTORY_WIDTH,
-    count_cards,
     join_lines,
     rule,
     terminal_size,
@@ -71,8 +70,7 @@ class Replay:
         width = terminal_size().columns - HISTORY_WIDTH - 2
         lines: list[Line] = [
             [("class:rule.label", " Pile"), ("class:muted", f"  {count_cards(len(position.pile))}")],
-            pile_line(position.pile, width, self.ascii),
-            [],
+            *pile_lines(position.pile, width, self.ascii),
         ]
         if self.step:
             move = self.game.moves[self.step - 1]

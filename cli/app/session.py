@@ -24,10 +24,10 @@ from prompt_toolkit.document import Document
 
 from cli import storage
 from cli.app.ai_opponent import THINK_SECONDS
-from cli.app.cards import card_text, move_text, suit_text
+from cli.app.cards import card_text, count_cards, move_text, suit_text
 from cli.app.match import Match
 from cli.app.opponent import Deal, Opponent, OpponentLeft
-from engine import Card, Game, IllegalMoveError, Move, NotationError, Outcome, Reason, Rules
+from engine import TAKE, Card, Game, IllegalMoveError, Move, NotationError, Outcome, Reason, Rules
 from engine.ai import LEVELS, choose
 from engine.cards import SUITS
 
@@ -314,7 +314,7 @@ class Session:
         except IllegalMoveError:
             self._opponent_left(OpponentLeft(f"{self.opponent.name} played an illegal move ({move})"))
             return
-        self._say(f"{self.opponent.name} played {move_text(move, self.display.ascii)}.")
+        self._say(f"{self.opponent.name} {self._did(game, move)}.")
         self._save()
         self._advance()
 
@@ -404,6 +404,8 @@ class Session:
         elif text.startswith('"'):
             self.opponent.say(text[1:].strip())
             self.buffer.reset()
+        elif not text and self.my_turn and self._only_take():
+            self._play(TAKE)
         elif text == self.picked_text():
             hand = self.my_hand()
             if self.my_turn and hand:
@@ -413,6 +415,19 @@ class Session:
         else:
             self.submit(text)
         self._invalidate()
+
+    def _only_take(self) -> bool:
+        assert self.game is not None
+        return self.game.position.legal_moves() == [TAKE]
+
+    def click_pile(self, card: Card) -> None:
+        """A click on the pile takes, when taking is allowed."""
+        if self.my_turn and TAKE in self._moves_from_picked():
+            self._play(TAKE)
+        elif self.my_turn:
+            self._say("You cannot take now: a card of yours beats the top card (forced pick-up).", error=True)
+        else:
+            self._not_now()
 
     def submit(self, text: str) -> None:
         """Play the move typed on the move line, or explain in one line why not."""
@@ -458,9 +473,16 @@ class Session:
         self.buffer.reset()
         self.picked.clear()
         self.opponent.played(game, move)
-        self._say(f"You played {move_text(move, self.display.ascii)}.")
+        self._say(f"You {self._did(game, move)}.")
         self._save()
         self._advance()
+
+    def _did(self, game: Game, move: Move) -> str:
+        """What the last move did, in words: ``played K♠ 6♥``, ``took 3 cards``."""
+        if move.is_take:
+            before, after = game.positions[-2], game.positions[-1]
+            return f"took {count_cards(len(before.pile) - len(after.pile))}"
+        return f"played {move_text(move, self.display.ascii)}"
 
     def pick(self, card: Card) -> None:
         """Choose a card by arrow keys, digits or mouse: play it, or hold it as the beating card."""
@@ -490,8 +512,8 @@ class Session:
             self._say(f"{self._card(card)} cannot be played now.", error=True)
         elif not position.beaters():
             self._say(
-                f"Nothing of yours beats {self._card(position.top or card)}: type take "
-                f"(take: {position.take_count()} cards).",
+                f"Nothing of yours beats {self._card(position.top or card)}: take "
+                f"{count_cards(position.take_count())} (Enter on an empty line).",
                 error=True,
             )
         else:
