@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable, Callable, Coroutine
 
     from p2p.channel import Channel
     from p2p.duel import Report
@@ -116,6 +116,17 @@ def _fail(command: str, error: Exception, as_json: bool) -> int:
     return 1
 
 
+def _is_local(host: str) -> bool:
+    """Whether ``host`` is an address that only this machine or its LAN can reach."""
+    import ipaddress
+
+    try:
+        address = ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        return False
+    return address.is_private or address.is_loopback or address.is_link_local
+
+
 def _describe(terms: Terms) -> str:
     games = "1 game" if terms.games == 1 else f"a match of {terms.games} games"
     return f"{games}, {terms.rules.notation()}"
@@ -125,6 +136,19 @@ def _announce(session: Session) -> None:
     peer = session.names[1 - session.seat]
     _say(f"You are player {session.seat}, against {peer}. Verification code: {session.code}")
     _say("  (both screens show the same code when nobody sits in the middle)")
+
+
+def _run_to_end(command: str, duel: Coroutine[Any, Any, Report], as_json: bool) -> int:
+    """Run ``duel`` (connect, handshake, play) and report; the exit status."""
+    import asyncio
+
+    from p2p.errors import P2PError
+
+    try:
+        report = asyncio.run(duel)
+    except P2PError as exc:
+        return _fail(command, exc, as_json)
+    return _finish(report, as_json)
 
 
 def _finish(report: Report, as_json: bool) -> int:
@@ -190,7 +214,6 @@ def _bot_play(args: argparse.Namespace) -> Play:
 
 def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     """``trumps host``: listen, print the invite, play the match (with ``play`` unless ``--bot``)."""
-    import asyncio
 
     from engine import Rules
     from p2p.connect import advertised_address, host, listening_socket
@@ -213,6 +236,11 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     invite = Invite(args.advertise or advertised_address(sock, args.bind), port, me.fingerprint)
     print(f"Send this to your friend:  trumps join {invite}", flush=True)
     _say(f"Hosting {_describe(terms)} on port {port}; waiting for your friend to join…")
+    if args.advertise is None and _is_local(invite.host):
+        _say(
+            f"(That address only works nearby. Across the internet, forward TCP port {port} on your router "
+            "to this machine and run again with --advertise YOUR-PUBLIC-ADDRESS, or give an IPv6 address.)"
+        )
 
     def refused(address: str, error: P2PError) -> None:
         _say(f"refused a connection from {address}: {error}")
@@ -221,11 +249,7 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
         channel, session = await host(sock, me, name, terms, KnownPeers(home), refused)
         return await play_duel(channel, session, me, home)
 
-    try:
-        report = asyncio.run(main())
-    except P2PError as exc:
-        return _fail("host", exc, args.json)
-    return _finish(report, args.json)
+    return _run_to_end("host", main(), args.json)
 
 
 def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
@@ -258,8 +282,4 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         channel, session = await join(invite, me, name, KnownPeers(home), decide)
         return await play_duel(channel, session, me, home)
 
-    try:
-        report = asyncio.run(main())
-    except P2PError as exc:
-        return _fail("join", exc, args.json)
-    return _finish(report, args.json)
+    return _run_to_end("join", main(), args.json)

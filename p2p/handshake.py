@@ -72,6 +72,11 @@ class Terms:
     games: int = 1
     host_seat: int = 0
 
+    @classmethod
+    def of(cls, offer: Offer) -> Terms:
+        """The terms an offer proposes."""
+        return cls(Rules(offer.pickup, offer.sixes, offer.max_moves), offer.games, offer.host_seat)
+
 
 @dataclass(frozen=True)
 class Session:
@@ -86,8 +91,7 @@ class Session:
     @property
     def terms(self) -> Terms:
         """The agreed rules, game count and seats."""
-        offer = self.offer
-        return Terms(Rules(offer.pickup, offer.sixes, offer.max_moves), offer.games, offer.host_seat)
+        return Terms.of(self.offer)
 
     @property
     def session_id(self) -> bytes:
@@ -223,8 +227,7 @@ async def join_handshake(
         known.check(offer.name, offer.key)
     except IdentityChanged as exc:
         raise await _refuse(channel, "identity", exc) from None
-    half = Session(hello, offer, Accept(key=me.public, sig=bytes(64)), 1 - offer.host_seat)
-    if not await decide(half.terms, offer.name):
+    if not await decide(Terms.of(offer), offer.name):
         raise await _refuse(channel, "declined", RulesDeclined("you declined the host's rules"))
     unsigned = Accept(key=me.public, sig=bytes(64))
     accept = Accept(key=me.public, sig=sign(me.key, "accept-sig", _session_id(hello, offer, unsigned)))
