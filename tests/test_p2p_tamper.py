@@ -284,3 +284,35 @@ def test_an_incompatible_peer_gets_a_clear_refusal(tmp_path: Path) -> None:
 
     run(scenario())
     assert isinstance(refused[0], IncompatiblePeer)
+
+
+def test_garbage_connections_are_refused_and_the_host_keeps_listening(tmp_path: Path) -> None:
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+    refused: list[tuple[str, P2PError]] = []
+
+    async def scenario() -> None:
+        sock = listening_socket("127.0.0.1", 0)
+        port = sock.getsockname()[1]
+        hosting = asyncio.create_task(
+            host(sock, ann.me, "ann", Terms(Rules()), ann.known, lambda a, e: refused.append((a, e)))
+        )
+        for garbage in (b"\x00\x00\x00\x03\xc1\xc1\xc1", b"\xff\xff\xff\xff", b"\x00\x00\x00\x02\x91\x01"):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(garbage)
+            await writer.drain()
+            await reader.read()  # the host hangs up
+            writer.close()
+        impostor = Channel(*await asyncio.open_connection("127.0.0.1", port))
+        await impostor.send(Commit(game=1, commitment=bytes(32), sig=bytes(64)))  # not a hello
+        await impostor.reader.read()
+        invite = Invite("127.0.0.1", port, ann.me.fingerprint)
+        channel, session = await join(invite, bob.me, "bob", bob.known, accept_all)
+        host_channel, host_session = await hosting
+        assert host_session.session_id == session.session_id
+        await channel.close()
+        await host_channel.close()
+
+    run(scenario())
+    kinds = [type(error).__name__ for _, error in refused]
+    assert kinds == ["MalformedFrame", "FrameTooLarge", "SchemaError", "SchemaError"]
+    assert "expected a 'hello' message, got 'commit'" in str(refused[-1][1])

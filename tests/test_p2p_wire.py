@@ -120,3 +120,23 @@ def test_offer_fields_are_all_checked() -> None:
     assert parse(offer.to_wire()) == offer
     with pytest.raises(SchemaError, match=r"offer\.pickup"):
         parse(offer.to_wire() | {"pickup": "sometimes"})
+
+
+async def _sealed_recv(frames: list[bytes]) -> None:
+    from p2p.channel import Channel
+
+    reader = asyncio.StreamReader()
+    for payload in frames:
+        reader.feed_data(frame(payload))
+    reader.feed_eof()
+    channel = Channel(reader, None)  # type: ignore[arg-type]  # never written to
+    channel.seal(bytes(32), bytes(range(32)))
+    for _ in frames:
+        await channel.recv(1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(min_size=1, max_size=80), min_size=1, max_size=3))
+def test_fuzz_sealed_frames_are_refused_not_crashed_on(payloads: list[bytes]) -> None:
+    with pytest.raises(WireError):
+        asyncio.run(_sealed_recv(payloads))
