@@ -155,7 +155,7 @@ def test_a_whole_game_by_tab_and_enter_is_saved_and_offers_a_rematch() -> None:
         assert session.game is not None and session.game.result is not None
         assert session.result and f"★ {session.result.split(':')[0]}:" in d.screen()
         assert "Match: You" in d.screen()
-        assert "another match" in session.question.prompt  # type: ignore[union-attr]
+        assert "Play again" in session.question.prompt  # type: ignore[union-attr]
         await d.keys(ENTER)  # rematch
         await d.until(lambda: session.in_progress)
         assert session.match.played == 0

@@ -11,6 +11,10 @@ from cli.app.layout import create_layout
 from cli.app.session import Session
 from cli.app.style import game_style
 
+ESCAPE_WAIT = 0.1
+"""Seconds to wait after Esc for the rest of a key sequence (prompt_toolkit's default, 0.5 s,
+makes Esc feel slow)."""
+
 
 def create_application(
     session: Session, input: Input | None = None, output: Output | None = None
@@ -25,6 +29,7 @@ def create_application(
         input=input,
         output=output,
     )
+    app.ttimeoutlen = ESCAPE_WAIT
 
     def leave() -> None:
         if app.is_running and app.future is not None and not app.future.done():

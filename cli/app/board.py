@@ -18,7 +18,7 @@ from collections.abc import Callable, Collection, Sequence
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
-from cli.app.cards import card_text, move_text, rank_text, suit_class, suit_text
+from cli.app.cards import count_cards, move_text, rank_text, suit_class, suit_text
 from engine import Card, Game
 
 Line = StyleAndTextTuples
@@ -138,11 +138,15 @@ def history_lines(
     return lines
 
 
+def move_words(game: Game, ply: int, ascii: bool = False) -> str:
+    """What move ``ply`` (from 1) of ``game`` did, in words: ``played K♠ 6♥``, ``took 3 cards``."""
+    move = game.moves[ply - 1]
+    if move.is_take:
+        before, after = game.positions[ply - 1], game.positions[ply]
+        return f"took {count_cards(len(before.pile) - len(after.pile))}"
+    return f"played {move_text(move, ascii)}"
+
+
 def trump_label(suit: int, ascii: bool = False) -> Line:
     """``trump ♠`` in the suit's colour."""
     return [("class:muted", "trump "), (f"class:card {suit_class(suit)}", suit_text(suit, ascii))]
-
-
-def card_words(card: Card | None, ascii: bool = False) -> str:
-    """A card for a sentence, or ``nothing`` for an empty pile's top."""
-    return card_text(card, ascii) if card is not None else "nothing"

@@ -22,9 +22,10 @@ A match: the loser deals the next game; after a draw the deal passes."""
 
 _MOVES = """\
 Type a move and press Enter: ks 6h, K♠,6♥, 10d, take (any case).
-Tab fills in a legal move and cycles through them; Tab then Enter always plays.
-Or pick cards: ←/→ highlight a card (↑/↓ the next playable one), Enter picks;
-or type the numbers under your cards (3 7); or click the cards.
+Tab fills in a legal move, again for the next: Tab then Enter always plays.
+Or type the numbers under your cards: 3 7 (beat with 3, then lay 7).
+Or ←/→ to highlight a card (↑/↓: the next playable one) and Enter to pick it.
+Or click your cards; click the pile to take. When nothing beats, Enter takes.
 Esc drops a half-made move. A line starting with " is sent as chat."""
 
 

@@ -92,7 +92,8 @@ class Board:
                     f"{s.opponent.name} {suit_text(trumps[self._them()], self._ascii)} ",
                 )
             )
-        parts.append(("", f"│ Game {s.game_number} of {s.match.games} "))
+        if s.match.games > 1:
+            parts.append(("", f"│ Game {s.game_number} of {s.match.games} "))
         parts.append(("", f"│ {s.match.score_text(MY_NAME, s.opponent.name)} "))
         return parts
 
@@ -224,8 +225,8 @@ class Board:
         return [
             (
                 "class:small",
-                f"Window too small: {size.columns}x{size.rows}. Your trumps needs at least "
-                f"{MIN_COLUMNS}x{MIN_ROWS}: please enlarge it (Ctrl-Q quits).",
+                f"Window too small: {size.columns}x{size.rows}.\nYour trumps needs at least "
+                f"{MIN_COLUMNS}x{MIN_ROWS}:\nplease enlarge it.\n(Ctrl-Q quits.)",
             )
         ]
 

@@ -10,8 +10,8 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, VSplit, Window
 from prompt_toolkit.output import Output
 
-from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_label
-from cli.app.cards import count_cards, move_text
+from cli.app.board import Line, hand_lines, history_lines, move_words, pile_lines, trump_label
+from cli.app.cards import count_cards
 from cli.app.layout import (
     HISTORY_WIDTH,
     join_lines,
@@ -57,10 +57,11 @@ class Replay:
 
     def header(self) -> StyleAndTextTuples:
         """The title bar: file, date and result."""
-        date = self.game.headers.get("Date", "")
+        date = self.game.headers.get("Date", "?")[:16]
+        players = " vs ".join(self.names)
         return [
-            ("class:title.name", " Your trumps replay "),
-            ("", f"│ {self.title} │ {date} │ {result_text(self.game.result)} "),
+            ("class:title.name", " Replay "),
+            ("", f"│ {players} │ {date} │ {result_text(self.game.result)} │ {self.title}"),
         ]
 
     def table(self) -> StyleAndTextTuples:
@@ -73,16 +74,9 @@ class Replay:
             *pile_lines(position.pile, width, self.ascii),
         ]
         if self.step:
-            move = self.game.moves[self.step - 1]
             mover = self.names[self.game.positions[self.step - 1].turn]
-            lines.append(
-                [
-                    (
-                        "class:turn",
-                        f" Move {self.step} of {total}: {mover} played {move_text(move, self.ascii)}",
-                    )
-                ]
-            )
+            did = move_words(self.game, self.step, self.ascii)
+            lines.append([("class:turn", f" Move {self.step} of {total}: {mover} {did}.")])
         else:
             lines.append([("class:turn", f" The deal. {total} moves follow.")])
         if self.step == total:

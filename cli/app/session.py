@@ -24,6 +24,7 @@ from prompt_toolkit.document import Document
 
 from cli import storage
 from cli.app.ai_opponent import THINK_SECONDS
+from cli.app.board import move_words
 from cli.app.cards import card_text, count_cards, move_text, suit_text
 from cli.app.match import Match
 from cli.app.opponent import Deal, Opponent, OpponentLeft
@@ -314,7 +315,7 @@ class Session:
         except IllegalMoveError:
             self._opponent_left(OpponentLeft(f"{self.opponent.name} played an illegal move ({move})"))
             return
-        self._say(f"{self.opponent.name} {self._did(game, move)}.")
+        self._say(f"{self.opponent.name} {move_words(game, len(game.moves), self.display.ascii)}.")
         self._save()
         self._advance()
 
@@ -328,7 +329,9 @@ class Session:
         self.match.finish_game(self.dealer, outcome)
         self.result = self.outcome_text(outcome)
         self._save(finished=True)
-        if self.match.over:
+        if self.match.over and self.match.games == 1:
+            prompt = "Play again? [Y/n]"
+        elif self.match.over:
             score = self.match.score_text(MY_NAME, self.opponent.name)
             winner = self.match.winner_text(MY_NAME, self.opponent.name)
             prompt = f"{winner} ({score}). Play another match? [Y/n]"
@@ -473,16 +476,9 @@ class Session:
         self.buffer.reset()
         self.picked.clear()
         self.opponent.played(game, move)
-        self._say(f"You {self._did(game, move)}.")
+        self._say(f"You {move_words(game, len(game.moves), self.display.ascii)}.")
         self._save()
         self._advance()
-
-    def _did(self, game: Game, move: Move) -> str:
-        """What the last move did, in words: ``played K♠ 6♥``, ``took 3 cards``."""
-        if move.is_take:
-            before, after = game.positions[-2], game.positions[-1]
-            return f"took {count_cards(len(before.pile) - len(after.pile))}"
-        return f"played {move_text(move, self.display.ascii)}"
 
     def pick(self, card: Card) -> None:
         """Choose a card by arrow keys, digits or mouse: play it, or hold it as the beating card."""
