@@ -13,17 +13,11 @@ import importlib
 import importlib.util
 import sys
 from collections.abc import Sequence
-from importlib.metadata import PackageNotFoundError, version
+
+from cli import __version__
 
 COMMANDS = ("play", "replay", "history", "host", "join", "verify", "peers")
 DEFAULT_COMMAND = "play"
-
-
-def _version() -> str:
-    try:
-        return version("your-trumps")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def available_commands() -> tuple[str, ...]:
@@ -42,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Your trumps (Svoi Kozyri): a card duel against the AI or a friend.",
         epilog="With no command, 'trumps' starts a game against the AI ('trumps play').",
     )
-    parser.add_argument("--version", action="version", version=f"trumps {_version()}")
+    parser.add_argument("--version", action="version", version=f"trumps {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in available_commands():
         module = importlib.import_module(f"cli.commands.{name}")

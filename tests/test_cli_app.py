@@ -28,7 +28,7 @@ from cli.app.match import Match
 from cli.app.opponent import Deal, OpponentLeft
 from cli.app.resume import load_unfinished
 from cli.app.session import Display, Session
-from engine import Game, Move, Rules
+from engine import TAKE, Game, Move, Rules
 
 TAB, ENTER = "\t", "\r"
 F1, F2, F3, F4, F5 = "\x1bOP", "\x1bOQ", "\x1bOR", "\x1bOS", "\x1b[15~"
@@ -630,3 +630,38 @@ def test_rule_options_reach_the_game() -> None:
         assert session.game is not None and session.game.start.rules == Rules("voluntary", False)
 
     run(session, script)
+
+
+def test_when_nothing_beats_enter_or_a_click_on_the_pile_takes() -> None:
+    session = ai_session(trump="S")
+    takes = 0
+
+    async def script(d: Driver) -> None:
+        nonlocal takes
+        for _ in range(400):
+            await d.my_turn()
+            game = session.game
+            if session.question is not None or game is None:
+                return
+            ply = len(game.moves)
+            if game.position.legal_moves() == [TAKE]:
+                with set_app(d.app):
+                    table = Board(session).table()
+                assert "Enter takes" in "".join(f[1] for f in table)
+                if takes % 2:
+                    await d.keys(ENTER)
+                else:
+                    pile = [f for f in table if len(f) == 3]
+                    pile[-1][2](
+                        MouseEvent(Point(0, 0), MouseEventType.MOUSE_UP, MouseButton.LEFT, frozenset())
+                    )  # type: ignore[misc]
+                takes += 1
+                assert game.moves[ply] is TAKE
+                if takes == 2:
+                    return
+            else:
+                await d.keys(TAB + ENTER)
+            await d.until(lambda: len(game.moves) != ply)  # noqa: B023
+
+    run(session, script)
+    assert takes == 2

@@ -216,3 +216,11 @@ def test_replay_steps_through_a_game_with_the_arrow_keys() -> None:
     assert seen[1:7] == ["1", "2", "1", str(total), "0", str(min(10, total))]
     assert "The deal" in seen[0] and "You · trump ♠" in seen[0] and "AI (hard) · trump ♥" in seen[0]
     assert f"Move {total} of {total}" in seen[-1] and "Result:" in seen[-1]
+
+
+def test_the_version_matches_the_installed_package() -> None:
+    from importlib.metadata import version
+
+    import cli
+
+    assert cli.__version__ == version("your-trumps")

@@ -5,7 +5,9 @@ the record) runs as a background task from ``attach`` on. This class sits
 between it and the screen: the app's ``deal`` supplies this player's trump
 choice and waits for the fair deal; the app's ``played`` hands the local move
 to the duel; the app's ``move`` waits until the peer's move has been received
-and checked. Chat goes both ways through the status line.
+and checked. Chat goes both ways through the status line. When the app deals
+past the end of the match, both sides agree on a rematch over the same
+connection (``rematch`` messages) and a new duel starts from the old one's end.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ from p2p.handshake import Session
 from p2p.home import Home
 from p2p.identity import Identity
 from p2p.match import Match
+from p2p.messages import Chat, Rematch
+
+FINALS_GRACE = 5.0
+"""Seconds a leaving player waits for the match's final signatures."""
 
 
 class NetworkOpponent:
@@ -36,10 +42,12 @@ class NetworkOpponent:
     local = False
 
     def __init__(self, channel: Channel, session: Session, me: Identity, home: Home) -> None:
-        self.session = session
+        self.channel, self.session, self.me, self.home = channel, session, me, home
         self.seat = session.seat
         self.name = session.names[1 - self.seat]
         self.duel = Duel(channel, session, me, self, home.records)
+        self._offset = 0
+        """Games of the earlier matches on this connection: the app numbers games across rematches."""
         self.report: Report | None = None
         self._task: asyncio.Task[Report] | None = None
         self._notify: Callable[[str], None] = lambda text: None
@@ -47,29 +55,31 @@ class NetworkOpponent:
         self._moves: asyncio.Queue[Move] = asyncio.Queue()
         self._changed = asyncio.Event()
         self._number = 0
-        self._chat: set[asyncio.Task[None]] = set()
+        self._background_tasks: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------ the app's side
 
     def attach(self, notify: Callable[[str], None]) -> None:
         """Start the duel and show the verification code."""
         self._notify = notify
-        self._task = asyncio.ensure_future(self.duel.run())
-        self._task.add_done_callback(self._ended)
+        self._start()
         notify(f"Playing {self.name}. Verification code {self.session.code}: {self.name} must see the same.")
 
     async def deal(self, number: int, dealer: int | None, trump: str) -> Deal:
-        """Commit to ``trump`` (second choice: the next suit), then wait for the fair deal."""
-        if number > self.session.terms.games:
-            raise OpponentLeft(f"The match with {self.name} is over: host a new one for a rematch.")
+        """Commit to ``trump`` (second choice: the next suit), then wait for the fair deal.
+
+        A game beyond the match asks the peer for a rematch on the same connection.
+        """
+        if number > self._offset + self.session.terms.games:
+            await self._rematch()
         self._number = number
         future = self._trump(number)
         if not future.done():
             future.set_result(preference(trump))
-        match = self.duel.match
-        await self._until(lambda: len(match.results) >= number or (match.number == number and match.revealed))
-        if len(match.results) >= number:
-            result = match.results[number - 1]
+        match, local = self.duel.match, number - self._offset
+        await self._until(lambda: len(match.results) >= local or (match.number == local and match.revealed))
+        if len(match.results) >= local:
+            result = match.results[local - 1]
             return Deal(result.seed, result.dealer, result.trumps, self.seat)
         assert match.dealer is not None
         return Deal(match.seed, match.dealer, match.trumps, self.seat)
@@ -91,12 +101,28 @@ class NetworkOpponent:
             self._notify(f"You: {text}")
 
     def close(self) -> None:
-        """Leave: the duel tells the peer and saves the record."""
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
+        """Leave: the duel tells the peer and saves the record, then the connection closes.
+
+        When every game is over and only the final signatures are on their way,
+        they get a few seconds to arrive first, so that the match ends complete.
+        """
+        self._background(self._close())
+
+    async def _close(self) -> None:
+        task = self._task
+        if task is not None and not task.done():
+            if len(self.duel.match.results) == self.session.terms.games:
+                with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                    await asyncio.wait_for(asyncio.shield(task), FINALS_GRACE)
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task  # the duel tells the peer and saves the record
+        await self.channel.close()
 
     async def finished(self) -> Report:
         """The duel's report once it has ended (``quit`` when the local player left first)."""
+        if self._background_tasks:
+            await asyncio.gather(*self._background_tasks, return_exceptions=True)
         if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
@@ -109,7 +135,7 @@ class NetworkOpponent:
 
     async def preference(self, game_number: int) -> str:
         """The trump preference the app passes to :meth:`deal`."""
-        return await self._trump(game_number)
+        return await self._trump(self._offset + game_number)
 
     async def choose(self, game: Game) -> Move:
         """The move the local player makes on the screen."""
@@ -130,7 +156,35 @@ class NetworkOpponent:
             self._trumps[number] = asyncio.get_running_loop().create_future()
         return self._trumps[number]
 
+    def _start(self) -> None:
+        self._task = asyncio.ensure_future(self.duel.run())
+        self._task.add_done_callback(self._ended)
+
+    async def _rematch(self) -> None:
+        """Agree with the peer on another match over this connection, and start it."""
+        await self._until(lambda: self.report is not None)  # the final signatures may still be on their way
+        if self.report is None or self.report.end != "complete":
+            raise OpponentLeft(self._why_ended())
+        self._notify(f"Asking {self.name} for a rematch…")
+        try:
+            await self.channel.send(Rematch(want=True))
+            while not isinstance(answer := await self.channel.recv(), Rematch):
+                if not isinstance(answer, Chat):
+                    raise OpponentLeft(f"{self.name} sent a {answer.TAG!r} message instead of answering")
+                self.heard(answer.text)
+        except P2PError as exc:
+            raise OpponentLeft(f"{self.name} left: {exc}") from None
+        if not answer.want:
+            raise OpponentLeft(f"{self.name} does not want a rematch.")
+        previous = self.duel.match
+        self._offset += self.session.terms.games
+        self.report = None
+        self.duel = Duel(self.channel, self.session, self.me, self, self.home.records, previous=previous)
+        self._start()
+        self._notify(f"Rematch with {self.name}: the loser of the last game deals.")
+
     def _played(self, number: int) -> tuple[Move, ...]:
+        number -= self._offset
         match = self.duel.match
         if number <= len(match.results):
             return match.results[number - 1].game.moves
@@ -150,6 +204,7 @@ class NetworkOpponent:
             self.report = task.result()
             if self.report.error is not None:
                 self._notify(self._why_ended())
+                self._background(self.channel.close())
         self._changed.set()
 
     def _why_ended(self) -> str:
@@ -166,8 +221,8 @@ class NetworkOpponent:
 
     def _background(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coroutine)
-        self._chat.add(task)
-        task.add_done_callback(self._chat.discard)
+        self._background_tasks.add(task)
+        task.add_done_callback(self._background_tasks.discard)
 
 
 async def play_duel(
