@@ -207,7 +207,10 @@ def _bot_play(args: argparse.Namespace) -> Play:
 
     async def play(channel: Channel, session: Session, me: Identity, home: Home) -> Report:
         _announce(session)
-        return await Duel(channel, session, me, player, home.records, timeout).run()
+        try:
+            return await Duel(channel, session, me, player, home.records, timeout).run()
+        finally:
+            await channel.close()
 
     return play
 

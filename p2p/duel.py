@@ -30,7 +30,7 @@ from p2p.errors import (
 from p2p.fairdeal import Pledge
 from p2p.handshake import Session
 from p2p.identity import Identity
-from p2p.match import Match, position_hash
+from p2p.match import Match, position_hash, rematch_of
 from p2p.messages import Abort, Chat, Commit, Final, MoveMsg, Reveal, Signed
 from p2p.players import Player
 from p2p.record import RecordWriter
@@ -78,7 +78,9 @@ class Duel:
         player: Player,
         records: Path,
         peer_timeout: float | None = None,
+        previous: Match | None = None,
     ) -> None:
+        """``previous``: the complete match this one is a rematch of, on the same connection."""
         terms = session.terms
         self.channel = channel
         self.session = session
@@ -86,8 +88,13 @@ class Duel:
         self.player = player
         self.peer_timeout = peer_timeout
         self.seat = session.seat
-        self.match = Match(session.session_id, session.keys, terms.rules, terms.games)
-        self.writer = RecordWriter(records, session)
+        if previous is None:
+            self.match = Match(session.session_id, session.keys, terms.rules, terms.games)
+            self.writer = RecordWriter(records, session)
+        else:
+            root, dealer = rematch_of(previous)
+            self.match = Match(root, session.keys, terms.rules, terms.games, dealer)
+            self.writer = RecordWriter(records, session, previous)
         self._pledges: dict[int, Pledge] = {}
         self._progress = asyncio.Event()
 
@@ -96,7 +103,11 @@ class Duel:
         await self.channel.send(Chat(text=text[:200]))
 
     async def run(self) -> Report:
-        """Play the match to its end (or until it breaks) and save the record."""
+        """Play the match to its end (or until it breaks) and save the record.
+
+        After a complete match the channel stays open (a rematch may follow) and
+        closing it is the caller's; after a failed one it is closed here.
+        """
         end, note = "complete", None
         error: P2PError | None = None
         reader = asyncio.create_task(self._read())
@@ -126,8 +137,9 @@ class Duel:
             reader.cancel()
             with contextlib.suppress(asyncio.CancelledError, P2PError):
                 await reader
-            await self.channel.close()
         self.writer.save(self.match, note)
+        if error is not None:
+            await self.channel.close()  # nothing more can happen on this connection
         return Report(self.session, self.match, self.writer.path, end, error)
 
     async def _loop(self, reader: asyncio.Task[None]) -> None:
@@ -174,8 +186,8 @@ class Duel:
             raise PeerTimeout(f"the peer sent nothing for {self.peer_timeout} s") from None
 
     async def _read(self) -> None:
-        """Apply the peer's links as they arrive; returns only by raising."""
-        while True:
+        """Apply the peer's links as they arrive, until the match is done (or by raising)."""
+        while not self.match.done:
             message = await self.channel.recv()
             if isinstance(message, Chat):
                 self.player.heard(message.text)

@@ -70,8 +70,16 @@ class GameResult:
 class Match:
     """The state of a match, advanced one verified link at a time."""
 
-    def __init__(self, session_id: bytes, keys: tuple[bytes, bytes], rules: Rules, games: int) -> None:
+    def __init__(
+        self,
+        session_id: bytes,
+        keys: tuple[bytes, bytes],
+        rules: Rules,
+        games: int,
+        dealer: int | None = None,
+    ) -> None:
         self.session_id = session_id
+        """The root of the chain: the handshake's session id, or :func:`rematch_root`."""
         self.keys = keys
         self.rules = rules
         self.games = games
@@ -81,7 +89,8 @@ class Match:
         """Every accepted link and final signature, with its sender's seat."""
         self.number = 1
         """The number of the game being set up or played."""
-        self.dealer: int | None = None
+        self.dealer = dealer
+        """The dealer of the current game; for a first game ``None`` until the coin falls."""
         self.trumps = ""
         self.seed = b""
         self.game: Game | None = None
@@ -124,6 +133,13 @@ class Match:
     def revealed(self) -> bool:
         """Whether both reveals of the current game are in (the deal is known)."""
         return self.game is not None
+
+    @property
+    def finals(self) -> tuple[bytes, bytes] | None:
+        """Both players' signatures over the final transcript, once both are in."""
+        if len(self._finals) < 2:
+            return None
+        return self._finals[0], self._finals[1]
 
     @property
     def score(self) -> tuple[float, float]:
@@ -239,6 +255,21 @@ class Match:
             self.number += 1
             self.game = None
             self._commits, self._reveals = {}, {}
+
+
+def rematch_root(transcript: bytes, dealer: int) -> bytes:
+    """The chain root of a rematch played after a match that ended with ``transcript``.
+
+    The first dealer is part of it, so every signature of the rematch vouches for it.
+    """
+    return tagged_hash("rematch", transcript, bytes([dealer]))
+
+
+def rematch_of(previous: Match) -> tuple[bytes, int]:
+    """The root and first dealer of a rematch of the finished ``previous``: its loser deals."""
+    last = previous.results[-1]
+    dealer = next_dealer(last.dealer, last.outcome.winner)
+    return rematch_root(previous.transcript, dealer), dealer
 
 
 def _describe(message: Signed) -> str:

@@ -219,6 +219,13 @@ class Chat(Message, tag="chat"):
     text: str = _text(200)
 
 
+@dataclass(frozen=True)
+class Rematch(Message, tag="rematch"):
+    """After a complete match: whether the sender wants another one on this connection."""
+
+    want: bool = _bool()
+
+
 def message_class(tag: object) -> type[Message]:
     """The message class of wire type ``tag``."""
     cls = _REGISTRY.get(tag) if isinstance(tag, str) else None

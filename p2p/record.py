@@ -5,6 +5,8 @@ A record is JSON lines (bytes as hex):
 1. the header: ``{"record": "your-trumps match", "format": 1, "hello": …, "offer": …,
    "accept": …, "saved_by": seat}`` — the three handshake messages, which fix
    both identity keys, the rules, the game count, the seats and the session id;
+   a rematch on the same connection adds ``"rematch_of": {"transcript", "finals",
+   "dealer"}``: the previous match's end, signed by both, and the first dealer;
 2. one line per link, in order: ``{"by": seat, "link": message}``; the two
    final signatures come last in a complete match;
 3. optionally an ``{"end": reason, "detail": text, "by": seat, "evidence": message}``
@@ -23,10 +25,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from p2p.crypto import signature_ok
 from p2p.errors import CheatError, P2PError, RecordError, WireError
 from p2p.handshake import Session, check_signatures
 from p2p.home import write_atomically
-from p2p.match import Match
+from p2p.match import Match, rematch_of, rematch_root
 from p2p.messages import Accept, Hello, Message, Offer, Signed, expect, message_class, parse, to_json
 
 RECORD_KIND = "your-trumps match"
@@ -55,12 +58,17 @@ def from_json(obj: object) -> Message:
 class RecordWriter:
     """Saves one side's record of a match, whole and atomically, at each checkpoint."""
 
-    def __init__(self, directory: Path, session: Session) -> None:
+    def __init__(self, directory: Path, session: Session, previous: Match | None = None) -> None:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         peer = session.names[1 - session.seat]
         safe_peer = "".join(c if c.isalnum() or c in "-_" else "_" for c in peer)[:20]
         self.path = directory / f"{stamp}-{safe_peer}-{session.session_id[:4].hex()}.jsonl"
         self.session = session
+        self.rematch_of: dict[str, object] | None = None
+        if previous is not None and previous.finals is not None:
+            _, dealer = rematch_of(previous)
+            finals = [sig.hex() for sig in previous.finals]
+            self.rematch_of = {"transcript": previous.transcript.hex(), "finals": finals, "dealer": dealer}
 
     def save(self, match: Match, end: dict[str, object] | None = None) -> None:
         """Write the record of ``match`` so far, with ``end`` if it stopped early."""
@@ -72,7 +80,7 @@ class RecordWriter:
             "offer": to_json(session.offer),
             "accept": to_json(session.accept),
             "saved_by": session.seat,
-        }
+        } | ({"rematch_of": self.rematch_of} if self.rematch_of else {})
         lines = [header] + [{"by": by, "link": to_json(link)} for by, link in match.links]
         if end is not None:
             lines.append(end)
@@ -145,7 +153,8 @@ def verify(text: str) -> Verified:
         raise RecordError(f"line 1: record format {rows[0].get('format')!r}, this program reads {FORMAT}")
     session = _session(rows[0])
     terms = session.terms
-    match = Match(session.session_id, session.keys, terms.rules, terms.games)
+    root, dealer = _root(rows[0], session)
+    match = Match(root, session.keys, terms.rules, terms.games, dealer)
     end: dict[str, Any] | None = None
     evidence_error = None
     for number, row in enumerate(rows[1:], 2):
@@ -178,6 +187,27 @@ def _session(header: dict[str, Any]) -> Session:
         raise RecordError(f"line 1: {exc}") from None
     seat = header.get("saved_by")
     return Session(hello, offer, accept, seat if seat in (0, 1) else offer.host_seat)
+
+
+def _root(header: dict[str, Any], session: Session) -> tuple[bytes, int | None]:
+    """The chain root and first dealer: the session's, or a rematch's (checked against both finals)."""
+    previous = header.get("rematch_of")
+    if previous is None:
+        return session.session_id, None
+    try:
+        transcript = bytes.fromhex(previous["transcript"])
+        finals = [bytes.fromhex(sig) for sig in previous["finals"]]
+        dealer = previous["dealer"]
+    except (TypeError, KeyError, ValueError):
+        raise RecordError("line 1: 'rematch_of' is unreadable") from None
+    if len(finals) != 2 or dealer not in (0, 1) or isinstance(dealer, bool):
+        raise RecordError("line 1: 'rematch_of' needs two final signatures and a dealer 0 or 1")
+    for seat in (0, 1):
+        if not signature_ok(session.keys[seat], "final-sig", transcript, finals[seat]):
+            raise RecordError(
+                f"line 1: player {seat}'s signature of the previous match's end does not verify"
+            )
+    return rematch_root(transcript, dealer), dealer
 
 
 def _recheck(match: Match, evidence: object) -> CheatError | None:

@@ -19,7 +19,7 @@ from p2p.handshake import Session, Terms
 from p2p.home import Home
 from p2p.identity import Identity, KnownPeers, load_identity
 from p2p.invite import Invite
-from p2p.players import BotPlayer
+from p2p.players import BotPlayer, Player
 
 LIMIT = 20.0
 """Seconds any one network test may take before it fails."""
@@ -114,6 +114,24 @@ class Pair:
     join_channel: Channel
     join_session: Session
 
+    async def play(
+        self, host_player: Player, join_player: Player, timeout: float = 10
+    ) -> tuple[Report, Report]:
+        """Both sides' duels run to their end; the connection is closed afterwards."""
+        host, joiner = self.host, self.joiner
+        host_duel = Duel(
+            self.host_channel, self.host_session, host.me, host_player, host.home.records, timeout
+        )
+        join_duel = Duel(
+            self.join_channel, self.join_session, joiner.me, join_player, joiner.home.records, timeout
+        )
+        try:
+            reports = await asyncio.gather(host_duel.run(), join_duel.run())
+        finally:
+            await self.host_channel.close()
+            await self.join_channel.close()
+        return reports[0], reports[1]
+
 
 async def connect_pair(
     host_side: Side,
@@ -152,27 +170,10 @@ async def connect_pair(
 
 
 async def bot_duel(
-    root: Path, games: int = 1, bind: str = "127.0.0.1", levels: tuple[str, str] = ("easy", "medium"),
+    root: Path, games: int = 1, bind: str = "127.0.0.1", levels: tuple[str, str] = ("easy", "easy"),
     rules: Rules | None = None, seed: int = 0, meddle: Meddler | None = None,
 ) -> tuple[Report, Report]:  # fmt: skip
     """A whole bot match over loopback; the host's report, then the joiner's."""
     ann, bob = Side.make(root, "ann"), Side.make(root, "bob")
     pair = await connect_pair(ann, bob, Terms(rules or Rules(), games), bind, meddle)
-    return await asyncio.gather(
-        Duel(
-            pair.host_channel,
-            pair.host_session,
-            ann.me,
-            BotPlayer(levels[0], seed=seed),
-            ann.home.records,
-            10,
-        ).run(),
-        Duel(
-            pair.join_channel,
-            pair.join_session,
-            bob.me,
-            BotPlayer(levels[1], seed=seed + 1),
-            bob.home.records,
-            10,
-        ).run(),
-    )
+    return await pair.play(BotPlayer(levels[0], seed=seed), BotPlayer(levels[1], seed=seed + 1))

@@ -133,7 +133,7 @@ def test_host_and_join_commands_play_a_bot_match(tmp_path: Path) -> None:
         assert "trumps join " in invite_line
         invite = invite_line.split("trumps join ", 1)[1].strip()
         joiner = subprocess.run(
-            [*trumps, "join", invite, "--bot", "medium", "--json", "--name", "bob", "--timeout", "10"],
+            [*trumps, "join", invite, "--bot", "easy", "--json", "--name", "bob", "--timeout", "10"],
             capture_output=True, text=True, timeout=30, env=_env(tmp_path / "bob"),
         )  # fmt: skip
         host_out, host_err = host.communicate(timeout=30)

@@ -3,69 +3,125 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
 
+from cli.app.match import Match as ScreenMatch
 from cli.app.network_opponent import NetworkOpponent
 from cli.app.opponent import OpponentLeft
-from engine import Game, Rules
-from p2p.duel import Duel
+from engine import Game, Outcome, Rules
+from p2p.duel import Duel, Report
+from p2p.errors import RecordError
 from p2p.handshake import Terms
 from p2p.players import BotPlayer
-from tests.test_p2p_helpers import Side, connect_pair, run
+from p2p.record import verify
+from tests.test_p2p_helpers import Pair, Side, connect_pair, run
 
 
-async def _screen_against_bot(
-    root: Path, games: int, quit_after: int | None = None
-) -> tuple[list[str], object]:
-    ann, bob = Side.make(root, "ann"), Side.make(root, "bob")
-    pair = await connect_pair(ann, bob, Terms(Rules(), games))
-    bot = asyncio.create_task(
-        Duel(
-            pair.join_channel, pair.join_session, bob.me, BotPlayer("easy", seed=4), bob.home.records, 5
-        ).run()
-    )
-    opponent = NetworkOpponent(pair.host_channel, pair.host_session, ann.me, ann.home)
-    lines: list[str] = []
+async def _drive(opponent: NetworkOpponent, games: int, total: int, lines: list[str]) -> list[Outcome]:
+    """Play ``total`` games as the app does (rematches after every ``games``), moving instantly."""
     opponent.attach(lines.append)
-    dealer = None
-    results = []
-    for number in range(1, games + 1):
-        deal = await opponent.deal(number, dealer, "S")
+    screen = ScreenMatch(games, opponent.seat)
+    outcomes = []
+    for number in range(1, total + 1):
+        if screen.over:
+            screen = screen.rematch()
+        deal = await opponent.deal(number, screen.next_dealer, "S")
+        if screen.next_dealer is not None:
+            assert deal.dealer == screen.next_dealer  # the app's dealing rule and the protocol's agree
         game = Game.from_deal(deal.seed, deal.dealer, deal.trumps, Rules())
-        assert deal.me == 0 and deal.trumps[0] in "SH"
         while game.result is None:
-            if quit_after is not None and len(game.moves) >= quit_after:
-                opponent.close()
-                report = await opponent.finished()
-                assert (await bot).end == "aborted"
-                return lines, report
             if game.position.turn == deal.me:
                 move = game.position.legal_moves()[-1]
                 game.play(move)
                 opponent.played(game, move)
-                if len(game.moves) == 1:
-                    opponent.say("good luck")
+                if len(game.moves) <= 2:
+                    opponent.say(f"hello from {deal.me}")
             else:
                 game.play(await opponent.move(game))
-        results.append(game.result)
-        winner = game.result.winner
-        dealer = 1 - deal.dealer if winner is None else 1 - winner
-    report = await opponent.finished()
-    bot_report = await bot
-    assert [r.outcome for r in bot_report.match.results] == results
-    with pytest.raises(OpponentLeft, match="over"):
-        await opponent.deal(games + 1, dealer, "S")
-    return lines, report
+        screen.finish_game(deal.dealer, game.result)
+        outcomes.append(game.result)
+    return outcomes
 
 
-def test_the_screen_plays_a_whole_match_through_the_network_opponent(tmp_path: Path) -> None:
-    lines, report = run(_screen_against_bot(tmp_path, games=2))
-    assert report.end == "complete"  # type: ignore[attr-defined]
+async def _pair(root: Path, games: int) -> Pair:
+    return await connect_pair(Side.make(root, "ann"), Side.make(root, "bob"), Terms(Rules(), games))
+
+
+def test_the_screen_plays_a_whole_match_against_a_bot(tmp_path: Path) -> None:
+    async def scenario() -> tuple[list[str], Report, Report]:
+        pair = await _pair(tmp_path, 2)
+        bob = pair.joiner
+        bot = asyncio.create_task(
+            Duel(
+                pair.join_channel, pair.join_session, bob.me, BotPlayer("easy", seed=4), bob.home.records, 5
+            ).run()
+        )
+        opponent = NetworkOpponent(pair.host_channel, pair.host_session, pair.host.me, pair.host.home)
+        lines: list[str] = []
+        outcomes = await _drive(opponent, 2, 2, lines)
+        bot_report = await bot
+        assert [r.outcome for r in bot_report.match.results] == outcomes
+        await pair.join_channel.close()  # the bot wants no rematch
+        with pytest.raises(OpponentLeft, match="bob left"):
+            await opponent.deal(3, 0, "S")
+        opponent.close()
+        return lines, await opponent.finished(), bot_report
+
+    lines, report, _ = run(scenario())
+    assert report.end == "complete"
     assert "Verification code" in lines[0]
 
 
+def test_two_screens_play_a_match_and_a_rematch_with_chat(tmp_path: Path) -> None:
+    async def scenario() -> tuple[list[str], list[str], NetworkOpponent, NetworkOpponent]:
+        pair = await _pair(tmp_path, 2)
+        ann = NetworkOpponent(pair.host_channel, pair.host_session, pair.host.me, pair.host.home)
+        bob = NetworkOpponent(pair.join_channel, pair.join_session, pair.joiner.me, pair.joiner.home)
+        ann_lines: list[str] = []
+        bob_lines: list[str] = []
+        ann_view, bob_view = await asyncio.gather(_drive(ann, 2, 4, ann_lines), _drive(bob, 2, 4, bob_lines))
+        assert ann_view == bob_view
+        ann.close()
+        bob.close()
+        await asyncio.gather(ann.finished(), bob.finished())
+        return ann_lines, bob_lines, ann, bob
+
+    ann_lines, bob_lines, ann, bob = run(scenario())
+    assert "bob: hello from 1" in ann_lines and "ann: hello from 0" in bob_lines
+    assert any("Rematch" in line for line in ann_lines)
+    for opponent in (ann, bob):
+        verified = verify(opponent.duel.writer.path.read_text())  # the rematch's own record
+        assert verified.complete and len(verified.match.results) == 2
+        assert verified.match.session_id != opponent.session.session_id
+    header, *rest = ann.duel.writer.path.read_text().splitlines(keepends=True)
+    row = json.loads(header)
+    row["rematch_of"]["dealer"] = 1 - row["rematch_of"]["dealer"]
+    with pytest.raises(RecordError, match=r"line 2: .* bad signature"):
+        verify(json.dumps(row) + "\n" + "".join(rest))
+    row["rematch_of"]["finals"].reverse()
+    with pytest.raises(RecordError, match="signature of the previous match's end does not verify"):
+        verify(json.dumps(row) + "\n" + "".join(rest))
+
+
 def test_leaving_the_screen_ends_the_duel_as_quit(tmp_path: Path) -> None:
-    _, report = run(_screen_against_bot(tmp_path, games=1, quit_after=3))
-    assert report.end == "quit"  # type: ignore[attr-defined]
+    async def scenario() -> tuple[Report, Report]:
+        pair = await _pair(tmp_path, 1)
+        bob = pair.joiner
+        bot = asyncio.create_task(
+            Duel(pair.join_channel, pair.join_session, bob.me, BotPlayer("easy"), bob.home.records, 5).run()
+        )
+        opponent = NetworkOpponent(pair.host_channel, pair.host_session, pair.host.me, pair.host.home)
+        opponent.attach(lambda text: None)
+        await opponent.deal(1, None, "H")
+        opponent.close()
+        report = await opponent.finished()
+        bot_report = await bot
+        await pair.join_channel.close()
+        return report, bot_report
+
+    report, bot_report = run(scenario())
+    assert report.end == "quit" and bot_report.end == "aborted"
+    assert not verify(report.record.read_text()).complete

@@ -78,6 +78,8 @@ async def _cheat(pair: Pair, attack: str) -> tuple[Report, PeerAborted]:
         aborted = await _play_until(attack, match, key, send, receive, mount)
     finally:
         report = await hosting
+        await pair.host_channel.close()
+        await channel.close()
     return report, aborted
 
 
@@ -150,6 +152,7 @@ async def _send_two_chats(tmp_path: Path, meddle) -> Report:  # type: ignore[no-
     await pair.join_channel.send(Chat(text="two"))
     report = await hosting
     await pair.join_channel.close()
+    await pair.host_channel.close()
     return report
 
 
