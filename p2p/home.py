@@ -1,8 +1,9 @@
 """Where a player's identity, known peers and match records live, and safe writes.
 
-The directories come from platformdirs, so on Linux they follow
-``XDG_CONFIG_HOME`` and ``XDG_DATA_HOME``: two peers on one machine (tests,
-bot duels) each get their own home by setting those.
+The directories are the game's own (``trumps``, shared with the offline game's
+saves): ``$XDG_CONFIG_HOME/trumps`` and ``$XDG_DATA_HOME/trumps`` when those
+variables are set, on every platform, otherwise what platformdirs gives. So two
+peers on one machine (tests, bot duels) each get their own home by setting them.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-APP = "your-trumps"
+APP = "trumps"
 
 
 @dataclass(frozen=True)
@@ -24,10 +25,10 @@ class Home:
 
     @classmethod
     def default(cls) -> Home:
-        """The user's directories, as platformdirs names them."""
-        import platformdirs
-
-        return cls(Path(platformdirs.user_config_dir(APP)), Path(platformdirs.user_data_dir(APP)))
+        """The user's directories (see the module docs)."""
+        return cls(
+            _user_dir("XDG_CONFIG_HOME", "user_config_path"), _user_dir("XDG_DATA_HOME", "user_data_path")
+        )
 
     @property
     def identity_file(self) -> Path:
@@ -43,6 +44,16 @@ class Home:
     def records(self) -> Path:
         """The directory of signed match records."""
         return self.data / "matches"
+
+
+def _user_dir(variable: str, platform_function: str) -> Path:
+    base = os.environ.get(variable)
+    if base and os.path.isabs(base):
+        return Path(base) / APP
+    import platformdirs
+
+    path: Path = getattr(platformdirs, platform_function)(APP, appauthor=False)
+    return path
 
 
 def write_atomically(path: Path, data: bytes, mode: int = 0o644) -> None:
