@@ -90,11 +90,11 @@ class Duel:
         self.seat = session.seat
         if previous is None:
             self.match = Match(session.session_id, session.keys, terms.rules, terms.games)
-            self.writer = RecordWriter(records, session)
+            self.writer = RecordWriter(records, session, self.match)
         else:
             root, dealer = rematch_of(previous)
             self.match = Match(root, session.keys, terms.rules, terms.games, dealer)
-            self.writer = RecordWriter(records, session, previous)
+            self.writer = RecordWriter(records, session, self.match, previous)
         self._pledges: dict[int, Pledge] = {}
         self._progress = asyncio.Event()
 
@@ -128,6 +128,12 @@ class Duel:
             end, error = "abandoned", exc
             phase = "after the deal was revealed" if self.match.revealed else "before the deal"
             note = {"end": end, "detail": f"{exc} ({phase})", "by": 1 - self.seat}
+        except Exception as exc:  # a local failure: keep what was played, then let it surface
+            self.writer.save(
+                self.match, {"end": "error", "detail": f"this side failed: {exc!r}", "by": self.seat}
+            )
+            await self.channel.close()
+            raise
         except (asyncio.CancelledError, KeyboardInterrupt):
             with contextlib.suppress(P2PError, TimeoutError, OSError):
                 await asyncio.wait_for(self.channel.send(Abort(reason="quit", detail="the player left")), 1)

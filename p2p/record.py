@@ -58,11 +58,14 @@ def from_json(obj: object) -> Message:
 class RecordWriter:
     """Saves one side's record of a match, whole and atomically, at each checkpoint."""
 
-    def __init__(self, directory: Path, session: Session, previous: Match | None = None) -> None:
+    def __init__(
+        self, directory: Path, session: Session, match: Match, previous: Match | None = None
+    ) -> None:
+        """The record of ``match`` (a rematch of ``previous`` if given), named after its chain root."""
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         peer = session.names[1 - session.seat]
         safe_peer = "".join(c if c.isalnum() or c in "-_" else "_" for c in peer)[:20]
-        self.path = directory / f"{stamp}-{safe_peer}-{session.session_id[:4].hex()}.jsonl"
+        self.path = directory / f"{stamp}-{safe_peer}-{match.session_id[:4].hex()}.jsonl"
         self.session = session
         self.rematch_of: dict[str, object] | None = None
         if previous is not None and previous.finals is not None:

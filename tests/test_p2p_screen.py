@@ -96,6 +96,8 @@ def test_two_screens_play_a_match_and_a_rematch_with_chat(tmp_path: Path) -> Non
         verified = verify(opponent.duel.writer.path.read_text())  # the rematch's own record
         assert verified.complete and len(verified.match.results) == 2
         assert verified.match.session_id != opponent.session.session_id
+        records = list(opponent.home.records.glob("*.jsonl"))
+        assert len(records) == 2 and all(verify(path.read_text()).complete for path in records)
     header, *rest = ann.duel.writer.path.read_text().splitlines(keepends=True)
     row = json.loads(header)
     row["rematch_of"]["dealer"] = 1 - row["rematch_of"]["dealer"]
