@@ -119,15 +119,14 @@ class Duel:
             with contextlib.suppress(P2PError):
                 await self.channel.send(Abort(reason="cheat", detail=str(exc)[:300]))
         except PeerAborted as exc:
-            end, error = "aborted", exc
-            note = {"end": end, "detail": str(exc), "by": 1 - self.seat}
+            end, error = ("abandoned" if exc.reason == "quit" else "aborted"), exc
+            note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
         except WireError as exc:
             end, error = "corrupted", exc
             note = {"end": end, "detail": f"the connection was corrupted in transit: {exc}", "by": None}
         except (ConnectionClosed, PeerTimeout) as exc:
             end, error = "abandoned", exc
-            phase = "after the deal was revealed" if self.match.revealed else "before the deal"
-            note = {"end": end, "detail": f"{exc} ({phase})", "by": 1 - self.seat}
+            note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
         except Exception as exc:  # a local failure: keep what was played, then let it surface
             self.writer.save(
                 self.match, {"end": "error", "detail": f"this side failed: {exc!r}", "by": self.seat}
@@ -147,6 +146,12 @@ class Duel:
         if error is not None:
             await self.channel.close()  # nothing more can happen on this connection
         return Report(self.session, self.match, self.writer.path, end, error)
+
+    def _when(self, error: P2PError) -> str:
+        """The error, with whether the peer knew the deal when it happened (see docs/protocol.md)."""
+        if self.match.revealed:
+            return f"{error} (after the deal of game {self.match.number} was revealed)"
+        return f"{error} (before the deal of game {self.match.number})"
 
     async def _loop(self, reader: asyncio.Task[None]) -> None:
         match, checkpoint = self.match, self._checkpoint()

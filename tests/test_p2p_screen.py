@@ -125,5 +125,11 @@ def test_leaving_the_screen_ends_the_duel_as_quit(tmp_path: Path) -> None:
         return report, bot_report
 
     report, bot_report = run(scenario())
-    assert report.end == "quit" and bot_report.end == "aborted"
+    assert report.end == "quit" and bot_report.end == "abandoned"
     assert not verify(report.record.read_text()).complete
+    note = verify(bot_report.record.read_text()).end
+    assert (
+        note is not None
+        and note["end"] == "abandoned"
+        and "after the deal of game 1 was revealed" in note["detail"]
+    )
