@@ -60,7 +60,9 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
         help="your trump preference: a suit (S H D C or ♠ ♥ ♦ ♣), optionally followed by a second "
         "choice for when both want the same suit (e.g. SH); random when left out",
     )
-    parser.add_argument("--bot", metavar="LEVEL", help="let the AI play (easy, medium, hard): no interface")
+    parser.add_argument(
+        "--bot", metavar="LEVEL", help="let the AI play at LEVEL (easy, medium, hard…): no interface"
+    )
     parser.add_argument(
         "--json", action="store_true", help="print one JSON line with results, score, transcript and record"
     )
@@ -182,13 +184,14 @@ def _setup(
             command, ValueError(f"--name must be 1-32 printable characters, not {args.name!r}"), args.json
         )
     try:
-        preference(args.trump)  # a bad --trump fails here, before any connection
+        preference(args.trump)  # a bad --trump or --bot fails here, before any connection
+        bot = None if args.bot is None else _bot_play(args)
         home = Home.default()
         me = load_identity(home)
     except (P2PError, ValueError, OSError) as exc:
         return _fail(command, exc, args.json)
-    if args.bot is not None:
-        return home, me, name, _bot_play(args)
+    if bot is not None:
+        return home, me, name, bot
     if play is None:
         return _fail(
             command,
