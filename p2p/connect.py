@@ -84,7 +84,8 @@ async def join(
         raise PeerTimeout(f"no answer from {invite.host} port {invite.port}") from None
     except OSError as exc:
         raise ConnectionClosed(
-            f"cannot connect to {invite.host} port {invite.port}: {exc.strerror or exc}"
+            f"cannot connect to {invite.host} port {invite.port} ({exc.strerror or exc}): "
+            "is the host still waiting, and can this machine reach that address and port?"
         ) from None
     channel = Channel(reader, writer)
     try:
