@@ -55,11 +55,6 @@ class Channel:
         self._send, self._recv = ChaCha20Poly1305(send_key), ChaCha20Poly1305(recv_key)
         self._send_count = self._recv_count = 0
 
-    @property
-    def sealed(self) -> bool:
-        """Whether the handshake has switched the channel to sealed frames."""
-        return self._send is not None
-
     async def send(self, message: Message) -> None:
         """Write ``message`` (sealed once :meth:`seal` was called)."""
         payload = encode(message.to_wire())
