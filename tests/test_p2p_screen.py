@@ -133,3 +133,49 @@ def test_leaving_the_screen_ends_the_duel_as_quit(tmp_path: Path) -> None:
         and note["end"] == "abandoned"
         and "after the deal of game 1 was revealed" in note["detail"]
     )
+
+
+def test_a_whole_network_game_on_the_full_screen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real app, keys through a pipe: choose a trump, play by Tab and Enter, decline another match."""
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from cli.app import session as screen_module
+    from cli.app.network_opponent import play_duel
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "screen-data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "screen-config"))
+    monkeypatch.setattr(screen_module, "RESULT_GRACE", 0.0)
+
+    async def scenario() -> tuple[Report, Report]:
+        pair = await _pair(tmp_path, 1)
+        bob = pair.joiner
+        bot_duel = Duel(pair.join_channel, pair.join_session, bob.me, BotPlayer("easy"), bob.home.records, 10)
+        bot = asyncio.create_task(bot_duel.run())
+        with create_pipe_input() as pipe:
+            screen = asyncio.create_task(
+                play_duel(
+                    pair.host_channel,
+                    pair.host_session,
+                    pair.host.me,
+                    pair.host.home,
+                    None,
+                    pipe,
+                    DummyOutput(),
+                )
+            )
+            await asyncio.sleep(0.05)
+            pipe.send_text("c\r")  # the trump question
+            while not bot_duel.match.results:
+                pipe.send_text("\t\r")  # complete a legal move and play it (ignored when not our turn)
+                await asyncio.sleep(0.01)
+            await bot
+            pipe.send_text("n\r")  # no other match
+            report = await screen
+        await pair.join_channel.close()
+        return report, await bot
+
+    report, bot_report = run(scenario())
+    assert report.end == bot_report.end == "complete"
+    assert report.match.transcript == bot_report.match.transcript
+    assert verify(report.record.read_text()).complete

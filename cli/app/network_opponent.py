@@ -18,7 +18,7 @@ import contextlib
 import functools
 import sys
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cli.app.opponent import Deal, OpponentLeft
 from engine import Game, Move
@@ -31,6 +31,10 @@ from p2p.home import Home
 from p2p.identity import Identity
 from p2p.match import Match
 from p2p.messages import Chat, Rematch
+
+if TYPE_CHECKING:
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.output import Output
 
 FINALS_GRACE = 5.0
 """Seconds a leaving player waits for the match's final signatures."""
@@ -226,9 +230,18 @@ class NetworkOpponent:
 
 
 async def play_duel(
-    channel: Channel, session: Session, me: Identity, home: Home, trump: str | None = None
+    channel: Channel,
+    session: Session,
+    me: Identity,
+    home: Home,
+    trump: str | None = None,
+    input: Input | None = None,
+    output: Output | None = None,
 ) -> Report:
-    """Play a handshaken duel in the full-screen game (``trump``: asked when ``None``); the report."""
+    """Play a handshaken duel in the full-screen game (``trump``: asked when ``None``); the report.
+
+    ``input`` and ``output`` replace the terminal (tests).
+    """
     from cli import storage
     from cli.app.application import play
     from cli.app.match import Match as ScreenMatch
@@ -245,7 +258,7 @@ async def play_duel(
         last_trump=config.get("trump"),
         show_opponent=True,
     )
-    await play(screen)
+    await play(screen, input, output)
     return await opponent.finished()
 
 
