@@ -87,7 +87,15 @@ def record_paths() -> list[Path]:
     folder = games_dir()
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.glob("*.txt") if not p.name.startswith("."))
+    return sorted((p for p in folder.glob("*.txt") if not p.name.startswith(".")), key=_record_order)
+
+
+def _record_order(path: Path) -> tuple[str, int]:
+    """Names sort by date, and ``…Z-2.txt`` (a second game in the same second) after ``…Z.txt``."""
+    base, _, number = path.stem.rpartition("-")
+    if base.endswith("Z") and number.isdigit():
+        return base, int(number)
+    return path.stem, 1
 
 
 def read_text(path: Path) -> str:

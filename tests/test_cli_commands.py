@@ -224,3 +224,12 @@ def test_the_version_matches_the_installed_package() -> None:
     import cli
 
     assert cli.__version__ == version("your-trumps")
+
+
+def test_records_list_in_the_order_they_were_made(homes: Path) -> None:
+    names = []
+    for _ in range(12):
+        path = storage.new_record_path()
+        storage.write_atomic(path, "x")
+        names.append(path.name)
+    assert [p.name for p in storage.record_paths()] == names
