@@ -1,10 +1,22 @@
 """The AI: one entry point, :func:`choose`, for every level.
 
->>> from engine import deal
->>> from random import Random
+Levels, weakest first:
+
+- ``easy``: the one-ply greedy player, with a random move half the time;
+- ``medium``: a short search (a few thousand nodes), no clock;
+- ``hard``: iterative-deepening alpha-beta search, 0.5 s a move unless told;
+- ``expert``: the same search, 2 s a move unless told.
+
+Hard and expert play perfectly once their search closes (every line ends in a
+win, a loss or a draw), which happens within the budget in small endgames;
+see docs/ai.md for the measured strength of each level.
+
+>>> from engine import Position, deal
 >>> position = deal(bytes(32), dealer=0, trumps="SH")
->>> choose(position, level="hard") in position.legal_moves()
+>>> choose(position, level="hard", nodes=2_000) in position.legal_moves()
 True
+>>> str(choose(Position.from_notation("9HJHQHKD/TC/8H SH 0"), nodes=10_000))  # QH,KD would lose
+'9H,KD'
 """
 
 from __future__ import annotations
@@ -13,11 +25,17 @@ import random
 from collections.abc import Sequence
 
 from engine.ai.greedy import greedy_move
+from engine.ai.search import search
 from engine.errors import IllegalMoveError
 from engine.moves import Move
 from engine.position import Position
 
-LEVELS = ("easy", "medium", "hard")
+LEVELS = ("easy", "medium", "hard", "expert")
+
+MEDIUM_NODES = 3_000
+"""The medium level's node budget (its whole strength knob)."""
+DEFAULT_SECONDS = {"hard": 0.5, "expert": 2.0}
+"""Thinking time a move for the searching levels when the caller gives no budget."""
 
 
 def choose(
@@ -30,8 +48,10 @@ def choose(
 ) -> Move:
     """The move the AI of ``level`` plays in ``position``.
 
-    ``seconds`` bounds the thinking time and ``nodes`` the work; ``history``
-    holds the game's earlier positions (for the repetition rule) and ``rng``
+    ``seconds`` bounds the thinking time and ``nodes`` the work (with ``nodes``
+    alone the move is deterministic); with neither the level's own budget
+    applies. ``history`` holds the game's earlier positions (for the
+    repetition rule; the current position may be its last entry) and ``rng``
     is the only source of randomness (a fixed one when ``None``).
     """
     if level not in LEVELS:
@@ -39,9 +59,15 @@ def choose(
     moves = position.legal_moves()
     if not moves:
         raise IllegalMoveError(f"no move to choose in {position.notation()}: the game is over")
-    rng = rng if rng is not None else random.Random(0)
+    if len(moves) == 1:
+        return moves[0]
     if level == "easy":
-        return rng.choice(moves)
-    if level == "medium" and rng.random() < 0.5:
-        return rng.choice(moves)
-    return greedy_move(position, moves)
+        rng = rng if rng is not None else random.Random(0)
+        return rng.choice(moves) if rng.random() < 0.5 else greedy_move(position, moves)
+    if history and history[-1] == position:
+        history = history[:-1]
+    if level == "medium":
+        nodes = MEDIUM_NODES if nodes is None else min(nodes, MEDIUM_NODES)
+    elif seconds is None and nodes is None:
+        seconds = DEFAULT_SECONDS[level]
+    return search(position, history, seconds=seconds, nodes=nodes).move

@@ -1,0 +1,330 @@
+"""Strength and speed of the AI: paired-deal matches, an Elo table, nodes/s, solving, tuning.
+
+Every deal is played twice with the seats swapped, so luck of the deal cancels;
+a win scores 1, a draw 1/2. Budgets are per move. Commands::
+
+    python benchmarks/ai.py match hard greedy --deals 50 --seconds 0.3
+    python benchmarks/ai.py table --agents greedy,easy,medium,hard --deals 20 --nodes 3000
+    python benchmarks/ai.py speed --seconds 0.3
+    python benchmarks/ai.py solve --seconds 0.3 --cards 8,10,12,14
+    python benchmarks/ai.py tune --deals 40 --nodes 1500 --rounds 2
+
+Agents: ``random``, ``greedy`` (the one-ply baseline) and the levels of
+:data:`engine.ai.LEVELS`. The machine is shared: keep runs bounded (``--jobs``
+defaults to 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+
+# Run as a script, this folder heads sys.path and this file would shadow the engine package.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
+from engine import Game, Move, Position, deal  # noqa: E402
+from engine.ai import LEVELS, choose  # noqa: E402
+from engine.ai.evaluation import DEFAULT_WEIGHTS, Weights  # noqa: E402
+from engine.ai.greedy import greedy_move  # noqa: E402
+from engine.ai.search import search  # noqa: E402
+
+AGENTS = ("random", "greedy", *LEVELS)
+TRUMP_PAIRS = [a + b for a in "SHDC" for b in "SHDC" if a != b]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Thinking budget a move for the searching agents."""
+
+    seconds: float | None = None
+    nodes: int | None = None
+
+
+Agent = Callable[[Position, Sequence[Position], random.Random], Move]
+
+
+def make_agent(name: str, budget: Budget, weights: Weights | None = None) -> Agent:
+    """An agent by name; ``weights`` makes a hard-level search with those evaluation weights."""
+    if weights is not None:
+
+        def tuned(position: Position, history: Sequence[Position], rng: random.Random) -> Move:
+            moves = position.legal_moves()
+            if len(moves) == 1:
+                return moves[0]
+            return search(position, history[:-1], budget.seconds, budget.nodes, weights=weights).move
+
+        return tuned
+    if name == "random":
+        return lambda position, history, rng: rng.choice(position.legal_moves())
+    if name == "greedy":
+        return lambda position, history, rng: greedy_move(position, position.legal_moves())
+    if name not in LEVELS:
+        raise SystemExit(f"unknown agent {name!r}: choose from {', '.join(AGENTS)}")
+
+    def level(position: Position, history: Sequence[Position], rng: random.Random) -> Move:
+        return choose(position, name, budget.seconds, budget.nodes, history, rng)
+
+    return level
+
+
+def deal_spec(base: int, index: int) -> tuple[bytes, str]:
+    """The seed and trumps of deal ``index`` in the series ``base``."""
+    seed = hashlib.sha256(f"ai-bench {base} {index}".encode()).digest()
+    return seed, TRUMP_PAIRS[seed[0] % len(TRUMP_PAIRS)]
+
+
+def play_game(agents: tuple[Agent, Agent], seed: bytes, trumps: str) -> tuple[float, int]:
+    """Play one game, ``agents[i]`` as player ``i``: player 0's score and the moves played."""
+    game = Game(deal(seed, 0, trumps))
+    rng = random.Random(seed)
+    while game.result is None:
+        position = game.position
+        game.play(agents[position.turn](position, game.positions, rng))
+    winner = game.result.winner
+    return (0.5 if winner is None else 1.0 - winner), len(game.moves)
+
+
+@dataclass(frozen=True)
+class PairJob:
+    a: str
+    b: str
+    budget: Budget
+    seed: bytes
+    trumps: str
+    weights_a: Weights | None = None
+    weights_b: Weights | None = None
+
+
+def play_pair(job: PairJob) -> tuple[float, int]:
+    """One deal played twice, seats swapped: ``a``'s mean score and the moves played."""
+    a = make_agent(job.a, job.budget, job.weights_a)
+    b = make_agent(job.b, job.budget, job.weights_b)
+    first, moves1 = play_game((a, b), job.seed, job.trumps)
+    second, moves2 = play_game((b, a), job.seed, job.trumps)
+    return (first + 1.0 - second) / 2, moves1 + moves2
+
+
+def run_pairs(jobs: list[PairJob], workers: int) -> list[tuple[float, int]]:
+    if workers <= 1:
+        return [play_pair(job) for job in jobs]
+    with ProcessPoolExecutor(workers) as pool:
+        return list(pool.map(play_pair, jobs))
+
+
+def summary(scores: list[float]) -> tuple[float, float]:
+    """Mean and 95% confidence half-width of per-deal scores."""
+    n = len(scores)
+    mean = sum(scores) / n
+    if n < 2:
+        return mean, float("nan")
+    var = sum((s - mean) ** 2 for s in scores) / (n - 1)
+    return mean, 1.96 * math.sqrt(var / n)
+
+
+def elo(score: float) -> float:
+    """The Elo difference that expects ``score`` (clamped away from 0 and 1)."""
+    score = min(max(score, 0.005), 0.995)
+    return 400 * math.log10(score / (1 - score))
+
+
+def match(args: argparse.Namespace) -> None:
+    budget = Budget(args.seconds, args.nodes)
+    jobs = [PairJob(args.a, args.b, budget, *deal_spec(args.base, i)) for i in range(args.deals)]
+    start = time.perf_counter()
+    results = run_pairs(jobs, args.jobs)
+    elapsed = time.perf_counter() - start
+    scores = [s for s, _ in results]
+    mean, half = summary(scores)
+    moves = sum(m for _, m in results)
+    print(f"{args.a} vs {args.b}: {budget_text(budget)}, {args.deals} deals x 2 seats")
+    print(f"  score {mean:.1%} ± {half:.1%} (95% CI), Elo {elo(mean):+.0f}")
+    print(f"  {2 * args.deals} games, {moves / (2 * args.deals):.0f} moves a game, {elapsed:.0f} s")
+
+
+def budget_text(budget: Budget) -> str:
+    parts = []
+    if budget.seconds is not None:
+        parts.append(f"{budget.seconds:g} s/move")
+    if budget.nodes is not None:
+        parts.append(f"{budget.nodes} nodes/move")
+    return ", ".join(parts) or "the levels' default budgets"
+
+
+def ratings(names: list[str], results: dict[tuple[str, str], float], deals: int) -> dict[str, float]:
+    """Bradley-Terry ratings (Elo scale, the first agent at 0) from round-robin scores."""
+    strength = dict.fromkeys(names, 1.0)
+    games = 2 * deals
+    for _ in range(2000):
+        updated = {}
+        for name in names:
+            wins = 0.0
+            denominator = 0.0
+            for (a, b), score in results.items():
+                if name not in (a, b):
+                    continue
+                own = score if name == a else 1 - score
+                other = b if name == a else a
+                wins += own * games + 0.5  # a half-game prior keeps perfect scores finite
+                denominator += (games + 1) / (strength[name] + strength[other])
+            updated[name] = wins / denominator
+        strength = updated
+    anchor = strength[names[0]]
+    return {n: 400 * math.log10(strength[n] / anchor) for n in names}
+
+
+def table(args: argparse.Namespace) -> None:
+    names = args.agents.split(",")
+    budget = Budget(args.seconds, args.nodes)
+    print(f"round robin of {', '.join(names)}: {budget_text(budget)}, {args.deals} deals x 2 seats a pairing")
+    results: dict[tuple[str, str], float] = {}
+    for a, b in combinations(names, 2):
+        jobs = [PairJob(a, b, budget, *deal_spec(args.base, i)) for i in range(args.deals)]
+        start = time.perf_counter()
+        mean, half = summary([s for s, _ in run_pairs(jobs, args.jobs)])
+        results[a, b] = mean
+        print(f"  {a:>7} vs {b:<7} {mean:6.1%} ± {half:.1%}   ({time.perf_counter() - start:.0f} s)")
+    print("Elo-like ratings (Bradley-Terry, first agent = 0):")
+    for name, rating in sorted(ratings(names, results, args.deals).items(), key=lambda item: -item[1]):
+        print(f"  {name:>7} {rating:+6.0f}")
+
+
+def sample_positions(count: int, cards: int | None, rng: random.Random) -> list[Position]:
+    """Positions met when greedy plays itself, optionally only those with ``cards`` cards in all."""
+    found: list[Position] = []
+    while len(found) < count:
+        game = Game(deal(rng.randbytes(32), 0, rng.choice(TRUMP_PAIRS)))
+        seen = []
+        while game.result is None:
+            position = game.position
+            if len(position.legal_moves()) > 1 and (cards is None or position.card_count() == cards):
+                seen.append((position, game.positions[:-1]))
+            game.play(greedy_move(position, position.legal_moves()))
+        if seen:
+            found.append(rng.choice(seen)[0])
+    return found
+
+
+def speed(args: argparse.Namespace) -> None:
+    rng = random.Random(args.base)
+    positions = sample_positions(args.positions, None, rng)
+    total_nodes = 0
+    total_time = 0.0
+    for position in positions:
+        start = time.perf_counter()
+        result = search(position, seconds=args.seconds)
+        total_time += time.perf_counter() - start
+        total_nodes += result.nodes
+    print(
+        f"search speed: {total_nodes / total_time:,.0f} nodes/s "
+        f"({len(positions)} positions from greedy self-play, {args.seconds:g} s each)"
+    )
+    opening = [deal(rng.randbytes(32), 0, rng.choice(TRUMP_PAIRS)) for _ in range(args.positions // 4 or 1)]
+    worst = 0.0
+    depths = []
+    for position in opening:
+        start = time.perf_counter()
+        result = search(position, seconds=args.seconds)
+        worst = max(worst, time.perf_counter() - start - args.seconds)
+        depths.append(result.depth)
+    print(
+        f"opening positions: depth {min(depths)}-{max(depths)} in {args.seconds:g} s, "
+        f"worst overrun {worst * 1000:.1f} ms"
+    )
+
+
+def solve(args: argparse.Namespace) -> None:
+    rng = random.Random(args.base)
+    print(f"positions from greedy self-play solved exactly within {args.seconds:g} s:")
+    for cards in map(int, args.cards.split(",")):
+        positions = sample_positions(args.positions, cards, rng)
+        proven = 0
+        spent = 0.0
+        for position in positions:
+            start = time.perf_counter()
+            proven += search(position, seconds=args.seconds).proven
+            spent += time.perf_counter() - start
+        print(
+            f"  {cards:2} cards: {proven}/{len(positions)} solved ({proven / len(positions):.0%}), "
+            f"mean {spent / len(positions):.3f} s"
+        )
+
+
+def tune(args: argparse.Namespace) -> None:
+    """Coordinate search: nudge one weight at a time, keep a change that wins a paired match."""
+    budget = Budget(args.seconds, args.nodes)
+    current = DEFAULT_WEIGHTS
+    print(f"tuning from {current}: {budget_text(budget)}, {args.deals} deals x 2 seats a trial")
+    base = args.base
+    for round_number in range(args.rounds):
+        for field in Weights._fields:
+            value = getattr(current, field)
+            for factor in (1.5, 0.5):
+                candidate = current._replace(**{field: max(1, round(value * factor))})
+                if candidate == current:
+                    continue
+                jobs = [
+                    PairJob("tuned", "current", budget, *deal_spec(base, i), candidate, current)
+                    for i in range(args.deals)
+                ]
+                base += 1
+                mean, half = summary([s for s, _ in run_pairs(jobs, args.jobs)])
+                verdict = "kept" if mean - half / 2 > 0.5 else "dropped"
+                print(
+                    f"  round {round_number + 1} {field}={candidate[Weights._fields.index(field)]}: {mean:.1%} ± {half:.1%} {verdict}"
+                )
+                if verdict == "kept":
+                    current = candidate
+                    break
+    print(f"result: {current}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    def common(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("--seconds", type=float, help="thinking time a move")
+        sub.add_argument("--nodes", type=int, help="node budget a move (deterministic)")
+        sub.add_argument("--deals", type=int, default=20, help="deals, each played twice")
+        sub.add_argument("--jobs", type=int, default=1, help="worker processes (the machine is shared)")
+        sub.add_argument("--base", type=int, default=1, help="which series of deals")
+
+    sub = commands.add_parser("match", help="two agents over paired deals")
+    sub.add_argument("a", choices=AGENTS)
+    sub.add_argument("b", choices=AGENTS)
+    common(sub)
+    sub.set_defaults(run=match)
+    sub = commands.add_parser("table", help="round robin and Elo-like ratings")
+    sub.add_argument("--agents", default="greedy,easy,medium,hard")
+    common(sub)
+    sub.set_defaults(run=table)
+    sub = commands.add_parser("tune", help="tune the evaluation weights by self-play")
+    sub.add_argument("--rounds", type=int, default=1)
+    common(sub)
+    sub.set_defaults(run=tune)
+    for name, run, seconds in (("speed", speed, 0.3), ("solve", solve, 0.3)):
+        sub = commands.add_parser(name, help=f"{name} of the search")
+        sub.add_argument("--seconds", type=float, default=seconds)
+        sub.add_argument("--positions", type=int, default=20)
+        sub.add_argument("--base", type=int, default=1)
+        if name == "solve":
+            sub.add_argument("--cards", default="8,10,12,14,16")
+        sub.set_defaults(run=run)
+    args = parser.parse_args()
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()

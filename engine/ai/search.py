@@ -1,0 +1,345 @@
+"""Game-tree search: negamax alpha-beta (PVS) with iterative deepening, a
+transposition table, move ordering, repetition draws and exact solving.
+
+Scores are from the side to move's point of view: a win ``MATE - plies``, a loss
+``-(MATE - plies)``, a draw ``0``, and in between the static evaluation. Forced
+pick-ups cost no depth (there is nothing to choose), so the horizon never falls
+in the middle of one.
+
+Exactness. A line that comes back to a position already on the search path (or
+seen earlier in the game) scores a draw, so every search tree is finite and its
+value is the game value with endless play counted as a draw. Two counters make
+the table safe to share between lines: results that met the horizon are stored
+with their depth, results that met no horizon are stored as *solved*, and
+results that met a repetition are not reused at all, because they depend on the
+path that led to them. When an iteration meets no horizon the root is solved and
+its move keeps the exact game value; a proven win is always played by the
+fastest win found, so the winner never repeats a position.
+
+>>> from engine import Position
+>>> result = search(Position.from_notation("9HJHQHKD/TC/8H SH 0"), nodes=20_000)
+>>> str(result.move), result.proven, result.score > MATE_BOUND
+('9H,KD', True, True)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.ai.board import Key, move_code, move_of, pile_code
+from engine.ai.evaluation import DEFAULT_WEIGHTS, Weights, evaluator
+from engine.cards import BEATERS, cards_of
+from engine.errors import IllegalMoveError
+from engine.moves import Move
+from engine.position import Position
+
+MATE = 100_000
+MATE_BOUND = MATE - 10_000
+"""Scores beyond ``±MATE_BOUND`` are proven wins and losses."""
+MAX_DEPTH = 200
+MAX_PLY = 400
+_SOLVED = 1 << 20  # table depth of a result with no horizon under it: good at any depth
+_EXACT, _LOWER, _UPPER = 0, 1, 2
+_CHECK_EVERY = 256  # nodes between looks at the clock
+_ACE = 8
+_NO_REPEAT = 1 << 30
+
+
+class _Aborted(Exception):
+    """The budget ran out in the middle of an iteration."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """What a search found: the move, its score, and how far it looked."""
+
+    move: Move
+    score: int
+    """From the mover's point of view; beyond ``±MATE_BOUND`` a proven win or loss."""
+    depth: int
+    """The deepest iteration completed (0: none, the move is the first ordered one)."""
+    nodes: int
+    proven: bool
+    """Whether ``score`` is the exact game value (a win, a draw or a loss)."""
+
+
+def position_key(position: Position) -> Key:
+    """The search's key of a position: mover's hand, other hand, pile code, turn."""
+    turn = position.turn
+    hands = position.hand_sets
+    return (hands[turn], hands[1 - turn], pile_code(position.pile), turn)
+
+
+def search(
+    position: Position,
+    history: Sequence[Position] = (),
+    seconds: float | None = None,
+    nodes: int | None = None,
+    max_depth: int = MAX_DEPTH,
+    weights: Weights = DEFAULT_WEIGHTS,
+) -> SearchResult:
+    """Search ``position`` within ``seconds`` and/or ``nodes``; iterate to ``max_depth``.
+
+    ``history`` holds the game's earlier positions: coming back to one of them
+    counts as a draw. With only ``nodes`` the result is deterministic.
+    """
+    root_moves = position.legal_moves()
+    if not root_moves:
+        raise IllegalMoveError(f"no move to search in {position.notation()}: the game is over")
+    started = time.perf_counter()
+    deadline = None if seconds is None else started + seconds
+    node_limit = nodes
+    trumps = position.trumps
+    beaters = (BEATERS[trumps[0]], BEATERS[trumps[1]])
+    voluntary = position.rules.voluntary
+    evaluate = evaluator(trumps, weights)
+    # Each position on the search path, with its ply; the game's earlier positions sit above the root.
+    path: dict[Key, int] = dict.fromkeys(map(position_key, history), -1)
+    cap = position.rules.max_moves - len(history)  # plies left before the move cap draws
+    stop_ply = min(cap, MAX_PLY)
+    table: dict[Key, tuple[int, int, int, int]] = {}
+
+    count = 0
+    next_check = _CHECK_EVERY
+    horizon = 0  # leaves judged by the evaluation (or by a table entry that was)
+    repeated = _NO_REPEAT  # the lowest ply a repetition in the current subtree went back to
+
+    def check() -> None:
+        nonlocal next_check
+        next_check = count + _CHECK_EVERY
+        if node_limit is not None:
+            if count >= node_limit:
+                raise _Aborted
+            next_check = min(next_check, node_limit)
+        if deadline is not None and time.perf_counter() >= deadline:
+            raise _Aborted
+
+    def negamax(me: int, opp: int, pile: int, turn: int, depth: int, alpha: int, beta: int, ply: int) -> int:
+        nonlocal count, horizon, repeated
+        count += 1
+        if count >= next_check:
+            check()
+        key = (me, opp, pile, turn)
+        if key in path:
+            repeated = min(repeated, path[key])
+            return 0
+        if ply >= stop_ply:
+            if ply >= cap:
+                repeated = -1
+                return 0
+            horizon += 1  # so deep a line is judged, not searched: Python's stack is finite
+            return evaluate(me, opp, pile, turn)
+        entry = table.get(key)
+        best_code = -1
+        if entry is not None:
+            e_depth, e_flag, e_value, best_code = entry
+            if e_depth >= depth:
+                if e_value > MATE_BOUND:
+                    e_value -= ply
+                elif e_value < -MATE_BOUND:
+                    e_value += ply
+                if (
+                    e_flag == _EXACT
+                    or (e_flag == _LOWER and e_value >= beta)
+                    or (e_flag == _UPPER and e_value <= alpha)
+                ):
+                    if e_depth < _SOLVED:
+                        horizon += 1
+                    return e_value
+        mine = beaters[turn]
+        theirs = beaters[1 - turn]
+        codes: list[int]
+        if pile:
+            top = (pile & 63) - 1
+            beat_set = me & mine[top]
+            if beat_set:
+                if depth <= 0:
+                    horizon += 1
+                    return evaluate(me, opp, pile, turn)
+                codes = _beat_codes(me, opp, beat_set, theirs, trumps[turn])
+                if voluntary:
+                    codes.append(0)
+                child_depth = depth - 1
+            else:
+                codes = [0]
+                child_depth = depth  # a forced pick-up costs no depth
+        else:
+            if depth <= 0:
+                horizon += 1
+                return evaluate(me, opp, pile, turn)
+            codes = _lead_codes(me, opp, theirs, trumps[turn])
+            child_depth = depth - 1
+        if best_code > 0 and len(codes) > 1:
+            codes.remove(best_code)
+            codes.insert(0, best_code)
+        horizon_before = horizon
+        repeated_above = repeated
+        repeated = _NO_REPEAT
+        alpha_before = alpha
+        best = -MATE
+        best_code = codes[0]
+        path[key] = ply
+        first = True
+        for code in codes:
+            # _child() inlined: this loop is where the search spends its time.
+            if code == 0:
+                top = (pile & 63) - 1
+                if top // 9 != trumps[turn]:
+                    taking = 3
+                elif top % 9 == _ACE:
+                    taking = 36
+                else:
+                    taking = 5
+                me2 = me
+                pile2 = pile
+                while taking and pile2:
+                    me2 |= 1 << ((pile2 & 63) - 1)
+                    pile2 >>= 6
+                    taking -= 1
+            elif code < 64:
+                me2 = me ^ (1 << (code - 1))
+                pile2 = pile << 6 | code
+            else:
+                me2 = me ^ (1 << ((code >> 6) - 1)) ^ (1 << ((code & 63) - 1))
+                pile2 = pile << 12 | code
+            if not me2:
+                value = _out_value(opp, pile2, theirs, ply + 1)
+            elif first:
+                value = -negamax(opp, me2, pile2, 1 - turn, child_depth, -beta, -alpha, ply + 1)
+            else:
+                value = -negamax(opp, me2, pile2, 1 - turn, child_depth, -alpha - 1, -alpha, ply + 1)
+                if alpha < value < beta:
+                    value = -negamax(opp, me2, pile2, 1 - turn, child_depth, -beta, -alpha, ply + 1)
+            first = False
+            if value > best:
+                best = value
+                best_code = code
+                if value > alpha:
+                    alpha = value
+                    if value >= beta:
+                        break
+        del path[key]
+        # A repetition back to this node or below it is part of its own value; one
+        # further up makes the value depend on the path, so the table keeps only the move.
+        if repeated >= ply:
+            stored = best + ply if best > MATE_BOUND else best - ply if best < -MATE_BOUND else best
+            flag = _UPPER if best <= alpha_before else _LOWER if best >= beta else _EXACT
+            table[key] = (_SOLVED if horizon == horizon_before else depth, flag, stored, best_code)
+        elif entry is None:
+            table[key] = (-1, _EXACT, 0, best_code)
+        repeated = min(repeated, repeated_above)
+        return best
+
+    root_key = position_key(position)
+    root_in_history = root_key in path
+    me, opp, pile, turn = root_key
+    ordered = [move_code(m) for m in root_moves]
+    ordered.sort(key=lambda c: _root_order(me, opp, pile, c, beaters[1 - turn]))
+    best_code = ordered[0]
+    best_score = 0
+    completed = 0
+    proven = False
+    for depth in range(1, max_depth + 1):
+        iteration_best = -MATE - 1
+        iteration_code = best_code
+        horizon_before = horizon
+        path.setdefault(root_key, 0)
+        try:
+            alpha = -MATE - 1
+            for code in ordered:
+                me2, pile2 = _child(me, pile, code, trumps[turn])
+                if not me2:
+                    value = _out_value(opp, pile2, beaters[1 - turn], 1)
+                elif code == ordered[0]:
+                    value = -negamax(opp, me2, pile2, 1 - turn, depth - 1, -MATE - 1, MATE + 1, 1)
+                else:
+                    value = -negamax(opp, me2, pile2, 1 - turn, depth - 1, -alpha - 1, -alpha, 1)
+                    if value > alpha:
+                        value = -negamax(opp, me2, pile2, 1 - turn, depth - 1, -MATE - 1, -alpha, 1)
+                if value > iteration_best:
+                    iteration_best = value
+                    iteration_code = code
+                    alpha = max(alpha, value)
+        except _Aborted:
+            if iteration_best > -MATE - 1:
+                best_code, best_score = iteration_code, iteration_best
+            break
+        finally:
+            if not root_in_history:
+                del path[root_key]
+        best_code, best_score = iteration_code, iteration_best
+        completed = depth
+        ordered.remove(best_code)
+        ordered.insert(0, best_code)
+        if horizon == horizon_before or abs(best_score) > MATE_BOUND:
+            proven = True
+            break
+    return SearchResult(move_of(best_code), best_score, completed, count, proven)
+
+
+def _child(me: int, pile: int, code: int, trump: int) -> tuple[int, int]:
+    """The mover's hand and the pile after the move ``code``."""
+    if code == 0:
+        top = (pile & 63) - 1
+        taking = 3 if top // 9 != trump else 36 if top % 9 == _ACE else 5
+        while taking and pile:
+            me |= 1 << ((pile & 63) - 1)
+            pile >>= 6
+            taking -= 1
+        return me, pile
+    if code < 64:
+        return me ^ (1 << (code - 1)), pile << 6 | code
+    return me ^ (1 << ((code >> 6) - 1)) ^ (1 << ((code & 63) - 1)), pile << 12 | code
+
+
+def _out_value(opp: int, pile: int, theirs: tuple[int, ...], ply: int) -> int:
+    """The score of going out at ``ply``: a win, unless the other's one card beats the top."""
+    if opp & (opp - 1) == 0 and opp & theirs[(pile & 63) - 1]:
+        return 0
+    return MATE - ply
+
+
+def _pressure(card: int, opp: int, theirs: tuple[int, ...]) -> int:
+    """How many of the opponent's cards beat ``card``: fewer is better for the one laying it."""
+    return (opp & theirs[card]).bit_count()
+
+
+def _beat_codes(me: int, opp: int, beat_set: int, theirs: tuple[int, ...], trump: int) -> list[int]:
+    """Beat-and-second moves, likeliest best first: cheap beats, then hard-to-beat seconds."""
+    seconds = [(_pressure(s, opp, theirs) << 6 | _cost(s, trump), s) for s in cards_of(me)]
+    seconds.sort()
+    scored = []
+    for b in cards_of(beat_set):
+        rest = me ^ (1 << b)
+        head = (b + 1) << 6
+        if not rest:
+            return [b + 1]
+        cost = _cost(b, trump) << 11
+        for order, s in seconds:
+            if s != b:
+                scored.append((cost + order, head | (s + 1)))
+    scored.sort()
+    return [code for _, code in scored]
+
+
+def _cost(card: int, trump: int) -> int:
+    """How dear a card is to part with: own trumps dearest (they beat anything), then rank."""
+    return card % 9 + (9 if card // 9 == trump else 0)
+
+
+def _lead_codes(me: int, opp: int, theirs: tuple[int, ...], trump: int) -> list[int]:
+    """Leads onto the empty pile, hardest to beat (then cheapest) first."""
+    scored = [(_pressure(c, opp, theirs) << 5 | _cost(c, trump), c + 1) for c in cards_of(me)]
+    scored.sort()
+    return [code for _, code in scored]
+
+
+def _root_order(me: int, opp: int, pile: int, code: int, theirs: tuple[int, ...]) -> int:
+    if code == 0:
+        return 1 << 20
+    if code < 64:
+        return _pressure(code - 1, opp, theirs) << 4
+    b, s = (code >> 6) - 1, (code & 63) - 1
+    return (b % 9) << 12 | _pressure(s, opp, theirs) << 6 | (s % 9)

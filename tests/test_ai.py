@@ -1,0 +1,87 @@
+"""The AI's entry point: levels, legality, budgets, determinism, history."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from engine import Game, Position, deal
+from engine.ai import LEVELS, choose
+from engine.ai.board import move_code, move_of, pile_cards, pile_code
+from engine.ai.search import search
+
+
+def _positions() -> list[Position]:
+    """Positions from a few games of random play, from the deal to the end."""
+    rng = random.Random(3)
+    found = []
+    for n in range(3):
+        game = Game(deal(bytes([n]) * 32, n % 2, "SH"))
+        while game.result is None and len(game.moves) < 60:
+            found.append(game.position)
+            game.play(rng.choice(game.position.legal_moves()))
+    return found[::7]
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_every_level_plays_a_legal_move(level: str) -> None:
+    for position in _positions():
+        assert position.is_legal(choose(position, level, nodes=300, rng=random.Random(1)))
+
+
+def test_a_whole_game_between_levels_ends() -> None:
+    game = Game(deal(bytes(32), 0, "DC"))
+    rng = random.Random(5)
+    while game.result is None:
+        level = ("medium", "hard")[game.position.turn]
+        game.play(choose(game.position, level, nodes=400, history=game.positions, rng=rng))
+    assert game.result.reason.value in ("out", "last card", "repetition", "move cap")
+
+
+def test_unknown_level_and_finished_game_are_refused() -> None:
+    with pytest.raises(ValueError, match="unknown AI level"):
+        choose(deal(bytes(32), 0, "SH"), "grandmaster")
+    with pytest.raises(ValueError, match="game is over"):
+        choose(Position.from_notation("-/6H/KD SH 1"))
+
+
+def test_a_node_budget_makes_the_move_deterministic() -> None:
+    for position in _positions()[:6]:
+        first = search(position, nodes=1_500)
+        again = search(position, nodes=1_500)
+        assert (first.move, first.score, first.depth) == (again.move, again.score, again.depth)
+        assert first.nodes <= 1_500
+
+
+def test_the_time_budget_holds_on_a_full_deal() -> None:
+    position = deal(bytes(range(32)), 1, "HC")
+    for seconds in (0.05, 0.2):
+        start = time.perf_counter()
+        result = search(position, seconds=seconds)
+        # A generous margin: the machine is shared, and the point is that the search stops.
+        assert time.perf_counter() - start < seconds + 0.25
+        assert not result.proven and result.depth >= 1
+
+
+def test_the_default_hard_level_is_quick_enough_for_play() -> None:
+    start = time.perf_counter()
+    choose(deal(bytes(32), 0, "SH"))
+    assert time.perf_counter() - start < 1.5
+
+
+def test_the_current_position_may_end_the_history() -> None:
+    game = Game(deal(bytes(32), 0, "SH"))
+    for _ in range(4):
+        game.play(game.position.legal_moves()[0])
+    with_current = choose(game.position, nodes=800, history=game.positions)
+    without = choose(game.position, nodes=800, history=game.positions[:-1])
+    assert with_current is without
+
+
+def test_the_raw_representation_round_trips() -> None:
+    for position in _positions():
+        assert pile_cards(pile_code(position.pile)) == list(position.pile)
+        for move in position.legal_moves():
+            assert move_of(move_code(move)) is move
