@@ -665,3 +665,23 @@ def test_when_nothing_beats_enter_or_a_click_on_the_pile_takes() -> None:
 
     run(session, script)
     assert takes == 2
+
+
+class BrokenOpponent(ScriptedOpponent):
+    """An opponent whose deal is impossible: the game says so and the app lives on."""
+
+    async def deal(self, number: int, dealer: int | None, trump: str) -> Deal:
+        return Deal(bytes(32), 0, trump + trump, me=0)
+
+
+def test_a_failing_opponent_ends_the_game_not_the_app() -> None:
+    session = Session(BrokenOpponent(), Match(), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.question is not None)
+        assert "Bob failed" in session.message and "trumps must differ" in session.message
+        assert "cannot go on" in session.question.prompt  # type: ignore[union-attr]
+        await d.keys(ENTER)
+        await d.until(lambda: not d.app.is_running)
+
+    run(session, script)

@@ -169,7 +169,7 @@ class Session:
         self.dealer = int(resume.game.headers.get("Dealer", "0"))
         self.trump = SUITS[resume.game.start.trumps[self.me]]
         self.number = 1
-        self._say(f"Welcome back: game {self.match.number} of {self.match.games} continues.")
+        self._say(f"Welcome back: {self._game_words()} continues.")
         self._advance()
 
     def _decline(self, offer: Resume) -> None:
@@ -185,12 +185,12 @@ class Session:
         answers = {s.lower(): s for s in SUITS}
         answers |= {suit_text(i): s for i, s in enumerate(SUITS)}
         answers |= {name: s for name, s in zip(("spades", "hearts", "diamonds", "clubs"), SUITS, strict=True)}
-        default = self.last_trump or "H"
+        default = self.last_trump if self.last_trump in tuple(SUITS) else "H"
         shown = " ".join(f"{s} {suit_text(i, self.display.ascii)}" for i, s in enumerate(SUITS))
         self.ask(
             Question(
                 f"Your trump suit? {shown} [Enter: {default}, your last choice]"
-                if self.last_trump
+                if default == self.last_trump
                 else f"Your trump suit? {shown} [Enter: {default}]",
                 answers,
                 default,
@@ -212,11 +212,9 @@ class Session:
     async def _deal_task(self, number: int, dealer: int | None, trump: str) -> None:
         self._say("Dealing…")
         try:
-            deal = await self.opponent.deal(number, dealer, trump)
-        except OpponentLeft as exc:
+            self._start_game(await self.opponent.deal(number, dealer, trump))
+        except Exception as exc:  # a plug-in opponent's failure ends the game, never the app
             self._opponent_left(exc)
-            return
-        self._start_game(deal)
 
     def _start_game(self, deal: Deal) -> None:
         names = [self.opponent.name, self.opponent.name]
@@ -236,7 +234,7 @@ class Session:
         self.picked.clear()
         self.cursor = 0
         who = MY_NAME if deal.dealer == self.me else self.opponent.name
-        self._say(f"Game {self.match.number} of {self.match.games}: {who} dealt.")
+        self._say(f"{self._game_words().capitalize()}: {who} dealt.")
         self._save()
         self._advance()
 
@@ -251,6 +249,11 @@ class Session:
     def in_progress(self) -> bool:
         """Whether a game is being played (dealt and not over)."""
         return self.game is not None and self.game.result is None
+
+    def _game_words(self) -> str:
+        if self.match.games == 1:
+            return "your game"
+        return f"game {self.match.number} of {self.match.games}"
 
     @property
     def game_number(self) -> int:
@@ -302,7 +305,7 @@ class Session:
         self._ticker = asyncio.ensure_future(self._tick())
         try:
             move = await self.opponent.move(game)
-        except OpponentLeft as exc:
+        except Exception as exc:  # a plug-in opponent's failure ends the game, never the app
             self._opponent_left(exc)
             return
         finally:
@@ -367,9 +370,12 @@ class Session:
             return f"Draw: the game reached the {self.rules.max_moves}-move cap."
         return "Draw: both hands are empty."
 
-    def _opponent_left(self, exc: OpponentLeft) -> None:
+    def _opponent_left(self, exc: Exception) -> None:
         self._save()
-        self.result = str(exc) or f"{self.opponent.name} left."
+        if isinstance(exc, OpponentLeft):
+            self.result = str(exc) or f"{self.opponent.name} left."
+        else:
+            self.result = f"{self.opponent.name} failed: {exc}"
         self.game = None
         self._say(self.result, error=True)
         self.ask(yes_no("The game cannot go on. Quit? [Y/n]", "yes", self._quit_answer))
