@@ -355,8 +355,8 @@ class Session:
         them = self.opponent.name
         if outcome.reason is Reason.OUT:
             if outcome.winner == self.me:
-                return "You won: you played your last card."
-            return f"{them} won: it played its last card."
+                return "You won by playing your last card."
+            return f"{them} won by playing their last card."
         if outcome.reason is Reason.LAST_CARD:
             assert self.game is not None
             if not self.game.position.hand_sets[self.me]:
@@ -672,6 +672,8 @@ class Session:
     def _quit_answer(self, answer: str) -> None:
         if answer == "yes":
             self._exit()
+        elif self.game is None:
+            self._say("F5 deals a new game, Ctrl-Q quits.")
         else:
             self._say("")
 
