@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from engine import Game, Position, deal
+from engine import Game, Position, Rules, deal
 from engine.ai import LEVELS, choose
 from engine.ai.board import move_code, move_of, pile_cards, pile_code
-from engine.ai.search import search
+from engine.ai.search import root_codes, search
 
 
 def _positions() -> list[Position]:
@@ -85,3 +85,12 @@ def test_the_raw_representation_round_trips() -> None:
         assert pile_cards(pile_code(position.pile)) == list(position.pile)
         for move in position.legal_moves():
             assert move_of(move_code(move)) is move
+
+
+@pytest.mark.parametrize("pickup", ["forced", "voluntary"])
+def test_the_search_generates_exactly_the_legal_moves(pickup: str) -> None:
+    for position in _positions():
+        position = position._replace(rules=Rules(pickup=pickup))
+        codes = list(root_codes(position))
+        assert len(codes) == len(set(codes))
+        assert {move_of(c) for c in codes} == set(position.legal_moves())

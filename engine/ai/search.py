@@ -25,10 +25,11 @@ fastest win found, so the winner never repeats a position.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
-from engine.ai.board import Key, move_code, move_of, pile_code
+from engine.ai.board import Key, move_of, pile_code
 from engine.ai.evaluation import DEFAULT_WEIGHTS, Weights, evaluator
 from engine.cards import BEATERS, cards_of
 from engine.errors import IllegalMoveError
@@ -45,6 +46,8 @@ _EXACT, _LOWER, _UPPER = 0, 1, 2
 _CHECK_EVERY = 256  # nodes between looks at the clock
 _ACE = 8
 _NO_REPEAT = 1 << 30
+_COSTS = tuple(tuple(c % 9 + (9 if c // 9 == trump else 0) for c in range(36)) for trump in range(4))
+"""``_COSTS[trump][card]``: how dear a card is to part with: own trumps dearest, then rank."""
 
 
 class _Aborted(Exception):
@@ -72,6 +75,17 @@ def position_key(position: Position) -> Key:
     return (hands[turn], hands[1 - turn], pile_code(position.pile), turn)
 
 
+def root_codes(position: Position) -> Iterator[int]:
+    """The codes of the legal moves of ``position``, in the order the search tries them."""
+    me, opp, pile, turn = position_key(position)
+    trump = position.trumps[turn]
+    beat_set = me & BEATERS[trump][(pile & 63) - 1] if pile else 0
+    if pile and not beat_set:
+        return iter((0,))
+    theirs = BEATERS[position.trumps[1 - turn]]
+    return _ordered_moves(me, opp, beat_set, theirs, _COSTS[trump], position.rules.voluntary, -1)
+
+
 def search(
     position: Position,
     history: Sequence[Position] = (),
@@ -95,6 +109,7 @@ def search(
     beaters = (BEATERS[trumps[0]], BEATERS[trumps[1]])
     voluntary = position.rules.voluntary
     evaluate = evaluator(trumps, weights)
+    costs = (_COSTS[trumps[0]], _COSTS[trumps[1]])
     # Each position on the search path, with its ply; the game's earlier positions sit above the root.
     path: dict[Key, int] = dict.fromkeys(map(position_key, history), -1)
     cap = position.rules.max_moves - len(history)  # plies left before the move cap draws
@@ -150,7 +165,6 @@ def search(
                     return e_value
         mine = beaters[turn]
         theirs = beaters[1 - turn]
-        codes: list[int]
         if pile:
             top = (pile & 63) - 1
             beat_set = me & mine[top]
@@ -158,28 +172,30 @@ def search(
                 if depth <= 0:
                     horizon += 1
                     return evaluate(me, opp, pile, turn)
-                codes = _beat_codes(me, opp, beat_set, theirs, trumps[turn])
-                if voluntary:
-                    codes.append(0)
                 child_depth = depth - 1
             else:
-                codes = [0]
                 child_depth = depth  # a forced pick-up costs no depth
+                best_code = 0
+                codes: Iterable[int] = (0,)
         else:
             if depth <= 0:
                 horizon += 1
                 return evaluate(me, opp, pile, turn)
-            codes = _lead_codes(me, opp, theirs, trumps[turn])
+            beat_set = 0
             child_depth = depth - 1
-        if best_code > 0 and len(codes) > 1:
-            codes.remove(best_code)
-            codes.insert(0, best_code)
+        if beat_set or not pile:
+            if best_code >= 0:
+                codes = chain(
+                    (best_code,), _ordered_moves(me, opp, beat_set, theirs, costs[turn], voluntary, best_code)
+                )
+            else:
+                codes = _ordered_moves(me, opp, beat_set, theirs, costs[turn], voluntary, -1)
         horizon_before = horizon
         repeated_above = repeated
         repeated = _NO_REPEAT
         alpha_before = alpha
         best = -MATE
-        best_code = codes[0]
+        best_code = -1
         path[key] = ply
         first = True
         for code in codes:
@@ -235,8 +251,7 @@ def search(
     root_key = position_key(position)
     root_in_history = root_key in path
     me, opp, pile, turn = root_key
-    ordered = [move_code(m) for m in root_moves]
-    ordered.sort(key=lambda c: _root_order(me, opp, pile, c, beaters[1 - turn]))
+    ordered = list(root_codes(position))
     best_code = ordered[0]
     best_score = 0
     completed = 0
@@ -301,45 +316,35 @@ def _out_value(opp: int, pile: int, theirs: tuple[int, ...], ply: int) -> int:
     return MATE - ply
 
 
-def _pressure(card: int, opp: int, theirs: tuple[int, ...]) -> int:
-    """How many of the opponent's cards beat ``card``: fewer is better for the one laying it."""
-    return (opp & theirs[card]).bit_count()
+def _ordered_moves(
+    me: int,
+    opp: int,
+    beat_set: int,
+    theirs: tuple[int, ...],
+    costs: tuple[int, ...],
+    voluntary: bool,
+    tried: int,
+) -> Iterator[int]:
+    """The moves after the table move ``tried`` (which is not repeated), likeliest best first.
 
-
-def _beat_codes(me: int, opp: int, beat_set: int, theirs: tuple[int, ...], trump: int) -> list[int]:
-    """Beat-and-second moves, likeliest best first: cheap beats, then hard-to-beat seconds."""
-    seconds = [(_pressure(s, opp, theirs) << 6 | _cost(s, trump), s) for s in cards_of(me)]
-    seconds.sort()
-    scored = []
-    for b in cards_of(beat_set):
-        rest = me ^ (1 << b)
-        head = (b + 1) << 6
-        if not rest:
-            return [b + 1]
-        cost = _cost(b, trump) << 11
-        for order, s in seconds:
-            if s != b:
-                scored.append((cost + order, head | (s + 1)))
-    scored.sort()
-    return [code for _, code in scored]
-
-
-def _cost(card: int, trump: int) -> int:
-    """How dear a card is to part with: own trumps dearest (they beat anything), then rank."""
-    return card % 9 + (9 if card // 9 == trump else 0)
-
-
-def _lead_codes(me: int, opp: int, theirs: tuple[int, ...], trump: int) -> list[int]:
-    """Leads onto the empty pile, hardest to beat (then cheapest) first."""
-    scored = [(_pressure(c, opp, theirs) << 5 | _cost(c, trump), c + 1) for c in cards_of(me)]
-    scored.sort()
-    return [code for _, code in scored]
-
-
-def _root_order(me: int, opp: int, pile: int, code: int, theirs: tuple[int, ...]) -> int:
-    if code == 0:
-        return 1 << 20
-    if code < 64:
-        return _pressure(code - 1, opp, theirs) << 4
-    b, s = (code >> 6) - 1, (code & 63) - 1
-    return (b % 9) << 12 | _pressure(s, opp, theirs) << 6 | (s % 9)
+    Generated lazily, since a cut-off usually comes after a few: beats from the
+    cheapest, each with its seconds from the one the opponent can least beat.
+    With an empty pile (``beat_set`` 0 and nothing to beat) they are leads.
+    """
+    seconds = sorted(cards_of(me), key=lambda c: (opp & theirs[c]).bit_count() << 5 | costs[c])
+    if not beat_set:
+        for card in seconds:
+            if card + 1 != tried:
+                yield card + 1
+        return
+    if beat_set == me and not me & (me - 1):
+        if me.bit_length() != tried:
+            yield me.bit_length()  # beating with one's last card: no second card
+        return
+    for beat in sorted(cards_of(beat_set), key=costs.__getitem__):
+        head = (beat + 1) << 6
+        for second in seconds:
+            if second != beat and head | (second + 1) != tried:
+                yield head | (second + 1)
+    if voluntary and tried:
+        yield 0
