@@ -571,9 +571,7 @@ def test_the_screen_at_80x24_shows_everything_at_a_glance() -> None:
         assert ("Your turn" in screen or "Enter takes" in screen) and "Moves" in screen
         first = game.moves[0]
         assert any(
-            line.rstrip().endswith(
-                f"1 {'You' if game.start.turn == 0 else 'AI (easy)':<9} {move_text(first)}"
-            )
+            line.rstrip().endswith(f"1 {'You' if game.start.turn == 0 else 'AI':<3} {move_text(first)}")
             for line in lines
         )
         assert "F1 Help" in lines[-1] and "^Q Quit" in lines[-1]

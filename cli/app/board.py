@@ -121,9 +121,14 @@ def pile_lines(
 def history_lines(
     game: Game, names: Sequence[str], height: int, ascii: bool = False, upto: int | None = None
 ) -> list[Line]:
-    """The last ``height`` moves up to move ``upto`` (all by default): number, player, cards."""
+    """The last ``height`` moves up to move ``upto`` (all by default): number, player, cards.
+
+    Players go by their short names (``AI`` for ``AI (hard)``), at most nine cells.
+    """
     moves = game.moves[:upto]
     first = max(0, len(moves) - height)
+    short = [name.split(" (")[0][:9] for name in names]
+    width = max(map(len, short))
     lines: list[Line] = []
     for ply in range(first, len(moves)):
         mover = game.positions[ply].turn
@@ -131,7 +136,7 @@ def history_lines(
         lines.append(
             [
                 ("class:muted", f"{ply + 1:>4} "),
-                (f"class:history.player{mover}", f"{names[mover][:9]:<9} "),
+                (f"class:history.player{mover}", f"{short[mover]:<{width}} "),
                 (style, move_text(moves[ply], ascii)),
             ]
         )
