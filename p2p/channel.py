@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
@@ -24,7 +25,7 @@ from p2p.errors import (
     TamperedFrame,
 )
 from p2p.messages import Abort, Message, parse
-from p2p.wire import decode, encode, frame, read_frame
+from p2p.wire import FRAME_DEADLINE, decode, encode, frame, read_frame
 
 _COUNTER_BYTES = 8
 _TAG_BYTES = 16
@@ -33,13 +34,19 @@ _TAG_BYTES = 16
 class Channel:
     """Messages over a stream pair; :meth:`seal` switches to authenticated encryption."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, deadline: float = FRAME_DEADLINE
+    ) -> None:
+        """``deadline``: seconds a frame's body may take once its header is in."""
         self.reader = reader
+        self.deadline = deadline
         self.writer = writer
         self._send: ChaCha20Poly1305 | None = None
         self._recv: ChaCha20Poly1305 | None = None
         self._send_count = 0
         self._recv_count = 0
+        self.heard_at = time.monotonic()
+        """When the last frame arrived (keep-alives included)."""
 
     @property
     def peer_address(self) -> str:
@@ -70,9 +77,15 @@ class Channel:
 
     async def recv(self, timeout: float | None = None) -> Message:
         """The next message, validated; an :class:`Abort` from the peer raises :class:`PeerAborted`."""
-        payload = await read_frame(self.reader, timeout)
-        if self._recv is not None:
-            payload = self._open(payload)
+        try:
+            payload = await read_frame(self.reader, timeout, self.deadline)
+            if self._recv is not None:
+                payload = self._open(payload)
+        except MalformedFrame as exc:
+            if self._recv is None:
+                raise
+            raise TamperedFrame(f"a sealed frame was damaged in transit ({exc})") from None
+        self.heard_at = time.monotonic()
         message = parse(decode(payload))
         if isinstance(message, Abort):
             raise PeerAborted(message.reason, message.detail)

@@ -17,16 +17,17 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Coroutine
 
     from p2p.channel import Channel
-    from p2p.duel import Report
+    from p2p.duel import Reconnector, Report
     from p2p.handshake import Session, Terms
     from p2p.home import Home
     from p2p.identity import Identity
 
-    Play = Callable[[Channel, Session, Identity, Home], Awaitable[Report]]
-    """Plays a handshaken duel to its end: the interactive interface's entry point."""
+    Play = Callable[[Channel, Session, Identity, Home, Reconnector], Awaitable[Report]]
+    """Plays a handshaken duel to its end, getting the peer back through the
+    :class:`~p2p.duel.Reconnector` after a drop: the interactive interface's entry point."""
 
 DEFAULT_PORT = 47111
-_BOT_TIMEOUT = 120.0
+_BOT_TIMEOUT = 180.0
 
 
 def _games(text: str) -> int:
@@ -70,7 +71,8 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
         "--timeout",
         type=_seconds,
         metavar="SECONDS",
-        help=f"with --bot: give up when the peer is silent this long (default {_BOT_TIMEOUT:g})",
+        help="with --bot: claim the game by forfeit when the peer is silent, unreachable or does not "
+        f"move for this long; the joiner redials meanwhile (default {_BOT_TIMEOUT:g})",
     )
 
 
@@ -157,8 +159,13 @@ def _finish(report: Report, as_json: bool) -> int:
     match = report.match
     for result in match.results:
         _say(f"game {result.number}: {result.text} (dealer {result.dealer}, trumps {result.trumps})")
-    me = report.session.seat
-    _say(f"score: you {match.score[me]:g}, {report.session.names[1 - me]} {match.score[1 - me]:g}")
+    if report.awarded is not None:
+        winner = "you" if report.awarded == report.session.seat else report.session.names[report.awarded]
+        _say(f"game {match.number}: {report.results[-1]} (awarded to {winner})")
+    me, score = report.session.seat, report.score
+    _say(f"score: you {score[me]:g}, {report.session.names[1 - me]} {score[1 - me]:g}")
+    if report.reconnects:
+        _say(f"the connection was restored {report.reconnects} time(s); nothing was lost")
     if report.error is not None:
         _say(f"the match ended early ({report.end}): {report.error}")
     elif report.end != "complete":
@@ -202,27 +209,48 @@ def _setup(
 
 
 def _bot_play(args: argparse.Namespace) -> Play:
-    from p2p.duel import Duel
+    from p2p.duel import Duel, Patience
     from p2p.players import BotPlayer
 
     player = BotPlayer(args.bot, args.trump)
     timeout = args.timeout or _BOT_TIMEOUT
+    patience = Patience(forfeit_after=timeout, dead_after=min(Patience.dead_after, timeout))
 
-    async def play(channel: Channel, session: Session, me: Identity, home: Home) -> Report:
+    async def play(
+        channel: Channel, session: Session, me: Identity, home: Home, reconnector: Reconnector
+    ) -> Report:
         _announce(session)
+        duel = Duel(
+            channel, session, me, player, home.records, timeout, None, reconnector, patience, _status()
+        )
         try:
-            return await Duel(channel, session, me, player, home.records, timeout).run()
+            return await duel.run()
         finally:
-            await channel.close()
+            await duel.channel.close()
 
     return play
+
+
+def _status() -> Callable[[str], None]:
+    """Shows status lines on stderr, skipping those that differ only in their numbers (countdowns)."""
+    last = [""]
+
+    def show(text: str) -> None:
+        shape = "".join(c for c in text if not c.isdigit())
+        if text and shape != last[0]:
+            _say(text)
+        last[0] = shape
+
+    return show
 
 
 def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     """``trumps host``: listen, print the invite, play the match (with ``play`` unless ``--bot``)."""
 
+    import time
+
     from engine import Rules
-    from p2p.connect import advertised_address, host, listening_socket
+    from p2p.connect import Listener, advertised_address, listening_socket
     from p2p.errors import P2PError
     from p2p.handshake import Terms
     from p2p.identity import KnownPeers
@@ -252,8 +280,12 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
         _say(f"refused a connection from {address}: {error}")
 
     async def main() -> Report:
-        channel, session = await host(sock, me, name, terms, KnownPeers(home), refused)
-        return await play_duel(channel, session, me, home)
+        async with Listener(sock, me, name, terms, KnownPeers(home), refused) as listener:
+            channel, session = await listener.first()
+            start = time.monotonic()
+            report = await play_duel(channel, session, me, home, listener)
+            report.timing["match_s"] = round(time.monotonic() - start, 3)
+            return report
 
     return _run_to_end("host", main(), args.json)
 
@@ -261,8 +293,9 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
 def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     """``trumps join INVITE``: connect, agree on the rules, play the match (with ``play`` unless ``--bot``)."""
     import asyncio
+    import time
 
-    from p2p.connect import join
+    from p2p.connect import Redial, join
     from p2p.errors import P2PError
     from p2p.identity import KnownPeers
     from p2p.invite import Invite
@@ -285,7 +318,14 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
 
     async def main() -> Report:
         _say(f"Connecting to {invite.host} port {invite.port}…")
+        start = time.monotonic()
         channel, session = await join(invite, me, name, KnownPeers(home), decide)
-        return await play_duel(channel, session, me, home)
+        handshaken = time.monotonic()
+        report = await play_duel(
+            channel, session, me, home, Redial(invite, me, name, KnownPeers(home), session)
+        )
+        report.timing["handshake_s"] = round(handshaken - start, 4)
+        report.timing["match_s"] = round(time.monotonic() - handshaken, 3)
+        return report
 
     return _run_to_end("join", main(), args.json)

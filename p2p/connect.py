@@ -3,22 +3,35 @@
 The host listens on one socket for both IPv4 and IPv6 where the system
 allows (``::`` with dual stack), so that one port number serves every
 friend. Connections that fail the handshake are refused and reported, and
-the host keeps listening; the first one that succeeds gets the game, and the
-listener closes.
+the host keeps listening; the first one that succeeds gets the game. The
+:class:`Listener` keeps listening during the match, for that joiner's return
+after a drop; the joiner's :class:`Redial` dials again with backoff.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
+import random
 import socket
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from p2p.channel import Channel
-from p2p.errors import ConnectionClosed, P2PError, PeerTimeout, RulesDeclined
+from p2p.errors import (
+    ConnectionClosed,
+    P2PError,
+    PeerAborted,
+    PeerBusy,
+    PeerTimeout,
+    RulesDeclined,
+    WireError,
+)
 from p2p.handshake import HANDSHAKE_TIMEOUT, Session, Terms, host_handshake, join_handshake
 from p2p.identity import Identity, KnownPeers
 from p2p.invite import Invite
+from p2p.wire import FRAME_DEADLINE
 
 Refused = Callable[[str, P2PError], None]
 
@@ -34,38 +47,116 @@ def listening_socket(bind: str | None, port: int) -> socket.socket:
     return socket.create_server(address[:2] if family == socket.AF_INET else address, family=family)
 
 
-async def host(
-    sock: socket.socket, me: Identity, name: str, terms: Terms, known: KnownPeers, refused: Refused
-) -> tuple[Channel, Session]:
-    """Wait on ``sock`` for a joiner who completes the handshake; ``refused`` hears of the others."""
-    won: asyncio.Future[tuple[Channel, Session]] = asyncio.get_running_loop().create_future()
+MAX_PENDING = 16
+"""Connections at most in the middle of a handshake at once; beyond, the oldest is dropped."""
 
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        channel = Channel(reader, writer)
-        if won.done():
+
+class Listener:
+    """The host's side of a whole duel: the first joiner to complete the handshake plays;
+    after that only that same joiner (same name and identity key) may connect again, to
+    resume after a drop, and anyone else is told the host is busy.
+
+    Every connection runs its handshake in its own task, at most :data:`MAX_PENDING`
+    at once (the oldest is dropped to make room), each frame within ``deadline``
+    seconds of its header, so that garbage, slow, silent or half-open connections
+    cost little and never stop the host from serving its player.
+    """
+
+    def __init__(
+        self,
+        sock: socket.socket,
+        me: Identity,
+        name: str,
+        terms: Terms,
+        known: KnownPeers,
+        refused: Refused,
+        max_pending: int = MAX_PENDING,
+        deadline: float = FRAME_DEADLINE,
+    ) -> None:
+        self.sock, self.me, self.name, self.terms, self.known = sock, me, name, terms, known
+        self.refused = refused
+        self.max_pending = max_pending
+        self.deadline = deadline
+        self.playing: Session | None = None
+        """The session of the match in progress, once a joiner won it."""
+        self._first: asyncio.Future[tuple[Channel, Session]] = asyncio.get_running_loop().create_future()
+        self._returned: asyncio.Queue[tuple[Channel, Session]] = asyncio.Queue(maxsize=1)
+        self._pending: collections.deque[Channel] = collections.deque()
+        self._interrupt: Callable[[], None] = lambda: None
+        self._server: asyncio.Server | None = None
+
+    async def __aenter__(self) -> Listener:
+        self._server = await asyncio.start_server(self._handle, sock=self.sock)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.close()
+        for channel in list(self._pending):
+            channel.writer.close()
+        while not self._returned.empty():
+            channel, _ = self._returned.get_nowait()
+            channel.writer.close()
+
+    async def first(self) -> tuple[Channel, Session]:
+        """The joiner who completed the handshake first; from then on only it is let in again."""
+        channel, session = await self._first
+        self.playing = session
+        return channel, session
+
+    async def reconnect(self) -> tuple[Channel, Session]:
+        """The same joiner, back on a fresh handshaken connection (a :class:`~p2p.duel.Reconnector`)."""
+        return await self._returned.get()
+
+    def watch(self, interrupt: Callable[[], None]) -> None:
+        """``interrupt`` is called when the joiner connects again while we thought it still there."""
+        self._interrupt = interrupt
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        channel = Channel(reader, writer, self.deadline)
+        if self._first.done() and self.playing is None:  # between the winner and first()
             await channel.close()
             return
+        if len(self._pending) >= self.max_pending:
+            oldest = self._pending.popleft()
+            oldest.writer.transport.abort()
+        self._pending.append(channel)
         try:
-            session = await host_handshake(channel, me, name, terms, known)
+            session = await host_handshake(channel, self.me, self.name, self.terms, self.known, self.playing)
         except RulesDeclined as exc:
-            if not won.done():
-                won.set_exception(exc)
+            if not self._first.done():
+                self._first.set_exception(exc)
             await channel.close()
             return
         except P2PError as exc:
-            refused(channel.peer_address, exc)
+            self.refused(channel.peer_address, exc)
             await channel.close()
             return
-        if won.done():  # another joiner was faster
+        finally:
+            with contextlib.suppress(ValueError):
+                self._pending.remove(channel)
+        if self.playing is not None:
+            self._came_back(channel, session)
+        elif not self._first.done():
+            self._first.set_result((channel, session))
+        else:  # another joiner was faster
+            self.refused(channel.peer_address, PeerBusy("another joiner completed the handshake first"))
             await channel.close()
-            return
-        won.set_result((channel, session))
 
-    server = await asyncio.start_server(handle, sock=sock)
-    try:
-        return await won
-    finally:
-        server.close()
+    def _came_back(self, channel: Channel, session: Session) -> None:
+        if self._returned.full():  # an older return nobody picked up: the newest wins
+            stale, _ = self._returned.get_nowait()
+            stale.writer.transport.abort()
+        self._returned.put_nowait((channel, session))
+        self._interrupt()
+
+
+async def host(
+    sock: socket.socket, me: Identity, name: str, terms: Terms, known: KnownPeers, refused: Refused
+) -> tuple[Channel, Session]:
+    """Wait on ``sock`` for a joiner who completes the handshake, then stop listening."""
+    async with Listener(sock, me, name, terms, known, refused) as listener:
+        return await listener.first()
 
 
 async def join(
@@ -90,11 +181,50 @@ async def join(
     channel = Channel(reader, writer)
     try:
         session = await join_handshake(channel, me, name, invite.fingerprint, known, decide)
+    except PeerAborted as exc:
+        await channel.close()
+        if exc.reason == "busy":
+            raise PeerBusy(exc.detail) from None
+        raise
     except BaseException:
         with contextlib.suppress(P2PError):
             await channel.close()
         raise
     return channel, session
+
+
+@dataclass
+class Redial:
+    """The joiner's way back to the host after a drop: redial with backoff (a :class:`~p2p.duel.Reconnector`).
+
+    Only the same host (the invite's fingerprint) offering the same terms is accepted;
+    the wait between attempts doubles from ``first_delay`` up to ``max_delay`` seconds.
+    """
+
+    invite: Invite
+    me: Identity
+    name: str
+    known: KnownPeers
+    session: Session
+    first_delay: float = 0.25
+    max_delay: float = 15.0
+
+    async def reconnect(self) -> tuple[Channel, Session]:
+        """Attempts until one completes the handshake; transient failures are retried."""
+        delay = self.first_delay
+        while True:
+            try:
+                return await join(self.invite, self.me, self.name, self.known, self._same_terms)
+            except (ConnectionClosed, PeerTimeout, WireError):
+                pass
+            await asyncio.sleep(delay * random.uniform(0.8, 1.2))  # jitter, not secrecy
+            delay = min(delay * 2, self.max_delay)
+
+    async def _same_terms(self, terms: Terms, host_name: str) -> bool:
+        return terms == self.session.terms and host_name == self.session.offer.name
+
+    def watch(self, interrupt: Callable[[], None]) -> None:
+        """The joiner learns of a broken line by reading it: nothing to watch."""
 
 
 def advertised_address(sock: socket.socket, bind: str | None) -> str:

@@ -1,41 +1,80 @@
-"""Playing a match over a sealed channel: the lockstep loop, checkpoints and the record.
+"""Playing a match over a sealed channel: the lockstep loop, keep-alives, resuming, the record.
 
 :class:`Duel` drives one :class:`~p2p.match.Match` between this side's
 :class:`~p2p.players.Player` and the peer. A reader task applies the peer's
 links the moment they arrive (so a move out of turn is caught at once, even
 while our player thinks); the main loop produces our links when
-:meth:`Match.due` says they are ours. The record is saved whenever a deal is
-known or a game ends, and whatever way the match ends.
+:meth:`Match.due` says they are ours. Every link is appended to the record as
+it is applied, and the record is fsynced whenever a deal is known, a game ends,
+and whatever way the match ends.
+
+With a :class:`Reconnector`, a dropped or corrupted connection does not end the
+match: the reader gets a fresh handshaken connection to the same peer, both
+sides exchange signed ``resume`` claims (links held, transcript hash), the side
+ahead resends what the other lacks, and play goes on exactly where it stopped.
+A peer that stays silent or away past :attr:`Patience.forfeit_after` loses the
+game by forfeit once it is claimed (docs/protocol.md, "What survives what").
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable
-from dataclasses import dataclass
+import statistics
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from p2p.channel import Channel
 from p2p.errors import (
+    LINE_ERRORS,
     CheatError,
     ConnectionClosed,
+    Forfeit,
     P2PError,
     PeerAborted,
     PeerTimeout,
     ProtocolViolation,
+    SlowFrame,
     WireError,
 )
 from p2p.fairdeal import Pledge
-from p2p.handshake import Session
+from p2p.handshake import HANDSHAKE_TIMEOUT, Session
 from p2p.identity import Identity
 from p2p.match import Match, position_hash, rematch_of
-from p2p.messages import Abort, Chat, Commit, Final, MoveMsg, Reveal, Signed
+from p2p.messages import Abort, Chat, Commit, Final, Message, MoveMsg, Ping, Resume, Reveal, Signed, expect
 from p2p.players import Player
 from p2p.record import RecordWriter
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Patience:
+    """How a side treats a quiet peer (seconds)."""
+
+    keepalive: float = 2.0
+    """A keep-alive goes out this often, so that a quiet line is told from a dead one."""
+    silent_after: float = 6.0
+    """Nothing heard this long: the peer is shown as silent."""
+    dead_after: float = 20.0
+    """Nothing heard this long on a connection: it is presumed dead (half-open) and replaced."""
+    forfeit_after: float = 180.0
+    """Silent or unreachable this long: the waiting player may claim the game by forfeit."""
+    auto_claim: bool = True
+    """Claim at once when the limit passes (bots); otherwise the player decides (:meth:`Duel.claim`)."""
+
+
+class Reconnector(Protocol):
+    """A way back to the same peer after the connection broke: redialing, or waiting for it."""
+
+    async def reconnect(self) -> tuple[Channel, Session]:
+        """A fresh handshaken connection to the same peer (fresh keys); raises on a fatal refusal."""
+
+    def watch(self, interrupt: Callable[[], None]) -> None:
+        """Call ``interrupt`` whenever a newer connection from the peer is waiting."""
 
 
 @dataclass
@@ -46,17 +85,38 @@ class Report:
     match: Match
     record: Path
     end: str
-    """``complete``, ``cheat`` (the peer broke the protocol; evidence kept),
-    ``abandoned`` (the peer left or fell silent), ``aborted`` (the peer stopped and said why),
-    ``corrupted`` (frames were altered, replayed or reordered in transit), ``quit`` (we stopped)."""
+    """``complete``, ``cheat`` (the peer broke the protocol; evidence kept), ``forfeit`` (the peer
+    stayed away past the limit and we claimed the game), ``abandoned`` (the peer left),
+    ``aborted`` (the peer stopped and said why, or a reconnection was refused), ``corrupted``
+    (frames were altered, replayed or reordered in transit), ``quit`` (we stopped)."""
     error: P2PError | None = None
+    awarded: int | None = None
+    """The seat awarded the unfinished game (forfeit, or abandonment after the reveal)."""
+    reconnects: int = 0
+    timing: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def results(self) -> list[str]:
+        """Each game's result, player 0 first, a forfeited game last (``1-0 forfeit``)."""
+        texts = [result.text for result in self.match.results]
+        if self.awarded is not None:
+            texts.append("1-0 forfeit" if self.awarded == 0 else "0-1 forfeit")
+        return texts
+
+    @property
+    def score(self) -> tuple[float, float]:
+        """Points of player 0 and 1, a forfeited game counting as won by the one awarded it."""
+        points = list(self.match.score)
+        if self.awarded is not None:
+            points[self.awarded] += 1
+        return points[0], points[1]
 
     def as_json(self) -> dict[str, object]:
         """The ``--json`` summary line."""
         match = self.match
         return {
-            "result": [result.text for result in match.results],
-            "score": list(match.score),
+            "result": self.results,
+            "score": list(self.score),
             "seat": self.session.seat,
             "players": list(self.session.names),
             "transcript": match.transcript.hex(),
@@ -64,6 +124,8 @@ class Report:
             "code": self.session.code,
             "end": self.end,
             "error": str(self.error) if self.error else None,
+            "reconnects": self.reconnects,
+            "timing": self.timing,
         }
 
 
@@ -79,15 +141,27 @@ class Duel:
         records: Path,
         peer_timeout: float | None = None,
         previous: Match | None = None,
+        reconnector: Reconnector | None = None,
+        patience: Patience | None = None,
+        status: Callable[[str], None] | None = None,
     ) -> None:
-        """``previous``: the complete match this one is a rematch of, on the same connection."""
+        """``previous``: the complete match this one is a rematch of, on the same connection.
+
+        ``peer_timeout``: how long to wait for a link the peer owes before claiming the game
+        (bots); ``reconnector``: how to get the peer back (no resuming without one);
+        ``status``: shows "peer silent", "reconnecting" lines.
+        """
         terms = session.terms
         self.channel = channel
         self.session = session
         self.me = me
         self.player = player
         self.peer_timeout = peer_timeout
+        self.reconnector = reconnector
+        self.patience = patience or Patience()
+        self.status = status or (lambda text: None)
         self.seat = session.seat
+        self.peer_name = session.names[1 - self.seat]
         if previous is None:
             self.match = Match(session.session_id, session.keys, terms.rules, terms.games)
             self.writer = RecordWriter(records, session, self.match)
@@ -97,10 +171,34 @@ class Duel:
             self.writer = RecordWriter(records, session, self.match, previous)
         self._pledges: dict[int, Pledge] = {}
         self._progress = asyncio.Event()
+        self._live = True
+        """Whether :attr:`channel` is a resumed, usable connection."""
+        self._owed: Resume | None = None
+        """The peer's resume claim, while it is ahead of us: checked once we catch up."""
+        self._claim: Forfeit | None = None
+        self._claimable: str | None = None
+        self._reconnects = 0
+        self._sent_at = 0.0
+        self._round_trips: list[float] = []
+        self._started = time.monotonic()
+        self._timing: dict[str, float] = {}
+        self._checkpoint = (0, False)
+        if reconnector is not None:
+            reconnector.watch(self._interrupt)
 
     async def say(self, text: str) -> None:
         """Send a chat line to the peer."""
+        if not self._live:
+            raise ConnectionClosed(f"not connected to {self.peer_name} right now")
         await self.channel.send(Chat(text=text[:200]))
+
+    def claim(self) -> bool:
+        """Claim the game by forfeit, if the peer has been away past the limit; whether it was."""
+        if self._claimable is None:
+            return False
+        self._claim = Forfeit(self._claimable)
+        self._interrupt()
+        return True
 
     async def run(self) -> Report:
         """Play the match to its end (or until it breaks) and save the record.
@@ -108,25 +206,42 @@ class Duel:
         After a complete match the channel stays open (a rematch may follow) and
         closing it is the caller's; after a failed one it is closed here.
         """
-        end, note = "complete", None
+        end, note, awarded = "complete", None, None
         error: P2PError | None = None
         reader = asyncio.create_task(self._read())
+        keepalive = asyncio.create_task(self._keepalive())
         try:
             await self._loop(reader)
+        except Forfeit as exc:
+            end, error = "forfeit", exc
+            note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
+            if len(self.match.results) < self.match.games:
+                awarded, note = self.seat, self._award(note)
+            else:  # every game is played; only the peer's signature of the end is missing
+                end = note["end"] = "abandoned"
+            with contextlib.suppress(P2PError, TimeoutError):
+                await asyncio.wait_for(self.channel.send(Abort(reason="forfeit", detail=str(exc)[:300])), 1)
         except CheatError as exc:
             end, error = "cheat", exc
             note = {"end": end, "detail": str(exc), "by": 1 - self.seat, "evidence": exc.evidence}
-            with contextlib.suppress(P2PError):
-                await self.channel.send(Abort(reason="cheat", detail=str(exc)[:300]))
+            with contextlib.suppress(P2PError, TimeoutError):
+                await asyncio.wait_for(self.channel.send(Abort(reason="cheat", detail=str(exc)[:300])), 1)
         except PeerAborted as exc:
             end, error = ("abandoned" if exc.reason == "quit" else "aborted"), exc
             note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
+            if end == "abandoned" and self.match.revealed and len(self.match.results) < self.match.games:
+                # it saw the deal and left: the game is ours
+                awarded = self.seat
+                note = self._award(note)
         except WireError as exc:
             end, error = "corrupted", exc
             note = {"end": end, "detail": f"the connection was corrupted in transit: {exc}", "by": None}
         except (ConnectionClosed, PeerTimeout) as exc:
             end, error = "abandoned", exc
             note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
+        except P2PError as exc:  # the way back to the peer was refused (busy, another key…)
+            end, error = "aborted", exc
+            note = {"end": end, "detail": self._when(exc), "by": None}
         except Exception as exc:  # a local failure: keep what was played, then let it surface
             self.writer.save(
                 self.match, {"end": "error", "detail": f"this side failed: {exc!r}", "by": self.seat}
@@ -134,18 +249,28 @@ class Duel:
             await self.channel.close()
             raise
         except (asyncio.CancelledError, KeyboardInterrupt):
-            with contextlib.suppress(P2PError, TimeoutError, OSError):
-                await asyncio.wait_for(self.channel.send(Abort(reason="quit", detail="the player left")), 1)
+            if self._live:
+                with contextlib.suppress(P2PError, TimeoutError, OSError):
+                    await asyncio.wait_for(
+                        self.channel.send(Abort(reason="quit", detail="the player left")), 1
+                    )
             self.writer.save(self.match, {"end": "quit", "detail": "this side left", "by": self.seat})
             raise
         finally:
+            keepalive.cancel()
             reader.cancel()
             with contextlib.suppress(asyncio.CancelledError, P2PError):
                 await reader
         self.writer.save(self.match, note)
         if error is not None:
             await self.channel.close()  # nothing more can happen on this connection
-        return Report(self.session, self.match, self.writer.path, end, error)
+        self._timing_figures()
+        return Report(
+            self.session, self.match, self.writer.path, end, error, awarded, self._reconnects, self._timing
+        )
+
+    def _award(self, note: dict[str, object]) -> dict[str, object]:
+        return note | {"game": self.match.number, "winner": self.seat}
 
     def _when(self, error: P2PError) -> str:
         """The error, with whether the peer knew the deal when it happened (see docs/protocol.md)."""
@@ -153,32 +278,51 @@ class Duel:
             return f"{error} (after the deal of game {self.match.number} was revealed)"
         return f"{error} (before the deal of game {self.match.number})"
 
+    def _timing_figures(self) -> None:
+        if self._round_trips:
+            ordered = sorted(self._round_trips)
+            self._timing["move_ms_median"] = round(statistics.median(ordered) * 1e3, 3)
+            self._timing["move_ms_p90"] = round(ordered[int(len(ordered) * 0.9)] * 1e3, 3)
+            self._timing["moves_timed"] = len(ordered)
+
+    # ------------------------------------------------------------ the match
+
     async def _loop(self, reader: asyncio.Task[None]) -> None:
-        match, checkpoint = self.match, self._checkpoint()
+        match = self.match
         while (due := match.due()) is not None:
             kind, seat = due
             if seat == self.seat:
                 link = await self._race(self._my_link(kind), reader)
                 match.apply(link, self.seat)
-                await self.channel.send(link)
+                self._recorded()
+                self._sent_at = time.monotonic()
+                await self._send(link)
                 self.player.advanced(match)
             else:
                 await self._peer_link(due, reader)
-            if self._checkpoint() != checkpoint:
-                checkpoint = self._checkpoint()
-                self.writer.save(match)
+
+    def _recorded(self) -> None:
+        """A link was applied: append it to the record, fsync at a checkpoint."""
+        match = self.match
+        checkpoint = (len(match.results), match.revealed)
+        if match.revealed and "deal_s" not in self._timing:
+            self._timing["deal_s"] = round(time.monotonic() - self._started, 4)
+        self.writer.append(match, sync=checkpoint != self._checkpoint)
+        self._checkpoint = checkpoint
 
     async def _peer_link(self, due: tuple[type[Signed], int], reader: asyncio.Task[None]) -> None:
         """Wait until the reader has applied the peer's due link."""
         self._progress.clear()
         try:
             await self._race(asyncio.wait_for(self._progress.wait(), self.peer_timeout), reader)
+        except TimeoutError:
+            if self.match.due() == due:
+                raise Forfeit(
+                    f"{self.peer_name} did not send its {due[0].TAG} within {self.peer_timeout:g} s"
+                ) from None
         except (ConnectionClosed, PeerTimeout):
             if self.match.due() == due:  # the link did not come before the failure
                 raise
-
-    def _checkpoint(self) -> tuple[int, bool]:
-        return len(self.match.results), self.match.revealed
 
     async def _race(self, work: Awaitable[T], reader: asyncio.Task[None]) -> T:
         """``work``'s result, unless the reader fails first (its error is raised then)."""
@@ -191,23 +335,7 @@ class Duel:
         if not task.done() or task.cancelled():
             reader.result()
             raise ConnectionClosed("the peer stopped sending")
-        try:
-            return task.result()
-        except TimeoutError:
-            raise PeerTimeout(f"the peer sent nothing for {self.peer_timeout} s") from None
-
-    async def _read(self) -> None:
-        """Apply the peer's links as they arrive, until the match is done (or by raising)."""
-        while not self.match.done:
-            message = await self.channel.recv()
-            if isinstance(message, Chat):
-                self.player.heard(message.text)
-                continue
-            if not isinstance(message, Signed):
-                raise ProtocolViolation(f"a {message.TAG!r} message in the middle of a match")
-            self.match.apply(message, 1 - self.seat)
-            self._progress.set()
-            self.player.advanced(self.match)
+        return task.result()
 
     async def _my_link(self, kind: type[Signed]) -> Signed:
         match, key, number = self.match, self.me.key, self.match.number
@@ -227,3 +355,140 @@ class Duel:
             )
             return match.sign(key, unsigned)
         return match.sign(key, Final(transcript=match.transcript, sig=b""))
+
+    # ----------------------------------------------------------- the line
+
+    async def _send(self, message: Message) -> None:
+        """Send on the live connection; while reconnecting, links wait for the resume to resend them."""
+        if not self._live:
+            return
+        try:
+            await self.channel.send(message)
+        except ConnectionClosed:
+            if self.reconnector is None:
+                raise
+            self._interrupt()  # the reader notices and reconnects
+
+    async def _keepalive(self) -> None:
+        while True:
+            await asyncio.sleep(self.patience.keepalive)
+            with contextlib.suppress(P2PError):
+                await self._send(Ping())
+
+    def _interrupt(self) -> None:
+        """Drop the current connection: the reader then reconnects (or raises a claim)."""
+        transport = self.channel.writer.transport
+        if transport is not None:
+            transport.abort()
+
+    async def _read(self) -> None:
+        """Apply the peer's links as they arrive, until the match is done (or by raising)."""
+        while not self.match.done:
+            try:
+                message = await self._next()
+            except LINE_ERRORS as exc:
+                if self._claim is not None:
+                    raise self._claim from None
+                if self.reconnector is None:
+                    raise
+                await self._resume(exc)
+                continue
+            self._heard(message)
+
+    def _heard(self, message: Message) -> None:
+        if isinstance(message, Chat):
+            self.player.heard(message.text)
+            return
+        if isinstance(message, Ping):
+            return
+        if not isinstance(message, Signed) or isinstance(message, Resume):
+            raise ProtocolViolation(f"a {message.TAG!r} message in the middle of a match")
+        self.match.apply(message, 1 - self.seat)
+        if isinstance(message, MoveMsg) and self._sent_at:
+            self._round_trips.append(time.monotonic() - self._sent_at)
+            self._sent_at = 0.0
+        self._recorded()
+        if self._owed is not None and self.match.check_resume(self._owed, 1 - self.seat):
+            self._owed = None
+        self._progress.set()
+        self.player.advanced(self.match)
+
+    async def _next(self) -> Message:
+        """The next message; shows a silent peer, and gives up on a connection silent too long."""
+        patience, shown = self.patience, False
+        while True:
+            try:
+                message = await self.channel.recv(1.0 if shown else patience.silent_after)
+            except SlowFrame:
+                raise
+            except PeerTimeout:
+                quiet = time.monotonic() - self.channel.heard_at
+                self._check_forfeit(quiet, f"{self.peer_name} has been silent for {quiet:.0f} s")
+                if quiet >= patience.dead_after:
+                    raise ConnectionClosed(
+                        f"nothing from {self.peer_name} for {quiet:.0f} s: the connection is presumed dead"
+                    ) from None
+                shown = True
+                self.status(f"{self.peer_name} silent for {quiet:.0f} s")
+                continue
+            if shown:
+                self.status("")
+            self._claimable = None
+            return message
+
+    def _check_forfeit(self, away: float, why: str) -> None:
+        """Raise (or offer) the forfeit claim once the peer has been away past the limit."""
+        if self._claim is not None:
+            raise self._claim
+        if away < self.patience.forfeit_after:
+            return
+        if self.patience.auto_claim:
+            raise Forfeit(f"{why} (limit {self.patience.forfeit_after:g} s): the game is claimed by forfeit")
+        if self._claimable is None:
+            self._claimable = f"{why}: the game was claimed by forfeit"
+        self.status(f"{why}: type /claim to claim the game by forfeit, or keep waiting")
+
+    async def _resume(self, cause: P2PError) -> None:
+        """Get the peer back on a fresh connection and resume the match exactly where it stopped."""
+        assert self.reconnector is not None
+        self._live = False
+        lost_at = self.channel.heard_at
+        self._interrupt()
+        await self.channel.close()
+        self.status(f"connection to {self.peer_name} lost ({cause}): reconnecting…")
+        attempt = asyncio.ensure_future(self.reconnector.reconnect())
+        try:
+            while True:
+                done, _ = await asyncio.wait({attempt}, timeout=1.0)
+                if attempt in done:
+                    channel, _session = attempt.result()
+                    try:
+                        await self._exchange(channel)
+                        return
+                    except LINE_ERRORS:
+                        await channel.close()
+                        attempt = asyncio.ensure_future(self.reconnector.reconnect())
+                        continue
+                away = time.monotonic() - lost_at
+                self._check_forfeit(away, f"{self.peer_name} has been unreachable for {away:.0f} s")
+                if self._claimable is None:
+                    left = max(0, round(self.patience.forfeit_after - away))
+                    self.status(f"reconnecting to {self.peer_name}… {left // 60}:{left % 60:02d} left")
+        finally:
+            attempt.cancel()
+
+    async def _exchange(self, channel: Channel) -> None:
+        """Swap resume claims on a new connection, resend what the peer lacks, and go live."""
+        match, peer = self.match, 1 - self.seat
+        await channel.send(match.resume_claim(self.me.key))
+        claim = expect(await channel.recv(HANDSHAKE_TIMEOUT), Resume, "resume")
+        self.channel = channel
+        self._owed = None if match.check_resume(claim, peer) else claim
+        sent = min(claim.links, len(match.links))
+        while sent < len(match.links):  # links we apply meanwhile are picked up here too
+            await channel.send(match.links[sent][1])
+            sent += 1
+        self._live = True
+        self._claimable = None
+        self._reconnects += 1
+        self.status(f"reconnected to {self.peer_name}: the match goes on")

@@ -58,6 +58,14 @@ class PeerTimeout(P2PError):
     """The peer did not answer in time."""
 
 
+class SlowFrame(PeerTimeout):
+    """A frame whose body did not follow its header in time: the stream cannot be trusted after it."""
+
+
+class PeerBusy(P2PError):
+    """The host is already playing a match with someone else."""
+
+
 # ------------------------------------------------------------- handshake
 
 
@@ -134,5 +142,21 @@ class PositionHashMismatch(CheatError):
     """A move whose claimed resulting position differs from ours: a desync."""
 
 
+class HistoryMismatch(CheatError):
+    """A peer came back after a dropped connection with another history of the match than ours.
+
+    ``evidence`` is its signed ``resume`` message: its own statement of that history.
+    """
+
+
+class Forfeit(P2PError):
+    """The peer stayed away (silent, unreachable or stalling) past the limit: we claim the game."""
+
+
 class RecordError(P2PError):
     """A match record that cannot be read or does not verify."""
+
+
+LINE_ERRORS = (ConnectionClosed, PeerTimeout, FrameTooLarge, TamperedFrame, ReplayedFrame, ReorderedFrame)
+"""Failures of the line, not of the peer: nothing authenticated says the peer did wrong, so a fresh
+connection may cure them (the match resumes; docs/protocol.md, "What survives what")."""

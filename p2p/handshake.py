@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
@@ -42,11 +43,14 @@ from p2p.errors import (
     IncompatiblePeer,
     P2PError,
     PeerAborted,
+    PeerBusy,
     RulesDeclined,
 )
 from p2p.identity import Identity, KnownPeers
 from p2p.messages import PROTOCOL, Abort, Accept, Hello, Offer, expect
 from p2p.wire import encode
+
+E = TypeVar("E", bound=P2PError)
 
 HANDSHAKE_TIMEOUT = 30.0
 """Seconds each handshake message may take (the joiner's decision excepted)."""
@@ -149,7 +153,7 @@ def _derive(secret: X25519PrivateKey, peer_eph: bytes, session_id: bytes) -> tup
     return okm[:32], okm[32:]
 
 
-async def _refuse(channel: Channel, reason: str, error: HandshakeError) -> HandshakeError:
+async def _refuse(channel: Channel, reason: str, error: E) -> E:
     """Tell the peer why we stop (best effort), then hand back ``error`` to raise."""
     with contextlib.suppress(P2PError):  # a failed refusal must not hide the reason
         await channel.send(Abort(reason=reason, detail=str(error)[:300]))
@@ -165,13 +169,28 @@ def _check_protocol(proto: int, program: str) -> IncompatiblePeer | None:
     )
 
 
+def _busy(me: str, playing: Session) -> PeerBusy:
+    return PeerBusy(f"{me} is playing a match with {playing.hello.name} right now: try again later")
+
+
 async def host_handshake(
-    channel: Channel, me: Identity, name: str, terms: Terms, known: KnownPeers
+    channel: Channel,
+    me: Identity,
+    name: str,
+    terms: Terms,
+    known: KnownPeers,
+    playing: Session | None = None,
 ) -> Session:
-    """Run the host's side on a fresh connection; the channel is sealed on return."""
+    """Run the host's side on a fresh connection; the channel is sealed on return.
+
+    ``playing``: the session of a match in progress, whose joiner alone may connect
+    (to resume it); anyone else is told that the host is busy.
+    """
     hello = expect(await channel.recv(HANDSHAKE_TIMEOUT), Hello, "handshake")
     if (error := _check_protocol(hello.proto, hello.program)) is not None:
         raise await _refuse(channel, "incompatible", error)
+    if playing is not None and hello.name != playing.hello.name:
+        raise await _refuse(channel, "busy", _busy(name, playing))
     secret, eph = _ephemeral()
     rules = terms.rules
     unsigned = Offer(
@@ -191,6 +210,8 @@ async def host_handshake(
     session = Session(hello, offer, accept, terms.host_seat)
     to_joiner, to_host = _derive(secret, hello.eph, session.session_id)
     channel.seal(to_joiner, to_host)
+    if playing is not None and accept.key != playing.accept.key:
+        raise await _refuse(channel, "busy", _busy(name, playing))
     try:
         known.check(hello.name, accept.key)
     except IdentityChanged as exc:

@@ -31,6 +31,7 @@ from p2p.errors import (
     BadSignature,
     CheatError,
     CopiedCommitment,
+    HistoryMismatch,
     IllegalMove,
     OutOfTurn,
     PositionHashMismatch,
@@ -38,7 +39,7 @@ from p2p.errors import (
     RevealMismatch,
 )
 from p2p.fairdeal import Pledge, coin, game_seed, next_dealer, resolve_trumps
-from p2p.messages import Commit, Final, MoveMsg, Reveal, Signed, to_json
+from p2p.messages import Commit, Final, MoveMsg, Resume, Reveal, Signed, to_json
 from p2p.wire import encode
 
 S = TypeVar("S", bound=Signed)
@@ -87,6 +88,8 @@ class Match:
         """The running transcript hash."""
         self.links: list[tuple[int, Signed]] = []
         """Every accepted link and final signature, with its sender's seat."""
+        self._history: list[bytes] = []
+        """The transcript hash after each entry of :attr:`links`."""
         self.number = 1
         """The number of the game being set up or played."""
         self.dealer = dealer
@@ -151,6 +154,46 @@ class Match:
                 points[seat] += 0.5 if winner is None else float(winner == seat)
         return points[0], points[1]
 
+    def transcript_at(self, count: int) -> bytes:
+        """The transcript hash after the first ``count`` links (the root for 0)."""
+        return self._history[count - 1] if count else self.session_id
+
+    # ---------------------------------------------------------------- resuming
+
+    def resume_claim(self, key: Ed25519PrivateKey) -> Resume:
+        """Our signed statement of how much of this match we hold, for a reconnection."""
+        unsigned = Resume(root=self.session_id, links=len(self.links), transcript=self.transcript, sig=b"")
+        return unsigned.with_sig(sign(key, "resume-sig", _resume_digest(unsigned)))
+
+    def check_resume(self, claim: Resume, sender: int) -> bool:
+        """Check the peer's :meth:`resume_claim` against our history; whether it can be judged yet.
+
+        ``False`` means the peer holds more links than we do: they are checked as they are
+        resent, and the claim once we hold as many (:meth:`check_resume` again). Raises
+        :class:`HistoryMismatch` (the claim kept as evidence) when the peer's history differs.
+        """
+        try:
+            if not signature_ok(self.keys[sender], "resume-sig", _resume_digest(claim), claim.sig):
+                raise BadSignature(f"player {sender}'s resume message has a bad signature")
+            if claim.root != self.session_id:
+                raise HistoryMismatch(f"player {sender} came back to resume another match")
+            if claim.links > len(self.links):
+                return False
+            if self.transcript_at(claim.links) != claim.transcript:
+                raise HistoryMismatch(
+                    f"player {sender} came back with another history of the match: its transcript "
+                    f"after {claim.links} link(s) differs from ours"
+                )
+            if any(by != 1 - sender for by, _ in self.links[claim.links :]):
+                raise HistoryMismatch(
+                    f"player {sender} came back holding {claim.links} link(s), fewer than it sent us: "
+                    "it lost or rewrote part of the match"
+                )
+        except CheatError as exc:
+            exc.evidence = {"by": sender, **to_json(claim)}
+            raise
+        return True
+
     # ----------------------------------------------------------------- links
 
     def _digest(self, message: Signed) -> tuple[str, bytes]:
@@ -194,6 +237,7 @@ class Match:
                 raise ProtocolViolation(f"player {sender} signed another final transcript than ours")
             self._finals[sender] = message.sig
             self.links.append((sender, message))
+            self._history.append(self.transcript)
             return
         if isinstance(message, Commit):
             self._commit(message, sender)
@@ -203,6 +247,7 @@ class Match:
             self._move(message)
         self.transcript = digest
         self.links.append((sender, message))
+        self._history.append(digest)
         if self.game is not None and self.game.result is not None:
             self._end_game(self.game.result)
 
@@ -270,6 +315,10 @@ def rematch_of(previous: Match) -> tuple[bytes, int]:
     last = previous.results[-1]
     dealer = next_dealer(last.dealer, last.outcome.winner)
     return rematch_root(previous.transcript, dealer), dealer
+
+
+def _resume_digest(claim: Resume) -> bytes:
+    return tagged_hash("resume", claim.root, claim.links.to_bytes(4, "big"), claim.transcript)
 
 
 def _describe(message: Signed) -> str:

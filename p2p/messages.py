@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Self, TypeVar, cast
 
 from p2p.errors import SchemaError
 
-PROTOCOL = 1
+PROTOCOL = 2
 """The protocol version; peers must speak the same one."""
 MAX_GAMES = 99
 
@@ -217,6 +217,26 @@ class Chat(Message, tag="chat"):
     """A line of chat; not part of the signed transcript."""
 
     text: str = _text(200)
+
+
+@dataclass(frozen=True)
+class Ping(Message, tag="ping"):
+    """A keep-alive, sent when the line is otherwise quiet; not part of the transcript."""
+
+
+@dataclass(frozen=True)
+class Resume(Signed, tag="resume"):
+    """First message on a reconnection, each way: how much of the match the sender holds.
+
+    ``links`` counts the sender's accepted links (finals included) of the match rooted at
+    ``root``; ``transcript`` is the transcript hash after them. Signed, so that a peer
+    returning with another history leaves a signed statement of it (the evidence).
+    """
+
+    root: bytes = _bytes(32)
+    links: int = _int(0, 1_000_000)
+    transcript: bytes = _bytes(32)
+    sig: bytes = _sig()
 
 
 @dataclass(frozen=True)

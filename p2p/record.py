@@ -20,6 +20,7 @@ it stops.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,7 +31,7 @@ from p2p.errors import CheatError, P2PError, RecordError, WireError
 from p2p.handshake import Session, check_signatures
 from p2p.home import write_atomically
 from p2p.match import Match, rematch_of, rematch_root
-from p2p.messages import Accept, Hello, Message, Offer, Signed, expect, message_class, parse, to_json
+from p2p.messages import Accept, Hello, Message, Offer, Resume, Signed, expect, message_class, parse, to_json
 
 RECORD_KIND = "your-trumps match"
 FORMAT = 1
@@ -56,7 +57,15 @@ def from_json(obj: object) -> Message:
 
 
 class RecordWriter:
-    """Saves one side's record of a match, whole and atomically, at each checkpoint."""
+    """Keeps one side's record of a match on disk, append-only, as the match goes.
+
+    The header is written atomically first; then every accepted link is appended
+    the moment it is applied (one ``write``, no fsync: a crash of this process
+    loses nothing already played), and the file is fsynced at checkpoints (a
+    deal known, a game over, the end) so that a power cut loses at most the
+    moves since the last one. A crash mid-append can only leave a torn last
+    line, which :func:`verify` reads as an incomplete record.
+    """
 
     def __init__(
         self, directory: Path, session: Session, match: Match, previous: Match | None = None
@@ -72,9 +81,11 @@ class RecordWriter:
             _, dealer = rematch_of(previous)
             finals = [sig.hex() for sig in previous.finals]
             self.rematch_of = {"transcript": previous.transcript.hex(), "finals": finals, "dealer": dealer}
+        self._written: int | None = None
+        """Links on disk; ``None`` before the header is."""
+        self.ended = False
 
-    def save(self, match: Match, end: dict[str, object] | None = None) -> None:
-        """Write the record of ``match`` so far, with ``end`` if it stopped early."""
+    def _header(self) -> str:
         session = self.session
         header = {
             "record": RECORD_KIND,
@@ -84,11 +95,40 @@ class RecordWriter:
             "accept": to_json(session.accept),
             "saved_by": session.seat,
         } | ({"rematch_of": self.rematch_of} if self.rematch_of else {})
-        lines = [header] + [{"by": by, "link": to_json(link)} for by, link in match.links]
+        return _line(header)
+
+    def append(self, match: Match, end: dict[str, object] | None = None, sync: bool = False) -> None:
+        """Add the links of ``match`` not yet written, and ``end`` if it stopped early; fsync if ``sync``."""
+        if self.ended:
+            return
+        if self._written is None:
+            write_atomically(self.path, self._header().encode())
+            self._written = 0
+        rows = [{"by": by, "link": to_json(link)} for by, link in match.links[self._written :]]
         if end is not None:
-            lines.append(end)
-        text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
-        write_atomically(self.path, text.encode())
+            rows.append(end)
+            self.ended = True
+        if not rows and not sync:
+            return
+        with open(self.path, "ab") as file:
+            size = file.tell()
+            try:
+                file.write("".join(_line(row) for row in rows).encode())
+                file.flush()
+                if sync:
+                    os.fsync(file.fileno())
+            except OSError:
+                file.truncate(size)  # no torn line in the middle of later appends
+                raise
+        self._written = len(match.links)
+
+    def save(self, match: Match, end: dict[str, object] | None = None) -> None:
+        """A checkpoint: :meth:`append` and fsync."""
+        self.append(match, end, sync=True)
+
+
+def _line(row: dict[str, object]) -> str:
+    return json.dumps(row, ensure_ascii=False) + "\n"
 
 
 @dataclass
@@ -139,8 +179,9 @@ class Verified:
 
 def verify(text: str) -> Verified:
     """Check a record completely; :class:`RecordError` names the first line that fails."""
-    raw_lines = text.split("\n")
-    truncated = bool(raw_lines.pop())  # a complete file ends with a newline
+    stripped = text.rstrip("\0")  # a power cut during an append may leave zeros at the end
+    raw_lines = stripped.split("\n")
+    truncated = bool(raw_lines.pop()) or stripped != text  # a complete file ends with a newline
     rows: list[dict[str, Any]] = []
     for number, line in enumerate(raw_lines, 1):
         try:
@@ -220,7 +261,9 @@ def _recheck(match: Match, evidence: object) -> CheatError | None:
     by = evidence["by"]
     try:
         link = from_json({k: v for k, v in evidence.items() if k != "by"})
-        if isinstance(link, Signed):
+        if isinstance(link, Resume):
+            match.check_resume(link, by)
+        elif isinstance(link, Signed):
             match.apply(link, by)
     except CheatError as exc:
         return exc

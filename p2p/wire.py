@@ -19,7 +19,7 @@ import struct
 
 import msgpack  # type: ignore[import-untyped]
 
-from p2p.errors import ConnectionClosed, FrameTooLarge, MalformedFrame, PeerTimeout
+from p2p.errors import ConnectionClosed, FrameTooLarge, MalformedFrame, PeerTimeout, SlowFrame
 
 MAX_FRAME = 16 * 1024
 """The largest payload accepted; the largest real message is a few hundred bytes."""
@@ -78,12 +78,15 @@ def frame(payload: bytes) -> bytes:
     return _HEADER.pack(len(payload)) + payload
 
 
-async def read_frame(reader: asyncio.StreamReader, timeout: float | None = None) -> bytes:
+async def read_frame(
+    reader: asyncio.StreamReader, timeout: float | None = None, deadline: float = FRAME_DEADLINE
+) -> bytes:
     """The next frame's payload; waits up to ``timeout`` seconds for it to start.
 
     Raises :class:`FrameTooLarge` for an oversized header (before reading the
-    body), :class:`ConnectionClosed` at end of stream and :class:`PeerTimeout`
-    when the header or (after :data:`FRAME_DEADLINE`) the body does not come.
+    body), :class:`ConnectionClosed` at end of stream, :class:`PeerTimeout`
+    when the header does not come and :class:`SlowFrame` when the body does not
+    come within ``deadline`` seconds of it (per frame, however the bytes trickle in).
     """
     try:
         header = await asyncio.wait_for(reader.readexactly(_HEADER.size), timeout)
@@ -92,7 +95,12 @@ async def read_frame(reader: asyncio.StreamReader, timeout: float | None = None)
             raise FrameTooLarge(f"the peer announced a {size}-byte frame (cap {MAX_FRAME})")
         if size == 0:
             raise MalformedFrame("an empty frame")
-        return await asyncio.wait_for(reader.readexactly(size), FRAME_DEADLINE)
+        try:
+            return await asyncio.wait_for(reader.readexactly(size), deadline)
+        except TimeoutError:
+            raise SlowFrame(
+                f"a {size}-byte frame did not arrive within {deadline:g} s of its header"
+            ) from None
     except asyncio.IncompleteReadError:
         raise ConnectionClosed("the peer closed the connection") from None
     except (ConnectionError, OSError) as exc:

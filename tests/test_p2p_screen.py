@@ -159,9 +159,8 @@ def test_a_whole_network_game_on_the_full_screen(tmp_path: Path, monkeypatch: py
                     pair.host_session,
                     pair.host.me,
                     pair.host.home,
-                    None,
-                    pipe,
-                    DummyOutput(),
+                    input=pipe,
+                    output=DummyOutput(),
                 )
             )
             await asyncio.sleep(0.05)

@@ -8,6 +8,11 @@ to the duel; the app's ``move`` waits until the peer's move has been received
 and checked. Chat goes both ways through the status line. When the app deals
 past the end of the match, both sides agree on a rematch over the same
 connection (``rematch`` messages) and a new duel starts from the old one's end.
+
+When the connection drops the duel reconnects by itself; its status lines
+("reconnecting to Bob… 2:51 left", "Bob silent for 8 s") go to the status
+line. Once the peer has been away past the limit the player may claim the game
+by forfeit by sending the chat line ``/claim`` (a move-line entry ``"/claim``).
 """
 
 from __future__ import annotations
@@ -18,12 +23,13 @@ import contextlib
 import functools
 import sys
 from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from cli.app.opponent import Deal, OpponentLeft
 from engine import Game, Move
 from p2p.channel import Channel
-from p2p.duel import Duel, Report
+from p2p.duel import Duel, Patience, Reconnector, Report
 from p2p.errors import P2PError
 from p2p.fairdeal import preference
 from p2p.handshake import Session
@@ -38,6 +44,8 @@ if TYPE_CHECKING:
 
 FINALS_GRACE = 5.0
 """Seconds a leaving player waits for the match's final signatures."""
+CLAIM = "/claim"
+"""The chat line that claims the game by forfeit once the peer has been away past the limit."""
 
 
 class NetworkOpponent:
@@ -45,11 +53,23 @@ class NetworkOpponent:
 
     local = False
 
-    def __init__(self, channel: Channel, session: Session, me: Identity, home: Home) -> None:
-        self.channel, self.session, self.me, self.home = channel, session, me, home
+    def __init__(
+        self,
+        channel: Channel,
+        session: Session,
+        me: Identity,
+        home: Home,
+        reconnector: Reconnector | None = None,
+        patience: Patience | None = None,
+    ) -> None:
+        """``reconnector``: how to get the peer back after a drop; ``patience``: its limits
+        (the forfeit is never claimed without the player's ``/claim``)."""
+        self.session, self.me, self.home = session, me, home
         self.seat = session.seat
         self.name = session.names[1 - self.seat]
-        self.duel = Duel(channel, session, me, self, home.records)
+        self.reconnector = reconnector
+        self.patience = replace(patience or Patience(), auto_claim=False)
+        self.duel = self._duel(channel)
         self._offset = 0
         """Games of the earlier matches on this connection: the app numbers games across rematches."""
         self.report: Report | None = None
@@ -99,7 +119,11 @@ class NetworkOpponent:
         self._moves.put_nowait(move)
 
     def say(self, text: str) -> None:
-        """Send a chat line."""
+        """Send a chat line; ``/claim`` claims the game when the peer has been away too long."""
+        if text.strip() == CLAIM:
+            if not self.duel.claim():
+                self._notify(f"{self.name} is not away long enough to claim the game.")
+            return
         if text:
             self._background(self._send_chat(text))
             self._notify(f"You: {text}")
@@ -121,7 +145,7 @@ class NetworkOpponent:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task  # the duel tells the peer and saves the record
-        await self.channel.close()
+        await self.duel.channel.close()
 
     async def finished(self) -> Report:
         """The duel's report once it has ended (``quit`` when the local player left first)."""
@@ -155,6 +179,12 @@ class NetworkOpponent:
 
     # ------------------------------------------------------------ helpers
 
+    def _duel(self, channel: Channel, previous: Match | None = None) -> Duel:
+        return Duel(
+            channel, self.session, self.me, self, self.home.records, None, previous,
+            self.reconnector, self.patience, lambda text: self._notify(text),
+        )  # fmt: skip
+
     def _trump(self, number: int) -> asyncio.Future[str]:
         if number not in self._trumps:
             self._trumps[number] = asyncio.get_running_loop().create_future()
@@ -170,9 +200,10 @@ class NetworkOpponent:
         if self.report is None or self.report.end != "complete":
             raise OpponentLeft(self._why_ended())
         self._notify(f"Asking {self.name} for a rematch…")
+        channel = self.duel.channel
         try:
-            await self.channel.send(Rematch(want=True))
-            while not isinstance(answer := await self.channel.recv(), Rematch):
+            await channel.send(Rematch(want=True))
+            while not isinstance(answer := await channel.recv(), Rematch):
                 if not isinstance(answer, Chat):
                     raise OpponentLeft(f"{self.name} sent a {answer.TAG!r} message instead of answering")
                 self.heard(answer.text)
@@ -183,7 +214,7 @@ class NetworkOpponent:
         previous = self.duel.match
         self._offset += self.session.terms.games
         self.report = None
-        self.duel = Duel(self.channel, self.session, self.me, self, self.home.records, previous=previous)
+        self.duel = self._duel(channel, previous)
         self._start()
         self._notify(f"Rematch with {self.name}: the loser of the last game deals.")
 
@@ -208,7 +239,7 @@ class NetworkOpponent:
             self.report = task.result()
             if self.report.error is not None:
                 self._notify(self._why_ended())
-                self._background(self.channel.close())
+                self._background(self.duel.channel.close())
         self._changed.set()
 
     def _why_ended(self) -> str:
@@ -234,6 +265,7 @@ async def play_duel(
     session: Session,
     me: Identity,
     home: Home,
+    reconnector: Reconnector | None = None,
     trump: str | None = None,
     input: Input | None = None,
     output: Output | None = None,
@@ -247,7 +279,7 @@ async def play_duel(
     from cli.app.match import Match as ScreenMatch
     from cli.app.session import Session as Screen
 
-    opponent = NetworkOpponent(channel, session, me, home)
+    opponent = NetworkOpponent(channel, session, me, home, reconnector)
     terms = session.terms
     config = storage.load_config()
     screen = Screen(
