@@ -9,15 +9,14 @@ the size at build time, so resizing is safe at any moment.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from prompt_toolkit.application.current import get_app
-from prompt_toolkit.data_structures import Size
+from prompt_toolkit.data_structures import Point, Size
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.layout import (
     ConditionalContainer,
-    Float,
-    FloatContainer,
     FormattedTextControl,
     HSplit,
     Layout,
@@ -25,7 +24,6 @@ from prompt_toolkit.layout import (
     Window,
 )
 from prompt_toolkit.layout.controls import BufferControl
-from prompt_toolkit.layout.menus import CompletionsMenu
 
 from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_label
 from cli.app.cards import card_text, count_cards, suit_text
@@ -35,8 +33,8 @@ from cli.app.session import MY_NAME, Session
 
 MIN_COLUMNS, MIN_ROWS = 80, 24
 HISTORY_WIDTH = 27
-_FIXED_ROWS = 18
-"""Rows of everything but the middle band (pile and history)."""
+HISTORY_LINES = 200
+"""The most moves the history keeps on screen (it scrolls to the last)."""
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
@@ -182,21 +180,40 @@ class Board:
             text = f"Nothing beats {card_text(top, self._ascii)}: Enter takes {count_cards(position.take_count())}."
         return [("class:turn.mine", " ▶ " + text)]
 
-    def history(self) -> StyleAndTextTuples:
+    def history(self) -> list[Line]:
         s = self.session
-        lines: list[Line] = [[("class:rule.label", " Moves")]]
-        if s.game is not None:
-            names = [s.opponent.name, s.opponent.name]
-            names[s.me] = MY_NAME
-            height = max(1, terminal_size().rows - _FIXED_ROWS - 1)
-            lines += history_lines(s.game, names, height, self._ascii)
-        return join_lines(lines)
+        if s.game is None:
+            return []
+        names = [s.opponent.name, s.opponent.name]
+        names[s.me] = MY_NAME
+        return history_lines(s.game, names, HISTORY_LINES, self._ascii)
 
     def message(self) -> StyleAndTextTuples:
         s = self.session
         if s.question is not None:
             return [("class:question", " " + s.question.prompt)]
+        if s.buffer.complete_state is not None:
+            return self._choices()
         return [("class:message.error" if s.error else "class:message", " " + s.message)]
+
+    def _choices(self) -> StyleAndTextTuples:
+        """The legal moves Tab cycles through, the current one highlighted, as many as fit."""
+        state = self.session.buffer.complete_state
+        assert state is not None
+        index = state.complete_index or 0
+        texts = [c.display_text for c in state.completions]
+        line: StyleAndTextTuples = [("class:muted", f" Tab {index + 1}/{len(texts)}:")]
+        room = terminal_size().columns - 20
+        first = max(0, index - 2)
+        if first:
+            line.append(("class:muted", " …"))
+        for i in range(first, len(texts)):
+            room -= len(texts[i]) + 3
+            if room < 0:
+                line.append(("class:muted", " …"))
+                break
+            line += [("", " "), ("class:choice.current" if i == index else "class:choice", f" {texts[i]} ")]
+        return line
 
     def status(self) -> StyleAndTextTuples:
         return [("class:status", " " + self.session.status)]
@@ -236,6 +253,15 @@ def text_window(get: object, height: int | None = None, **options: object) -> Wi
     return Window(FormattedTextControl(get), height=height, **options)  # type: ignore[arg-type]
 
 
+def history_window(get_lines: Callable[[], list[Line]]) -> HSplit:
+    """The move history under its heading, scrolled so that the last move shows."""
+    control = FormattedTextControl(
+        lambda: join_lines(get_lines()), get_cursor_position=lambda: Point(0, max(0, len(get_lines()) - 1))
+    )
+    heading = text_window(lambda: [("class:rule.label", " Moves")], 1)
+    return HSplit([heading, Window(control)], width=HISTORY_WIDTH)
+
+
 def create_layout(session: Session) -> Layout:
     """The game screen for ``session``."""
     board = Board(session)
@@ -249,7 +275,7 @@ def create_layout(session: Session) -> Layout:
                 [
                     text_window(board.table, wrap_lines=True),
                     Window(width=1, char="│", style="class:rule"),
-                    text_window(board.history, width=HISTORY_WIDTH),
+                    history_window(board.history),
                 ]
             ),
             text_window(board.my_rule, 1),
@@ -269,5 +295,4 @@ def create_layout(session: Session) -> Layout:
             ConditionalContainer(text_window(board.small, wrap_lines=True), small),
         ]
     )
-    menu = Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=6, scroll_offset=1))
-    return Layout(FloatContainer(body, floats=[menu]), focused_element=move_line)
+    return Layout(body, focused_element=move_line)

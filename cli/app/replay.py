@@ -13,7 +13,9 @@ from prompt_toolkit.output import Output
 from cli.app.board import Line, hand_lines, history_lines, move_words, pile_lines, trump_label
 from cli.app.cards import count_cards
 from cli.app.layout import (
+    HISTORY_LINES,
     HISTORY_WIDTH,
+    history_window,
     join_lines,
     rule,
     terminal_size,
@@ -83,11 +85,9 @@ class Replay:
             lines.append([("class:result", f" Result: {result_text(self.game.result)}")])
         return join_lines(lines)
 
-    def history(self) -> StyleAndTextTuples:
+    def history(self) -> list[Line]:
         """The moves up to this one."""
-        height = max(1, terminal_size().rows - 12)
-        lines = history_lines(self.game, self.names, height, self.ascii, upto=self.step)
-        return join_lines([[("class:rule.label", " Moves")], *lines])
+        return history_lines(self.game, self.names, HISTORY_LINES, self.ascii, upto=self.step)
 
     def key_bar(self) -> StyleAndTextTuples:
         """The keys of the viewer."""
@@ -111,7 +111,7 @@ def replay_application(
                 [
                     text_window(replay.table, wrap_lines=True),
                     Window(width=1, char="│", style="class:rule"),
-                    text_window(replay.history, width=HISTORY_WIDTH),
+                    history_window(replay.history),
                 ]
             ),
             text_window(lambda: replay.player(bottom)[0], 1),

@@ -42,6 +42,8 @@ _AFTER_SUITS = [
     ("message.error", "#ff5f5f bold"),
     ("status", "#87afd7 italic"),
     ("question", "#ffd75f bold"),
+    ("choice", "#d0d0d0"),
+    ("choice.current", "bg:#ffd75f #000000 bold"),
     ("prompt", "#87d787 bold"),
     ("keybar", "bg:#262626 #bcbcbc"),
     ("keybar.key", "bg:#4e8a6e #ffffff bold"),
