@@ -592,15 +592,16 @@ class Session:
             self._not_now()
             return
         assert self.game is not None
-        self._hint_task = asyncio.ensure_future(self._hint(self.game, len(self.game.moves)))
+        self._hint_task = asyncio.ensure_future(self._hint(self.game))
 
-    async def _hint(self, game: Game, ply: int) -> None:
+    async def _hint(self, game: Game) -> None:
         self._say("Thinking of a hint…")
+        position = game.position
         think = functools.partial(
-            choose, game.position, LEVELS[-1], seconds=THINK_SECONDS, history=game.positions[:-1]
+            choose, position, LEVELS[-1], seconds=THINK_SECONDS, history=game.positions[:-1]
         )
         move = await asyncio.get_running_loop().run_in_executor(None, think)
-        if game is self.game and len(game.moves) == ply:
+        if game is self.game and game.position is position:  # nothing played or undone meanwhile
             self.picked.clear()
             self.buffer.set_document(Document(str(move)))
             self._say(f"Hint: {move_text(move, self.display.ascii)} — press Enter to play it.")
