@@ -144,7 +144,13 @@ class Board:
         """The pile, what a pick-up takes, whose turn, and the result when over."""
         s = self.session
         if s.game is None:
-            return join_lines([[], [("class:muted", f"  {s.result or 'Waiting for the deal…'}")]])
+            if s.result:
+                note = s.result
+            elif s.question is not None:
+                note = "Answer below (Enter: the choice in brackets). F1: help."
+            else:
+                note = "Dealing…"
+            return join_lines([[], [("class:muted", f"  {note}")]])
         position = s.game.position
         width = terminal_size().columns - HISTORY_WIDTH - 2
         head: Line = [("class:rule.label", " Pile"), ("class:muted", f"  {count_cards(len(position.pile))}")]
