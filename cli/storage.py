@@ -8,20 +8,20 @@
 
 The data dir is ``$XDG_DATA_HOME/trumps`` and the config dir
 ``$XDG_CONFIG_HOME/trumps`` when those variables are set, otherwise what
-platformdirs gives for the platform (``~/.local/share/trumps``, ...).
+platformdirs gives for the platform (``~/.local/share/trumps``, ...): the same
+:class:`p2p.home.Home` the network game keeps its identity and records in.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-APP_NAME = "trumps"
+from p2p.home import Home, write_atomically
+
 _UNFINISHED = "unfinished.json"
 _CONFIG = "config.json"
 
@@ -32,22 +32,12 @@ class StorageError(ValueError):
 
 def data_dir() -> Path:
     """The user data directory (game records)."""
-    return _user_dir("XDG_DATA_HOME", "user_data_path")
+    return Home.default().data
 
 
 def config_dir() -> Path:
     """The user config directory (remembered choices)."""
-    return _user_dir("XDG_CONFIG_HOME", "user_config_path")
-
-
-def _user_dir(variable: str, platform_function: str) -> Path:
-    base = os.environ.get(variable)
-    if base and os.path.isabs(base):
-        return Path(base) / APP_NAME
-    import platformdirs
-
-    path: Path = getattr(platformdirs, platform_function)(APP_NAME, appauthor=False)
-    return path
+    return Home.default().config
 
 
 def games_dir() -> Path:
@@ -57,17 +47,7 @@ def games_dir() -> Path:
 
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` so that a crash leaves the old file or the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        os.unlink(temp)
-        raise
+    write_atomically(path, text.encode("utf-8"))
 
 
 def new_record_path(now: datetime | None = None) -> Path:
