@@ -32,7 +32,7 @@ from engine.position import Position
 
 LEVELS = ("easy", "medium", "hard", "expert")
 
-MEDIUM_NODES = 3_000
+MEDIUM_NODES = 400
 """The medium level's node budget (its whole strength knob)."""
 DEFAULT_SECONDS = {"hard": 0.5, "expert": 2.0}
 """Thinking time a move for the searching levels when the caller gives no budget."""

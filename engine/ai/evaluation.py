@@ -29,6 +29,8 @@ class Weights(NamedTuple):
     """Each card the opponent could not beat if it were laid before them."""
     trumps: int = 20
     """Each card of one's own trump suit (it beats any other suit)."""
+    weapons: int = 15
+    """Each card of the opponent's trump suit: they beat it only with a higher one, or take 5."""
     beat_tempo: int = 60
     """Being on the move with a card that beats the top (two cards go)."""
     lead_tempo: int = 30
@@ -59,7 +61,7 @@ def evaluator(trumps: tuple[int, int], weights: Weights = DEFAULT_WEIGHTS) -> Ev
     It is only asked about positions where the mover has a choice (a lead, or a
     card that beats the top): forced pick-ups are searched, not judged.
     """
-    w_cards, w_unbeatable, w_trumps, w_beat, w_lead = weights
+    w_cards, w_unbeatable, w_trumps, w_weapons, w_beat, w_lead = weights
     trump_masks = (SUIT_MASKS[trumps[0]], SUIT_MASKS[trumps[1]])
 
     def evaluate(me: int, opp: int, pile: int, turn: int) -> int:
@@ -68,6 +70,7 @@ def evaluator(trumps: tuple[int, int], weights: Weights = DEFAULT_WEIGHTS) -> Ev
             w_cards * (opp.bit_count() - me.bit_count())
             + w_unbeatable * (unbeatable(me, opp, theirs) - unbeatable(opp, me, mine))
             + w_trumps * ((me & trump_masks[turn]).bit_count() - (opp & trump_masks[1 - turn]).bit_count())
+            + w_weapons * ((me & trump_masks[1 - turn]).bit_count() - (opp & trump_masks[turn]).bit_count())
             + (w_beat if pile else w_lead)
         )
 

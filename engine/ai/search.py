@@ -46,6 +46,7 @@ _EXACT, _LOWER, _UPPER = 0, 1, 2
 _CHECK_EVERY = 256  # nodes between looks at the clock
 _ACE = 8
 _NO_REPEAT = 1 << 30
+_LATE = 4  # moves tried at a node before the rest are first searched one ply shallower
 _COSTS = tuple(tuple(c % 9 + (9 if c // 9 == trump else 0) for c in range(36)) for trump in range(4))
 """``_COSTS[trump][card]``: how dear a card is to part with: own trumps dearest, then rank."""
 
@@ -83,7 +84,7 @@ def root_codes(position: Position) -> Iterator[int]:
     if pile and not beat_set:
         return iter((0,))
     theirs = BEATERS[position.trumps[1 - turn]]
-    return _ordered_moves(me, opp, beat_set, theirs, _COSTS[trump], position.rules.voluntary, -1)
+    return _ordered_moves(me, opp, beat_set, theirs, _COSTS[trump], position.rules.voluntary, -1, -1)
 
 
 def search(
@@ -115,6 +116,7 @@ def search(
     cap = position.rules.max_moves - len(history)  # plies left before the move cap draws
     stop_ply = min(cap, MAX_PLY)
     table: dict[Key, tuple[int, int, int, int]] = {}
+    killers = [-1] * (MAX_PLY + 1)  # a move that last cut off at each ply, tried early at its siblings
 
     count = 0
     next_check = _CHECK_EVERY
@@ -184,12 +186,16 @@ def search(
             beat_set = 0
             child_depth = depth - 1
         if beat_set or not pile:
-            if best_code >= 0:
-                codes = chain(
-                    (best_code,), _ordered_moves(me, opp, beat_set, theirs, costs[turn], voluntary, best_code)
-                )
-            else:
-                codes = _ordered_moves(me, opp, beat_set, theirs, costs[turn], voluntary, -1)
+            killer = killers[ply]
+            if killer == best_code or not (
+                (beat_set >> ((killer >> 6) - 1) & 1 and me >> ((killer & 63) - 1) & 1)
+                if killer >= 64
+                else not pile and killer > 0 and me >> (killer - 1) & 1
+            ):
+                killer = -1
+            first = tuple(c for c in (best_code, killer) if c >= 0)
+            rest = _ordered_moves(me, opp, beat_set, theirs, costs[turn], voluntary, best_code, killer)
+            codes = chain(first, rest) if first else rest
         horizon_before = horizon
         repeated_above = repeated
         repeated = _NO_REPEAT
@@ -197,8 +203,7 @@ def search(
         best = -MATE
         best_code = -1
         path[key] = ply
-        first = True
-        for code in codes:
+        for tried, code in enumerate(codes):
             # _child() inlined: this loop is where the search spends its time.
             if code == 0:
                 top = (pile & 63) - 1
@@ -222,19 +227,26 @@ def search(
                 pile2 = pile << 12 | code
             if not me2:
                 value = _out_value(opp, pile2, theirs, ply + 1)
-            elif first:
+            elif not tried:
                 value = -negamax(opp, me2, pile2, 1 - turn, child_depth, -beta, -alpha, ply + 1)
             else:
-                value = -negamax(opp, me2, pile2, 1 - turn, child_depth, -alpha - 1, -alpha, ply + 1)
-                if alpha < value < beta:
-                    value = -negamax(opp, me2, pile2, 1 - turn, child_depth, -beta, -alpha, ply + 1)
-            first = False
+                if tried >= _LATE and child_depth >= 2:
+                    # A late move in the ordering: first a shallower look, in full only if it surprises.
+                    value = -negamax(opp, me2, pile2, 1 - turn, child_depth - 1, -alpha - 1, -alpha, ply + 1)
+                else:
+                    value = alpha + 1
+                if value > alpha:
+                    value = -negamax(opp, me2, pile2, 1 - turn, child_depth, -alpha - 1, -alpha, ply + 1)
+                    if alpha < value < beta:
+                        value = -negamax(opp, me2, pile2, 1 - turn, child_depth, -beta, -alpha, ply + 1)
             if value > best:
                 best = value
                 best_code = code
                 if value > alpha:
                     alpha = value
                     if value >= beta:
+                        if code:
+                            killers[ply] = code
                         break
         del path[key]
         # A repetition back to this node or below it is part of its own value; one
@@ -324,8 +336,9 @@ def _ordered_moves(
     costs: tuple[int, ...],
     voluntary: bool,
     tried: int,
+    also_tried: int,
 ) -> Iterator[int]:
-    """The moves after the table move ``tried`` (which is not repeated), likeliest best first.
+    """The moves but ``tried`` and ``also_tried`` (table and killer moves), likeliest best first.
 
     Generated lazily, since a cut-off usually comes after a few: beats from the
     cheapest, each with its seconds from the one the opponent can least beat.
@@ -334,7 +347,7 @@ def _ordered_moves(
     seconds = sorted(cards_of(me), key=lambda c: (opp & theirs[c]).bit_count() << 5 | costs[c])
     if not beat_set:
         for card in seconds:
-            if card + 1 != tried:
+            if card + 1 != tried and card + 1 != also_tried:
                 yield card + 1
         return
     if beat_set == me and not me & (me - 1):
@@ -344,7 +357,8 @@ def _ordered_moves(
     for beat in sorted(cards_of(beat_set), key=costs.__getitem__):
         head = (beat + 1) << 6
         for second in seconds:
-            if second != beat and head | (second + 1) != tried:
-                yield head | (second + 1)
+            code = head | (second + 1)
+            if second != beat and code != tried and code != also_tried:
+                yield code
     if voluntary and tried:
         yield 0
