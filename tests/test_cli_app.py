@@ -452,7 +452,7 @@ def test_new_game_asks_then_deals_and_hiding_the_opponent() -> None:
 
     run(session, script)
     assert len(saved_games()) == 2
-    assert storage.load_config()["show_opponent"] == "yes"
+    assert storage.load_config() == {"show_opponent": "yes", "trump": "H"}
 
 
 def test_hint_puts_a_legal_move_on_the_line() -> None:

@@ -25,7 +25,7 @@ from prompt_toolkit.document import Document
 from cli import storage
 from cli.app.ai_opponent import THINK_SECONDS
 from cli.app.board import move_words
-from cli.app.cards import card_text, count_cards, move_text, suit_text
+from cli.app.cards import SUIT_NAMES, card_text, count_cards, move_text, suit_text
 from cli.app.match import Match
 from cli.app.opponent import Deal, Opponent, OpponentLeft
 from engine import TAKE, Card, Game, IllegalMoveError, Move, NotationError, Outcome, Reason, Rules
@@ -180,11 +180,11 @@ class Session:
 
     def _choose_trump(self) -> None:
         if self.trump is not None:
-            self._deal()
+            self._trump_chosen(self.trump)  # given on the command line: also the next "last choice"
             return
         answers = {s.lower(): s for s in SUITS}
         answers |= {suit_text(i): s for i, s in enumerate(SUITS)}
-        answers |= {name: s for name, s in zip(("spades", "hearts", "diamonds", "clubs"), SUITS, strict=True)}
+        answers |= {name: s for name, s in zip(SUIT_NAMES, SUITS, strict=True)}
         default = self.last_trump if self.last_trump in tuple(SUITS) else "H"
         shown = " ".join(f"{s} {suit_text(i, self.display.ascii)}" for i, s in enumerate(SUITS))
         self.ask(
