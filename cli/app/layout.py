@@ -133,7 +133,7 @@ class Board:
             self._ascii,
             trump=s.game.start.trumps[s.me],
             legal=legal,
-            cursor=s.cursor if s.my_turn else None,
+            cursor=s.cursor if legal else None,
             picked=s.marked_cards(),
             numbered=True,
             on_click=s.pick,

@@ -12,7 +12,7 @@ _TWO_COLOURS = [("suit-s", "#000000"), ("suit-h", "#c00000"), ("suit-d", "#c0000
 _FOUR_COLOURS = [("suit-s", "#000000"), ("suit-h", "#c00000"), ("suit-d", "#0040d0"), ("suit-c", "#007000")]
 
 _BEFORE_SUITS = [
-    ("title", "bg:#1c4a3c #ffffff"),
+    ("title", "bg:#005f5f #ffffff"),
     ("title.name", "bold"),
     ("rule", "#4e8a6e"),
     ("rule.label", "#d0d0d0 bold"),
