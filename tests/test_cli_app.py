@@ -683,3 +683,31 @@ def test_a_failing_opponent_ends_the_game_not_the_app() -> None:
         await d.until(lambda: not d.app.is_running)
 
     run(session, script)
+
+
+def test_the_ai_thinks_off_the_event_loop_and_undo_cancels_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cli.app import ai_opponent
+
+    def slow_choose(position: object, *args: object, **kwargs: object) -> Move:
+        time.sleep(0.3)
+        return position.legal_moves()[0]  # type: ignore[attr-defined,no-any-return]
+
+    monkeypatch.setattr(ai_opponent, "choose", slow_choose)
+    session = ai_session(trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.my_turn()
+        game = session.game
+        assert game is not None
+        start = len(game.moves)
+        await d.keys(TAB + ENTER)
+        assert session.thinking_since is not None
+        assert "AI (easy) is thinking" in d.screen()
+        await d.keys(F1)  # the screen answers while the AI thinks
+        assert session.help_open and session.thinking_since is not None
+        await d.keys(F1 + F3)  # undo while it thinks: my move is taken back, its answer dropped
+        assert len(game.moves) == start and session.my_turn
+        await asyncio.sleep(0.5)
+        assert len(game.moves) == start and session.thinking_since is None
+
+    run(session, script)
