@@ -112,7 +112,8 @@ class Channel:
         """Close the connection, ignoring a peer that is already gone."""
         self.writer.close()
         with contextlib.suppress(ConnectionError, OSError, TimeoutError):
-            await asyncio.wait_for(self.writer.wait_closed(), 2)
+            async with asyncio.timeout(2):
+                await self.writer.wait_closed()
 
 
 def _nonce(counter: bytes) -> bytes:

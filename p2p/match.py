@@ -162,8 +162,7 @@ class Match:
 
     def resume_claim(self, key: Ed25519PrivateKey) -> Resume:
         """Our signed statement of how much of this match we hold, for a reconnection."""
-        unsigned = Resume(root=self.session_id, links=len(self.links), transcript=self.transcript, sig=b"")
-        return unsigned.with_sig(sign(key, "resume-sig", _resume_digest(unsigned)))
+        return sign_resume(key, self.session_id, len(self.links), self.transcript)
 
     def check_resume(self, claim: Resume, sender: int) -> bool:
         """Check the peer's :meth:`resume_claim` against our history; whether it can be judged yet.
@@ -315,6 +314,12 @@ def rematch_of(previous: Match) -> tuple[bytes, int]:
     last = previous.results[-1]
     dealer = next_dealer(last.dealer, last.outcome.winner)
     return rematch_root(previous.transcript, dealer), dealer
+
+
+def sign_resume(key: Ed25519PrivateKey, root: bytes, links: int, transcript: bytes) -> Resume:
+    """A resume claim: holding ``links`` links of the match rooted at ``root``, ending in ``transcript``."""
+    unsigned = Resume(root=root, links=links, transcript=transcript, sig=b"")
+    return unsigned.with_sig(sign(key, "resume-sig", _resume_digest(unsigned)))
 
 
 def _resume_digest(claim: Resume) -> bytes:

@@ -89,21 +89,23 @@ async def read_frame(
     come within ``deadline`` seconds of it (per frame, however the bytes trickle in).
     """
     try:
-        header = await asyncio.wait_for(reader.readexactly(_HEADER.size), timeout)
+        async with asyncio.timeout(timeout):  # unlike wait_for, never swallows a cancellation
+            header = await reader.readexactly(_HEADER.size)
         (size,) = _HEADER.unpack(header)
         if size > MAX_FRAME:
             raise FrameTooLarge(f"the peer announced a {size}-byte frame (cap {MAX_FRAME})")
         if size == 0:
             raise MalformedFrame("an empty frame")
         try:
-            return await asyncio.wait_for(reader.readexactly(size), deadline)
+            async with asyncio.timeout(deadline):
+                return await reader.readexactly(size)
         except TimeoutError:
             raise SlowFrame(
                 f"a {size}-byte frame did not arrive within {deadline:g} s of its header"
             ) from None
     except asyncio.IncompleteReadError:
         raise ConnectionClosed("the peer closed the connection") from None
+    except TimeoutError:  # before OSError, of which it is a subclass
+        raise PeerTimeout("the peer did not send anything in time") from None
     except (ConnectionError, OSError) as exc:
         raise ConnectionClosed(f"the connection dropped ({exc})") from None
-    except TimeoutError:
-        raise PeerTimeout("the peer did not send anything in time") from None

@@ -177,3 +177,73 @@ async def bot_duel(
     ann, bob = Side.make(root, "ann"), Side.make(root, "bob")
     pair = await connect_pair(ann, bob, Terms(rules or Rules(), games), bind, meddle)
     return await pair.play(BotPlayer(levels[0], seed=seed), BotPlayer(levels[1], seed=seed + 1))
+
+
+@dataclass
+class Fault:
+    """What a :class:`FaultyLine` does to one connection once ``after`` bytes have crossed it.
+
+    ``cut``: abort both ends; ``stall``: forward nothing more, close nothing (a half-open
+    line); ``flip``: flip one bit of the joiner→host byte at offset ``after``.
+    """
+
+    action: str
+    after: int
+
+
+class FaultyLine:
+    """A loopback TCP relay to ``target_port`` that breaks connection *i* as ``faults[i]`` says."""
+
+    def __init__(self, target_port: int, faults: dict[int, Fault]) -> None:
+        self.target_port = target_port
+        self.faults = faults
+        self.connections = 0
+        self._writers: list[asyncio.StreamWriter] = []
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        port: int = self.server.sockets[0].getsockname()[1]
+        return port
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+        for writer in self._writers:
+            writer.transport.abort()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        fault = self.faults.get(self.connections)
+        self.connections += 1
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        except OSError:
+            writer.transport.abort()
+            return
+        self._writers += [writer, up_writer]
+        crossed = [0]
+        broken = asyncio.Event()
+
+        async def pump(source: asyncio.StreamReader, sink: asyncio.StreamWriter, upstream: bool) -> None:
+            with contextlib.suppress(ConnectionError, OSError):
+                while data := await source.read(4096):
+                    if fault is not None and fault.action == "flip":
+                        if upstream and crossed[0] <= fault.after < crossed[0] + len(data):
+                            offset = fault.after - crossed[0]
+                            data = data[:offset] + bytes([data[offset] ^ 0x20]) + data[offset + 1 :]
+                        crossed[0] += len(data) if upstream else 0
+                    elif fault is not None and crossed[0] + len(data) > fault.after:
+                        if fault.action in ("cut", "stall"):
+                            broken.set()
+                            if fault.action == "cut":
+                                writer.transport.abort()
+                                up_writer.transport.abort()
+                            return
+                    else:
+                        crossed[0] += len(data)
+                    sink.write(data)
+                    await sink.drain()
+            if not broken.is_set():
+                sink.close()
+
+        await asyncio.gather(pump(reader, up_writer, True), pump(up_reader, writer, False))

@@ -196,7 +196,11 @@ class NetworkOpponent:
 
     async def _rematch(self) -> None:
         """Agree with the peer on another match over this connection, and start it."""
-        await self._until(lambda: self.report is not None)  # the final signatures may still be on their way
+        task = self._task
+        if task is not None:  # the final signatures may still be on their way
+            await asyncio.wait({task})
+            if not task.cancelled() and task.exception() is None:
+                self.report = task.result()
         if self.report is None or self.report.end != "complete":
             raise OpponentLeft(self._why_ended())
         self._notify(f"Asking {self.name} for a rematch…")

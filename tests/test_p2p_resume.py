@@ -1,0 +1,294 @@
+"""Duel under fire: drops, corruption and half-open lines resume exactly; silence, stalls and
+departures end in a recorded forfeit or abandonment; a different history is refused with evidence."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from engine import Game, Move, Rules
+from p2p.connect import Listener, Redial, join, listening_socket
+from p2p.duel import Duel, Patience, Report
+from p2p.errors import Forfeit, HistoryMismatch, P2PError
+from p2p.handshake import Terms
+from p2p.invite import Invite
+from p2p.match import sign_resume
+from p2p.messages import Abort, Resume
+from p2p.players import BotPlayer, Player
+from p2p.record import verify
+from tests.test_p2p_helpers import Fault, FaultyLine, Side, accept_all, run
+
+FAST = Patience(keepalive=0.2, silent_after=0.5, dead_after=1.5, forfeit_after=4.0)
+
+
+@dataclass
+class Resilient:
+    """A host and a joiner that play through a faulty line, each able to get the other back."""
+
+    ann: Side
+    bob: Side
+    listener: Listener
+    line: FaultyLine
+    invite: Invite
+    statuses: tuple[list[str], list[str]]
+
+    async def duels(
+        self, players: tuple[Player, Player], patience: Patience = FAST, peer_timeout: float = 10
+    ) -> tuple[Duel, Duel]:
+        join_channel, join_session = await join(self.invite, self.bob.me, "bob", self.bob.known, accept_all)
+        host_channel, host_session = await self.listener.first()
+        redial = Redial(self.invite, self.bob.me, "bob", self.bob.known, join_session, 0.05, 0.2)
+        host = Duel(
+            host_channel, host_session, self.ann.me, players[0], self.ann.home.records, peer_timeout,
+            None, self.listener, patience, self.statuses[0].append,
+        )  # fmt: skip
+        joiner = Duel(
+            join_channel, join_session, self.bob.me, players[1], self.bob.home.records, peer_timeout,
+            None, redial, patience, self.statuses[1].append,
+        )  # fmt: skip
+        return host, joiner
+
+
+@contextlib.asynccontextmanager
+async def resilient(root: Path, faults: dict[int, Fault], games: int = 1):  # type: ignore[no-untyped-def]
+    ann, bob = Side.make(root, "ann"), Side.make(root, "bob")
+    sock = listening_socket("127.0.0.1", 0)
+    async with Listener(sock, ann.me, "ann", Terms(Rules(), games), ann.known, lambda a, e: None) as listener:
+        line = FaultyLine(sock.getsockname()[1], faults)
+        port = await line.start()
+        try:
+            yield Resilient(ann, bob, listener, line, Invite("127.0.0.1", port, ann.me.fingerprint), ([], []))
+        finally:
+            line.close()
+
+
+async def _play(root: Path, faults: dict[int, Fault], games: int = 1, seed: int = 0) -> tuple[Report, Report]:
+    async with resilient(root, faults, games) as net:
+        host, joiner = await net.duels((BotPlayer("easy", seed=seed), BotPlayer("easy", seed=seed + 1)))
+        try:
+            return await asyncio.gather(host.run(), joiner.run())
+        finally:
+            await host.channel.close()
+            await joiner.channel.close()
+
+
+def _same_complete_match(host: Report, joiner: Report) -> None:
+    assert host.end == joiner.end == "complete", (host.error, joiner.error)
+    assert host.match.transcript == joiner.match.transcript
+    assert [r.text for r in host.match.results] == [r.text for r in joiner.match.results]
+    for report in (host, joiner):
+        verified = verify(report.record.read_text())
+        assert verified.complete and verified.match.transcript == report.match.transcript
+
+
+@pytest.mark.parametrize("after", [700, 1500, 3000, 6000])
+def test_a_dropped_connection_resumes_exactly_where_it_stopped(tmp_path: Path, after: int) -> None:
+    host, joiner = run(_play(tmp_path, {0: Fault("cut", after), 1: Fault("cut", after + 3000)}, games=3))
+    _same_complete_match(host, joiner)
+    assert host.reconnects >= 1 and joiner.reconnects >= 1
+
+
+def test_a_frame_that_fails_authentication_resumes(tmp_path: Path) -> None:
+    host, joiner = run(_play(tmp_path, {0: Fault("flip", 1200)}, seed=3))
+    _same_complete_match(host, joiner)
+    assert host.reconnects == joiner.reconnects == 1
+
+
+def test_a_half_open_line_is_noticed_and_replaced(tmp_path: Path) -> None:
+    async def scenario() -> tuple[Report, Report, list[str]]:
+        async with resilient(tmp_path, {0: Fault("stall", 2500)}) as net:
+            host, joiner = await net.duels((BotPlayer("easy"), BotPlayer("easy", seed=1)))
+            reports = await asyncio.gather(host.run(), joiner.run())
+            await host.channel.close()
+            await joiner.channel.close()
+            return reports[0], reports[1], net.statuses[1]
+
+    host, joiner, statuses = run(scenario())
+    _same_complete_match(host, joiner)
+    assert any("ann silent for" in line for line in statuses), statuses
+    assert any("connection to ann lost (nothing from ann for" in line for line in statuses)
+    assert any("reconnected to ann" in line for line in statuses)
+
+
+class Stubborn(BotPlayer):
+    """A bot that stops moving after ``moves`` moves, while its line stays alive (keep-alives)."""
+
+    def __init__(self, moves: int) -> None:
+        super().__init__("easy")
+        self.moves = moves
+
+    async def choose(self, game: Game) -> Move:
+        self.moves -= 1
+        if self.moves < 0:
+            await asyncio.sleep(3600)
+        return await super().choose(game)
+
+
+def test_a_stalling_peer_forfeits_the_game(tmp_path: Path) -> None:
+    async def scenario() -> Report:
+        async with resilient(tmp_path, {}) as net:
+            host, joiner = await net.duels((BotPlayer("easy"), Stubborn(3)), peer_timeout=1.0)
+            stalled = asyncio.create_task(joiner.run())
+            report = await host.run()
+            told = await asyncio.wait_for(stalled, 5)  # told of the forfeit, it stops
+            assert told.end == "aborted" and "forfeit" in str(told.error)
+            await joiner.channel.close()
+            return report
+
+    report = run(scenario())
+    assert report.end == "forfeit" and isinstance(report.error, Forfeit)
+    assert "did not send its move within 1 s" in str(report.error)
+    assert report.awarded == report.session.seat and report.results == ["1-0 forfeit"]
+    verified = verify(report.record.read_text())
+    assert not verified.complete
+    assert verified.end is not None and verified.end["end"] == "forfeit" and verified.end["winner"] == 0
+
+
+def test_a_peer_gone_for_good_is_claimed_by_forfeit_with_the_reason(tmp_path: Path) -> None:
+    async def scenario() -> tuple[Report, list[str]]:
+        async with resilient(tmp_path, {}) as net:
+            host, joiner = await net.duels((BotPlayer("easy"), BotPlayer("easy")))
+            hosting, vanished = asyncio.create_task(host.run()), asyncio.create_task(joiner.run())
+            while len(host.match.links) < 6:
+                await asyncio.sleep(0.001)
+            joiner.reconnector = None  # the joiner's process dies: its socket closes, nobody comes back
+            joiner._interrupt()
+            await vanished
+            return await hosting, net.statuses[0]
+
+    report, statuses = run(scenario())
+    assert report.end == "forfeit"
+    assert "bob has been unreachable for 4 s (limit 4 s)" in str(report.error)
+    assert any("reconnecting to bob… 0:0" in line for line in statuses)  # the countdown
+    note = verify(report.record.read_text()).end
+    assert note is not None and note["end"] == "forfeit" and "after the deal of game 1" in note["detail"]
+
+
+def test_an_interactive_player_claims_only_after_the_limit(tmp_path: Path) -> None:
+    patience = Patience(keepalive=0.2, silent_after=0.3, dead_after=5, forfeit_after=0.8, auto_claim=False)
+
+    async def scenario() -> tuple[Report, list[str], bool]:
+        async with resilient(tmp_path, {0: Fault("stall", 2000)}) as net:
+            host, joiner = await net.duels((BotPlayer("easy"), BotPlayer("easy")), patience)
+            early = host.claim()
+            playing = asyncio.create_task(joiner.run())
+            hosting = asyncio.create_task(host.run())
+            while not any("/claim" in line for line in net.statuses[0]):
+                await asyncio.sleep(0.05)
+            assert host.claim()
+            report = await hosting
+            playing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await playing
+            return report, net.statuses[0], early
+
+    report, statuses, early = run(scenario())
+    assert not early
+    assert report.end == "forfeit" and "silent" in str(report.error)
+    assert any("type /claim to claim the game by forfeit" in line for line in statuses)
+
+
+def test_leaving_after_the_reveal_is_abandonment_and_loses_the_game(tmp_path: Path) -> None:
+    async def scenario() -> Report:
+        async with resilient(tmp_path, {}) as net:
+            host, joiner = await net.duels((BotPlayer("easy"), Stubborn(2)))
+            hosting, playing = asyncio.create_task(host.run()), asyncio.create_task(joiner.run())
+            while not host.match.revealed:
+                await asyncio.sleep(0.01)
+            await joiner.channel.send(Abort(reason="quit", detail="bored"))
+            report = await hosting
+            playing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await playing
+            return report
+
+    report = run(scenario())
+    assert report.end == "abandoned" and report.awarded == 0 and report.score == (1, 0)
+    note = verify(report.record.read_text()).end
+    assert (
+        note is not None and note["winner"] == 0 and "after the deal of game 1 was revealed" in note["detail"]
+    )
+
+
+def test_a_peer_returning_with_another_history_is_refused_with_evidence(tmp_path: Path) -> None:
+    async def scenario() -> tuple[Report, P2PError]:
+        async with resilient(tmp_path, {0: Fault("cut", 3000)}) as net:
+            host, joiner = await net.duels((BotPlayer("easy"), BotPlayer("easy")))
+            hosting = asyncio.create_task(host.run())
+            joiner.reconnector = None  # the honest joiner gives up when the line drops…
+            with contextlib.suppress(P2PError):
+                await joiner.run()
+            # …and comes back claiming a history of its own making, signed with its key
+            channel, _ = await join(net.invite, net.bob.me, "bob", net.bob.known, accept_all)
+            match = joiner.match
+            forged = sign_resume(net.bob.me.key, match.session_id, 1, bytes(32))
+            await channel.send(forged)
+            with pytest.raises(P2PError) as refused:
+                while True:
+                    message = await channel.recv(5)
+                    assert isinstance(message, Resume)
+            await channel.close()
+            return await hosting, refused.value
+
+    report, refused = run(scenario())
+    assert report.end == "cheat" and isinstance(report.error, HistoryMismatch)
+    assert "another history" in str(refused)
+    verified = verify(report.record.read_text())
+    assert isinstance(verified.evidence_error, HistoryMismatch)  # the signed claim proves it on its own
+    assert "the kept evidence proves" in verified.summary()
+
+
+def test_a_third_party_is_refused_mid_game_while_the_match_goes_on(tmp_path: Path) -> None:
+    eve = Side.make(tmp_path, "eve")
+    impostor = Side.make(tmp_path / "elsewhere", "bob")
+
+    async def scenario() -> tuple[Report, Report, list[str]]:
+        async with resilient(tmp_path, {}) as net:
+            host, joiner = await net.duels((BotPlayer("easy"), BotPlayer("easy", seed=2)))
+            hosting, playing = asyncio.create_task(host.run()), asyncio.create_task(joiner.run())
+            while not host.match.revealed:
+                await asyncio.sleep(0.01)
+            refusals = []
+            for side in (eve, impostor):  # another name; the same name with another key
+                with pytest.raises(P2PError) as busy:
+                    channel, _ = await join(net.invite, side.me, side.name, side.known, accept_all)
+                    await channel.recv(5)
+                refusals.append(str(busy.value))
+            return await hosting, await playing, refusals
+
+    host, joiner, refusals = run(scenario())
+    _same_complete_match(host, joiner)
+    assert host.reconnects == 0
+    assert all("ann is playing a match with bob right now" in text for text in refusals)
+
+
+def test_the_record_holds_every_move_as_it_is_played(tmp_path: Path) -> None:
+    """A crash at any moment loses nothing played: each link is on disk once applied."""
+    seen: list[tuple[int, int]] = []
+
+    class Watcher(BotPlayer):
+        def advanced(self, match) -> None:  # type: ignore[no-untyped-def]
+            rows = path.read_text().count("\n") - 1 if (path := duel.writer.path).exists() else 0
+            seen.append((len(match.links), rows))
+
+    async def scenario() -> None:
+        nonlocal duel
+        async with resilient(tmp_path, {}) as net:
+            host, duel = await net.duels((BotPlayer("easy"), Watcher("easy")))
+            await asyncio.gather(host.run(), duel.run())
+
+    duel: Duel
+    run(scenario())
+    assert seen and all(links == rows for links, rows in seen)
+
+
+@pytest.mark.parametrize("tail", ["", "\0" * 40, '{"by": 0, "li'])
+def test_a_torn_or_zeroed_tail_verifies_as_incomplete(tmp_path: Path, tail: str) -> None:
+    host, _ = run(_play(tmp_path, {}))
+    lines = host.record.read_text().splitlines(keepends=True)
+    verified = verify("".join(lines[: len(lines) // 2]) + tail)
+    assert not verified.complete and verified.truncated == bool(tail)
