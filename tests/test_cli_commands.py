@@ -233,3 +233,9 @@ def test_records_list_in_the_order_they_were_made(homes: Path) -> None:
         storage.write_atomic(path, "x")
         names.append(path.name)
     assert [p.name for p in storage.record_paths()] == names
+
+
+def test_replay_finds_a_record_by_its_history_name(capsys: pytest.CaptureFixture[str]) -> None:
+    storage.write_atomic(storage.games_dir() / "1.txt", finished_game().to_record())
+    assert cli_main.main(["replay", "1.txt"]) == 2  # found and read; only the terminal is missing here
+    assert "needs a terminal" in capsys.readouterr().err
