@@ -11,8 +11,9 @@ The game calls, in order:
    line in the screen's chat/status line (``"Bob: good luck"``,
    ``"reconnecting…"``, ``"peer silent for 20 s"``); call it from the event
    loop's thread at any time. ``notify("")`` clears the line.
-2. ``await deal(number, dealer, trump)`` at the start of every game of the
-   match: ``number`` counts from 1, ``dealer`` is the seat that must deal by
+2. ``await deal(number, dealer, trump)`` at the start of every game:
+   ``number`` counts the games dealt in this session from 1 (rematches go on
+   counting), ``dealer`` is the seat that must deal by
    the match rule (the loser of the last game; after a draw the other seat),
    or ``None`` for the match's first game, when the opponent picks the first
    dealer fairly. ``trump`` is the local player's trump choice (``"S"``,
@@ -32,6 +33,12 @@ starts a new game (only possible when ``local`` is true).
 
 Seats: the app's player is ``Deal.me`` (0 or 1) in the engine's terms, the
 opponent the other; the record's ``Players`` header lists both in seat order.
+A resumed game (local opponents only) goes on from its record without ``deal``.
+
+To play a match against a new kind of opponent::
+
+    session = Session(opponent, Match(games=3, me=seat), rules=rules, trump=None)
+    asyncio.run(cli.app.application.play(session))
 """
 
 from __future__ import annotations
