@@ -268,7 +268,7 @@ def tune(args: argparse.Namespace) -> None:
     for round_number in range(args.rounds):
         for field in Weights._fields:
             value = getattr(current, field)
-            for factor in (1.5, 0.5):
+            for factor in (1 + args.step, 1 - args.step):
                 candidate = current._replace(**{field: max(1, round(value * factor))})
                 if candidate == current:
                     continue
@@ -312,6 +312,7 @@ def main() -> None:
     sub.set_defaults(run=table)
     sub = commands.add_parser("tune", help="tune the evaluation weights by self-play")
     sub.add_argument("--rounds", type=int, default=1)
+    sub.add_argument("--step", type=float, default=0.5, help="try each weight times 1 +/- step")
     common(sub)
     sub.set_defaults(run=tune)
     for name, run, seconds in (("speed", speed, 0.3), ("solve", solve, 0.3)):
