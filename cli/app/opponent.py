@@ -15,7 +15,7 @@ The game calls, in order:
    ``number`` counts the games dealt in this session from 1 (rematches go on
    counting), ``dealer`` is the seat that must deal by
    the match rule (the loser of the last game; after a draw the other seat),
-   or ``None`` for the match's first game, when the opponent picks the first
+   or ``None`` for the session's first game, when the opponent picks the first
    dealer fairly. ``trump`` is the local player's trump choice (``"S"``,
    ``"H"``, ``"D"`` or ``"C"``). It returns the agreed :class:`Deal`.
 3. During the game, whenever the opponent is to move: ``await move(game)``,
