@@ -72,11 +72,15 @@ class Listener:
         refused: Refused,
         max_pending: int = MAX_PENDING,
         deadline: float = FRAME_DEADLINE,
+        hello_timeout: float = HANDSHAKE_TIMEOUT,
     ) -> None:
+        """``deadline``: seconds each frame's body may take after its header; ``hello_timeout``:
+        seconds a new connection may stay silent before its hello."""
         self.sock, self.me, self.name, self.terms, self.known = sock, me, name, terms, known
         self.refused = refused
         self.max_pending = max_pending
         self.deadline = deadline
+        self.hello_timeout = hello_timeout
         self.playing: Session | None = None
         """The session of the match in progress, once a joiner won it."""
         self._first: asyncio.Future[tuple[Channel, Session]] = asyncio.get_running_loop().create_future()
@@ -122,7 +126,9 @@ class Listener:
             oldest.writer.transport.abort()
         self._pending.append(channel)
         try:
-            session = await host_handshake(channel, self.me, self.name, self.terms, self.known, self.playing)
+            session = await host_handshake(
+                channel, self.me, self.name, self.terms, self.known, self.playing, self.hello_timeout
+            )
         except RulesDeclined as exc:
             if not self._first.done():
                 self._first.set_exception(exc)

@@ -180,13 +180,15 @@ async def host_handshake(
     terms: Terms,
     known: KnownPeers,
     playing: Session | None = None,
+    timeout: float = HANDSHAKE_TIMEOUT,
 ) -> Session:
     """Run the host's side on a fresh connection; the channel is sealed on return.
 
     ``playing``: the session of a match in progress, whose joiner alone may connect
-    (to resume it); anyone else is told that the host is busy.
+    (to resume it); anyone else is told that the host is busy. ``timeout``: seconds
+    the joiner's hello may take to start.
     """
-    hello = expect(await channel.recv(HANDSHAKE_TIMEOUT), Hello, "handshake")
+    hello = expect(await channel.recv(timeout), Hello, "handshake")
     if (error := _check_protocol(hello.proto, hello.program)) is not None:
         raise await _refuse(channel, "incompatible", error)
     if playing is not None and hello.name != playing.hello.name:
