@@ -317,8 +317,9 @@ class Duel:
             await self._race(asyncio.wait_for(self._progress.wait(), self.peer_timeout), reader)
         except TimeoutError:
             if self.match.due() == due:
+                away = "" if self._live else " (the connection was lost and it has not come back)"
                 raise Forfeit(
-                    f"{self.peer_name} did not send its {due[0].TAG} within {self.peer_timeout:g} s"
+                    f"{self.peer_name} did not send its {due[0].TAG} within {self.peer_timeout:g} s{away}"
                 ) from None
         except (ConnectionClosed, PeerTimeout):
             if self.match.due() == due:  # the link did not come before the failure

@@ -1,0 +1,95 @@
+"""``trumps host`` / ``trumps join --bot`` as separate processes: a cut line resumes by itself, and a
+peer killed mid-match leaves both sides a record that verifies, up to where it stopped."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+from p2p.invite import Invite
+from p2p.record import verify
+from tests.test_p2p_helpers import Fault, FaultyLine
+
+TRUMPS = [sys.executable, "-m", "cli"]
+LIMIT = 40.0
+
+
+def _env(home: Path) -> dict[str, str]:
+    return os.environ | {"XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data")}
+
+
+async def _host(root: Path, *options: str) -> tuple[asyncio.subprocess.Process, Invite]:
+    host = await asyncio.create_subprocess_exec(
+        *TRUMPS, "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "easy", "--json", "--name", "ann",
+        *options, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=_env(root / "ann"),
+    )  # fmt: skip
+    assert host.stdout is not None
+    line = (await asyncio.wait_for(host.stdout.readline(), LIMIT)).decode()
+    return host, Invite.parse(line.split("trumps join ", 1)[1])
+
+
+async def _join(root: Path, invite: Invite, *options: str) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        *TRUMPS, "join", str(invite), "--bot", "easy", "--json", "--name", "bob", *options,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=_env(root / "bob"),
+    )  # fmt: skip
+
+
+async def _outcome(process: asyncio.subprocess.Process) -> tuple[int, dict[str, object], str]:
+    out, err = await asyncio.wait_for(process.communicate(), LIMIT)
+    lines = out.decode().splitlines()
+    return process.returncode or 0, json.loads(lines[-1]), err.decode()
+
+
+def test_headless_bots_resume_after_the_line_is_cut(tmp_path: Path) -> None:
+    async def scenario() -> list[tuple[int, dict[str, object], str]]:
+        host, invite = await _host(tmp_path, "--games", "3", "--timeout", "20")
+        line = FaultyLine(invite.port, {0: Fault("cut", 2500), 1: Fault("cut", 9000)})
+        port = await line.start()
+        try:
+            joiner = await _join(tmp_path, Invite("127.0.0.1", port, invite.fingerprint), "--timeout", "20")
+            return list(await asyncio.gather(_outcome(host), _outcome(joiner)))
+        finally:
+            line.close()
+
+    (host_status, host, host_err), (join_status, joiner, join_err) = asyncio.run(scenario())
+    assert host_status == join_status == 0, (host_err, join_err)
+    assert host["transcript"] == joiner["transcript"] and host["result"] == joiner["result"]
+    assert len(host["result"]) == 3  # type: ignore[arg-type]
+    assert host["reconnects"] == joiner["reconnects"] == 2
+    assert "reconnecting" in join_err and "restored 2 time(s)" in join_err
+    for summary in (host, joiner):
+        assert verify(Path(str(summary["record"])).read_text()).complete
+
+
+def test_a_peer_killed_mid_match_leaves_both_records_verifiable(tmp_path: Path) -> None:
+    records = tmp_path / "bob" / "data" / "trumps" / "matches"
+
+    async def scenario() -> tuple[tuple[int, dict[str, object], str], int]:
+        host, invite = await _host(tmp_path, "--games", "99", "--timeout", "1.5")
+        joiner = await _join(tmp_path, invite)
+        seen = 0
+        while seen < 40:  # well into the match: a deal or two and many moves
+            await asyncio.sleep(0.02)
+            seen = max((path.read_text().count("\n") for path in records.glob("*.jsonl")), default=0)
+        joiner.send_signal(signal.SIGKILL)
+        await joiner.wait()
+        return await _outcome(host), seen
+
+    (status, host, err), seen = asyncio.run(scenario())
+    assert status == 1 and host["end"] == "forfeit", err
+    assert "the connection was lost" in str(host["error"]) or "unreachable" in str(host["error"])
+    host_record = verify(Path(str(host["record"])).read_text())
+    assert not host_record.complete and host_record.end is not None
+    assert host_record.end["end"] == "forfeit" and host_record.end["winner"] == 0
+    (killed,) = records.glob("*.jsonl")
+    crashed = verify(killed.read_text())  # the killed side's own record: every link it applied
+    assert not crashed.complete and crashed.end is None
+    assert len(crashed.match.links) >= seen - 1
+    assert crashed.match.transcript_at(len(crashed.match.links)) == host_record.match.transcript_at(
+        len(crashed.match.links)
+    )
