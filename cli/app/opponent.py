@@ -33,7 +33,8 @@ starts a new game (only possible when ``local`` is true).
 
 Seats: the app's player is ``Deal.me`` (0 or 1) in the engine's terms, the
 opponent the other; the record's ``Players`` header lists both in seat order.
-A resumed game (local opponents only) goes on from its record without ``deal``.
+Only games against the AI are offered for resuming; a resumed game goes on from
+its record without ``deal``.
 
 To play a match against a new kind of opponent::
 
@@ -70,8 +71,7 @@ class Opponent(Protocol):
     name: str
     """How the screen and the game records name the opponent: ``AI (hard)``."""
     local: bool
-    """Whether the opponent lives on this machine: undo and new game mid-game are
-    allowed, and an unfinished game can be resumed at the next start."""
+    """Whether the opponent lives on this machine: undo and new game mid-game are allowed."""
 
     def attach(self, notify: Callable[[str], None]) -> None:
         """Receive the callback that shows a chat or status line."""

@@ -27,4 +27,4 @@ def load_unfinished() -> tuple[Resume | None, str]:
         storage.clear_unfinished()
         return None, ""
     match = Match(saved.games, saved.me, saved.played, list(saved.halves))
-    return Resume(game, match, saved.path, AIOpponent(saved.level), saved.me, saved.level), ""
+    return Resume(game, match, saved.path, AIOpponent(saved.level), saved.me), ""

@@ -23,7 +23,7 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
 
 from cli import storage
-from cli.app.ai_opponent import THINK_SECONDS
+from cli.app.ai_opponent import THINK_SECONDS, AIOpponent
 from cli.app.board import move_words
 from cli.app.cards import SUIT_NAMES, card_text, count_cards, move_text, suit_text
 from cli.app.match import Match
@@ -63,14 +63,13 @@ def yes_no(prompt: str, default: str, action: Callable[[str], None], not_before:
 
 @dataclass
 class Resume:
-    """An unfinished game to continue, with its match and opponent."""
+    """An unfinished game against the AI to continue, with its match and the AI."""
 
     game: Game
     match: Match
     path: Path
-    opponent: Opponent
+    opponent: AIOpponent
     me: int = 0
-    level: str = LEVELS[-1]
 
 
 @dataclass
@@ -98,8 +97,6 @@ class Session:
     """An unfinished game to offer at the start."""
     display: Display = field(default_factory=Display)
     show_opponent: bool = True
-    level: str = LEVELS[-1]
-    """The AI level remembered with an unfinished game, so that it resumes against the same AI."""
 
     game: Game | None = None
     me: int = 0
@@ -164,7 +161,7 @@ class Session:
         self.opponent = resume.opponent
         self.opponent.attach(self.notify)
         self.match, self.me, self.path = resume.match, resume.me, resume.path
-        self.level, self.rules = resume.level, resume.game.start.rules
+        self.rules = resume.game.start.rules
         self.game = resume.game
         self.dealer = int(resume.game.headers.get("Dealer", "0"))
         self.trump = SUITS[resume.game.start.trumps[self.me]]
@@ -385,20 +382,21 @@ class Session:
     def _save(self, finished: bool = False) -> None:
         if self.game is None or self.path is None:
             return
+        ai = self.opponent if isinstance(self.opponent, AIOpponent) else None
         try:
             storage.write_atomic(self.path, self.game.to_record())
-            if self.opponent.local and not finished and self.game.result is None:
+            if ai is not None and not finished and self.game.result is None:
                 storage.save_unfinished(
                     storage.Unfinished(
                         record=self.path.name,
-                        level=self.level,
+                        level=ai.level,
                         games=self.match.games,
                         played=self.match.played,
                         halves=(self.match.halves[0], self.match.halves[1]),
                         me=self.me,
                     )
                 )
-            elif self.opponent.local:
+            elif ai is not None:
                 storage.clear_unfinished()
         except OSError as exc:
             self._say(f"Could not save the game: {exc}", error=True)
@@ -657,14 +655,14 @@ class Session:
             self._say("")
 
     def quit(self) -> None:
-        """Leave; mid-game, ask first (the game is saved and offered again next time)."""
+        """Leave; mid-game, ask first (a game against the AI is offered again next time)."""
         if self.question is not None and self.question.action == self._quit_answer:
             self._quit_answer("yes")
         elif self.in_progress:
             where = (
                 "It is saved: 'trumps' offers to continue it next time."
-                if self.opponent.local
-                else "This abandons the network game."
+                if isinstance(self.opponent, AIOpponent)
+                else "It stays in your history but cannot be continued."
             )
             self.ask(yes_no(f"Quit the game? {where} [y/N]", "no", self._quit_answer))
         else:

@@ -92,7 +92,6 @@ def run(args: argparse.Namespace) -> int:
         offer=None if args.resume else unfinished,
         display=Display(args.ascii, args.four_color),
         show_opponent=config.get("show_opponent") != "no",
-        level=args.level,
         message=notice,
         error=bool(notice),
     )
