@@ -34,7 +34,9 @@ def _seed(text: str) -> bytes:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps play``."""
-    parser.add_argument("--level", default="hard", help="the AI's strength: easy, medium or hard (default)")
+    parser.add_argument(
+        "--level", default="hard", help="the AI's strength: easy, medium, hard (default) or a stronger one"
+    )
     parser.add_argument("--seed", type=_seed, metavar="HEX", help="deal from this seed (a reproducible game)")
     parser.add_argument("--games", type=_games, default=1, metavar="N", help="play a match of N games")
     parser.add_argument(
