@@ -262,7 +262,7 @@ def solve(args: argparse.Namespace) -> None:
 def tune(args: argparse.Namespace) -> None:
     """Coordinate search: nudge one weight at a time, keep a change that wins a paired match."""
     budget = Budget(args.seconds, args.nodes)
-    current = DEFAULT_WEIGHTS
+    current = DEFAULT_WEIGHTS if args.start is None else Weights(*map(int, args.start.split(",")))
     print(f"tuning from {current}: {budget_text(budget)}, {args.deals} deals x 2 seats a trial")
     base = args.base
     for round_number in range(args.rounds):
@@ -286,6 +286,14 @@ def tune(args: argparse.Namespace) -> None:
                     current = candidate
                     break
     print(f"result: {current}")
+    # The trials chose among noisy results: judge the outcome on deals none of them used.
+    start = DEFAULT_WEIGHTS if args.start is None else Weights(*map(int, args.start.split(",")))
+    jobs = [
+        PairJob("tuned", "start", budget, *deal_spec(base + 10_000, i), current, start)
+        for i in range(args.deals)
+    ]
+    mean, half = summary([s for s, _ in run_pairs(jobs, args.jobs)])
+    print(f"result vs {start} on fresh deals: {mean:.1%} ± {half:.1%}")
 
 
 def main() -> None:
@@ -313,6 +321,7 @@ def main() -> None:
     sub = commands.add_parser("tune", help="tune the evaluation weights by self-play")
     sub.add_argument("--rounds", type=int, default=1)
     sub.add_argument("--step", type=float, default=0.5, help="try each weight times 1 +/- step")
+    sub.add_argument("--start", help="weights to start from, comma-separated (default: the current ones)")
     common(sub)
     sub.set_defaults(run=tune)
     for name, run, seconds in (("speed", speed, 0.3), ("solve", solve, 0.3)):

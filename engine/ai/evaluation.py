@@ -23,17 +23,17 @@ SUIT_MASKS = tuple(suit_mask(s) for s in range(4))
 class Weights(NamedTuple):
     """What each feature is worth, in hundredths of a card (mover minus opponent)."""
 
-    cards: int = 25
+    cards: int = 18
     """Each card fewer in hand."""
-    unbeatable: int = 40
+    unbeatable: int = 68
     """Each card the opponent could not beat if it were laid before them."""
-    trumps: int = 15
+    trumps: int = 20
     """Each card of one's own trump suit (it beats any other suit)."""
     weapons: int = 8
     """Each card of the opponent's trump suit: they beat it only with a higher one, or take 5."""
     beat_tempo: int = 90
     """Being on the move with a card that beats the top (two cards go)."""
-    lead_tempo: int = 15
+    lead_tempo: int = 10
     """Being on the move on an empty pile (one card goes)."""
 
 
