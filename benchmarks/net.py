@@ -7,7 +7,8 @@ Both peers run in this process on 127.0.0.1 (as two asyncio tasks sharing one
 core, like two players on one machine). A move's round trip is the time
 between two consecutive turns of the same player: its move is signed, sealed,
 sent, opened, schema-checked, signature- and legality- and hash-checked by the
-peer, who answers the same way. Players reply instantly (first legal move),
+peer, who answers the same way; both sides also append it to their match
+records (no fsync per move: see docs/protocol.md, "Records"). Players reply instantly (first legal move),
 so the figure is all protocol, engine bookkeeping and socket. The raw
 ping-pong sends frames of the same size with nothing done to them.
 """

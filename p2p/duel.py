@@ -44,7 +44,20 @@ from p2p.fairdeal import Pledge
 from p2p.handshake import HANDSHAKE_TIMEOUT, Session
 from p2p.identity import Identity
 from p2p.match import Match, position_hash, rematch_of
-from p2p.messages import Abort, Chat, Commit, Final, Message, MoveMsg, Ping, Resume, Reveal, Signed, expect
+from p2p.messages import (
+    Abort,
+    Bye,
+    Chat,
+    Commit,
+    Final,
+    Message,
+    MoveMsg,
+    Ping,
+    Resume,
+    Reveal,
+    Signed,
+    expect,
+)
 from p2p.players import Player
 from p2p.record import RecordWriter
 
@@ -65,6 +78,8 @@ class Patience:
     """Silent or unreachable this long: the waiting player may claim the game by forfeit."""
     auto_claim: bool = True
     """Claim at once when the limit passes (bots); otherwise the player decides (:meth:`Duel.claim`)."""
+    linger: float = 15.0
+    """After a complete match, how long to wait for the peer's ``bye`` (resuming meanwhile if needed)."""
 
 
 class Reconnector(Protocol):
@@ -176,6 +191,7 @@ class Duel:
         self._owed: Resume | None = None
         """The peer's resume claim, while it is ahead of us: checked once we catch up."""
         self._claim: Forfeit | None = None
+        self._peer_done = False
         self._claimable: str | None = None
         self._reconnects = 0
         self._sent_at = 0.0
@@ -212,6 +228,7 @@ class Duel:
         keepalive = asyncio.create_task(self._keepalive())
         try:
             await self._loop(reader)
+            await self._farewell(reader)
         except Forfeit as exc:
             end, error = "forfeit", exc
             note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
@@ -262,6 +279,7 @@ class Duel:
             with contextlib.suppress(asyncio.CancelledError, P2PError):
                 await reader
         self.writer.save(self.match, note)
+        self.writer.close()
         if error is not None:
             await self.channel.close()  # nothing more can happen on this connection
         self._timing_figures()
@@ -300,6 +318,14 @@ class Duel:
                 self.player.advanced(match)
             else:
                 await self._peer_link(due, reader)
+
+    async def _farewell(self, reader: asyncio.Task[None]) -> None:
+        """Our match is complete: say ``bye`` and wait a little for the peer's, resuming if the line
+        drops meanwhile, so that our last link reaches the peer (our own record is complete anyway)."""
+        await self._send(Bye())
+        with contextlib.suppress(P2PError, TimeoutError):
+            async with asyncio.timeout(self.patience.linger):
+                await asyncio.shield(reader)
 
     def _recorded(self) -> None:
         """A link was applied: append it to the record, fsync at a checkpoint."""
@@ -383,8 +409,8 @@ class Duel:
             transport.abort()
 
     async def _read(self) -> None:
-        """Apply the peer's links as they arrive, until the match is done (or by raising)."""
-        while not self.match.done:
+        """Apply the peer's links as they arrive, until the match is done and the peer said ``bye``."""
+        while not (self.match.done and self._peer_done):
             try:
                 message = await self._next()
             except LINE_ERRORS as exc:
@@ -401,6 +427,11 @@ class Duel:
             self.player.heard(message.text)
             return
         if isinstance(message, Ping):
+            return
+        if isinstance(message, Bye):
+            if not self.match.done:
+                raise ProtocolViolation(f"{self.peer_name} said bye before the match was complete")
+            self._peer_done = True
             return
         if not isinstance(message, Signed) or isinstance(message, Resume):
             raise ProtocolViolation(f"a {message.TAG!r} message in the middle of a match")
@@ -489,6 +520,8 @@ class Duel:
         while sent < len(match.links):  # links we apply meanwhile are picked up here too
             await channel.send(match.links[sent][1])
             sent += 1
+        if match.done:
+            await channel.send(Bye())
         self._live = True
         self._claimable = None
         self._reconnects += 1

@@ -225,6 +225,15 @@ class Ping(Message, tag="ping"):
 
 
 @dataclass(frozen=True)
+class Bye(Message, tag="bye"):
+    """The sender holds the whole match, both final signatures included: it may leave.
+
+    A side waits for the other's ``bye`` (resuming if the line drops) before it leaves,
+    so that the last link of a match is never lost on the way.
+    """
+
+
+@dataclass(frozen=True)
 class Resume(Signed, tag="resume"):
     """First message on a reconnection, each way: how much of the match the sender holds.
 

@@ -24,7 +24,7 @@ import os
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from p2p.crypto import signature_ok
 from p2p.errors import CheatError, P2PError, RecordError, WireError
@@ -83,6 +83,7 @@ class RecordWriter:
             self.rematch_of = {"transcript": previous.transcript.hex(), "finals": finals, "dealer": dealer}
         self._written: int | None = None
         """Links on disk; ``None`` before the header is."""
+        self._file: BinaryIO | None = None
         self.ended = False
 
     def _header(self) -> str:
@@ -110,17 +111,27 @@ class RecordWriter:
             self.ended = True
         if not rows and not sync:
             return
-        with open(self.path, "ab") as file:
-            size = file.tell()
-            try:
-                file.write("".join(_line(row) for row in rows).encode())
-                file.flush()
-                if sync:
-                    os.fsync(file.fileno())
-            except OSError:
-                file.truncate(size)  # no torn line in the middle of later appends
-                raise
+        if self._file is None:
+            self._file = open(self.path, "ab")  # noqa: SIM115 (kept open across appends: ~1 µs a move)
+        file = self._file
+        size = file.tell()
+        try:
+            file.write("".join(_line(row) for row in rows).encode())
+            file.flush()
+            if sync:
+                os.fsync(file.fileno())
+        except OSError:
+            file.truncate(size)  # no torn line in the middle of later appends
+            raise
         self._written = len(match.links)
+        if self.ended:
+            self.close()
+
+    def close(self) -> None:
+        """Close the file (appending again reopens it)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
     def save(self, match: Match, end: dict[str, object] | None = None) -> None:
         """A checkpoint: :meth:`append` and fsync."""

@@ -27,7 +27,7 @@ def test_a_match_across_namespaces_survives_delay_jitter_and_a_cut() -> None:
         pytest.skip(f"network namespaces unavailable: {reason}")
     before = _namespaces()
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--delay", "20", "--jitter", "5", "--cuts", "1", "--cut-span", "2",
+        [sys.executable, str(SCRIPT), "--delay", "20", "--jitter", "5", "--games", "3", "--cuts", "1", "--cut-span", "1",
          "--patience", "20", "--limit", "60", "--json"],
         capture_output=True, text=True, timeout=90,
     )  # fmt: skip

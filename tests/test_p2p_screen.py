@@ -178,3 +178,34 @@ def test_a_whole_network_game_on_the_full_screen(tmp_path: Path, monkeypatch: py
     assert report.end == bot_report.end == "complete"
     assert report.match.transcript == bot_report.match.transcript
     assert verify(report.record.read_text()).complete
+
+
+def test_the_screen_shows_reconnecting_and_offers_the_claim(tmp_path: Path) -> None:
+    """A cut line: the status line says so and the game goes on; /claim is refused while it is early."""
+    from p2p.connect import Redial, join
+    from p2p.duel import Patience
+    from tests.test_p2p_helpers import Fault, accept_all
+    from tests.test_p2p_resume import resilient
+
+    async def play() -> tuple[list[str], list[Outcome], Report]:
+        async with resilient(tmp_path, {0: Fault("cut", 2500)}) as net:
+            channel, session = await join(net.invite, net.bob.me, "bob", net.bob.known, accept_all)
+            host_channel, host_session = await net.listener.first()
+            patience = Patience(keepalive=0.2, silent_after=0.5, dead_after=1.5, forfeit_after=30)
+            bot = Duel(host_channel, host_session, net.ann.me, BotPlayer("easy"), net.ann.home.records, 10,
+                       None, net.listener, patience)  # fmt: skip
+            redial = Redial(net.invite, net.bob.me, "bob", net.bob.known, session, 0.05, 0.2)
+            opponent = NetworkOpponent(channel, session, net.bob.me, net.bob.home, redial, patience)
+            hosting = asyncio.create_task(bot.run())
+            lines: list[str] = []
+            outcomes = await _drive(opponent, 1, 1, lines)
+            opponent.say("/claim")
+            await hosting
+            opponent.close()
+            return lines, outcomes, await opponent.finished()
+
+    lines, outcomes, report = run(play())
+    assert report.end == "complete" and report.reconnects == 1 and len(outcomes) == 1
+    assert "ann is not away long enough to claim the game." in lines
+    assert any(line.startswith("connection to ann lost") for line in lines)
+    assert "reconnected to ann: the match goes on" in lines

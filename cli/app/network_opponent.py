@@ -36,7 +36,7 @@ from p2p.handshake import Session
 from p2p.home import Home
 from p2p.identity import Identity
 from p2p.match import Match
-from p2p.messages import Chat, Rematch
+from p2p.messages import Bye, Chat, Ping, Rematch
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
@@ -208,9 +208,10 @@ class NetworkOpponent:
         try:
             await channel.send(Rematch(want=True))
             while not isinstance(answer := await channel.recv(), Rematch):
-                if not isinstance(answer, Chat):
+                if isinstance(answer, Chat):
+                    self.heard(answer.text)
+                elif not isinstance(answer, Ping | Bye):  # keep-alives and farewells may still be in flight
                     raise OpponentLeft(f"{self.name} sent a {answer.TAG!r} message instead of answering")
-                self.heard(answer.text)
         except P2PError as exc:
             raise OpponentLeft(f"{self.name} left: {exc}") from None
         if not answer.want:
