@@ -291,6 +291,8 @@ def _figures(host: dict[str, object], joiner: dict[str, object]) -> dict[str, ob
                 k: timing[k] for k in ("move_ms_median", "move_ms_p90", "moves_timed")
             }
     figures["reconnects"] = [host.get("reconnects"), joiner.get("reconnects")]
+    if "resume_s_max" in timing_j:
+        figures["slowest_resume_s"] = timing_j["resume_s_max"]  # from the joiner noticing the cut to playing
     figures["match_s"] = timing_j.get("match_s")
     return figures
 

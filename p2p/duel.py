@@ -196,6 +196,7 @@ class Duel:
         self._reconnects = 0
         self._sent_at = 0.0
         self._round_trips: list[float] = []
+        self._resumes: list[float] = []
         self._started = time.monotonic()
         self._timing: dict[str, float] = {}
         self._checkpoint = (0, False)
@@ -302,6 +303,8 @@ class Duel:
             self._timing["move_ms_median"] = round(statistics.median(ordered) * 1e3, 3)
             self._timing["move_ms_p90"] = round(ordered[int(len(ordered) * 0.9)] * 1e3, 3)
             self._timing["moves_timed"] = len(ordered)
+        if self._resumes:
+            self._timing["resume_s_max"] = round(max(self._resumes), 3)
 
     # ------------------------------------------------------------ the match
 
@@ -448,9 +451,10 @@ class Duel:
     async def _next(self) -> Message:
         """The next message; shows a silent peer, and gives up on a connection silent too long."""
         patience, shown = self.patience, False
+        first_wait = min(patience.silent_after, patience.dead_after, patience.forfeit_after)
         while True:
             try:
-                message = await self.channel.recv(1.0 if shown else patience.silent_after)
+                message = await self.channel.recv(min(1.0, first_wait) if shown else first_wait)
             except SlowFrame:
                 raise
             except PeerTimeout:
@@ -488,6 +492,7 @@ class Duel:
         self._interrupt()
         await self.channel.close()
         self.status(f"connection to {self.peer_name} lost ({cause}): reconnecting…")
+        started = time.monotonic()
         attempt = asyncio.ensure_future(self.reconnector.reconnect())
         try:
             while True:
@@ -496,6 +501,7 @@ class Duel:
                     channel, _session = attempt.result()
                     try:
                         await self._exchange(channel)
+                        self._resumes.append(time.monotonic() - started)
                         return
                     except LINE_ERRORS:
                         await channel.close()

@@ -183,6 +183,11 @@ class Verified:
             lines.append("the last line is cut off")
         if self.end is not None:
             lines.append(f"the saver's note: {self.end.get('end')}: {self.end.get('detail', '')}")
+            if self.end.get("winner") in (0, 1):
+                lines.append(
+                    f"the saver awards game {self.end.get('game')} to player {self.end['winner']} "
+                    "(its own account: the other player did not sign it)"
+                )
         if self.evidence_error is not None:
             lines.append(f"the kept evidence proves: {self.evidence_error}")
         return "\n".join(lines)

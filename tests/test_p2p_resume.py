@@ -146,6 +146,7 @@ def test_a_stalling_peer_forfeits_the_game(tmp_path: Path) -> None:
     verified = verify(report.record.read_text())
     assert not verified.complete
     assert verified.end is not None and verified.end["end"] == "forfeit" and verified.end["winner"] == 0
+    assert "awards game 1 to player 0 (its own account" in verified.summary()
 
 
 def test_a_peer_gone_for_good_is_claimed_by_forfeit_with_the_reason(tmp_path: Path) -> None:
