@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cli import storage
-from cli.app.session import MY_NAME
+from cli.app.names import MY_NAME, shown_name
+from cli.app.replay import reason_words
+from cli.i18n import _
 from engine import Game, RecordError
 
 
@@ -33,7 +35,7 @@ def history_rows(paths: Iterable[Path]) -> list[Row]:
         try:
             game = Game.from_record(storage.read_text(path))
         except (storage.StorageError, RecordError) as exc:
-            rows.append(Row("?", "?", f"unreadable: {exc}", "?", path.name))
+            rows.append(Row("?", "?", _("unreadable: {error}").format(error=exc), "?", path.name))
             continue
         resumable = unfinished is not None and unfinished.record == path.name
         rows.append(_row(game, path.name, resumable))
@@ -43,13 +45,15 @@ def history_rows(paths: Iterable[Path]) -> list[Row]:
 def _row(game: Game, file: str, resumable: bool) -> Row:
     names = game.headers.get("Players", "").split(" vs ")
     me = names.index(MY_NAME) if len(names) == 2 and MY_NAME in names else 0
-    opponent = names[1 - me] if len(names) == 2 else "?"
+    opponent = shown_name(names[1 - me]) if len(names) == 2 else "?"
     outcome = game.result
     if outcome is None:
-        result = "unfinished: trumps play --resume" if resumable else "abandoned"
+        result = _("unfinished: trumps play --resume") if resumable else _("abandoned")
     elif outcome.winner is None:
-        result = f"draw ({outcome.reason.value})"
+        result = _("draw ({reason})").format(reason=reason_words(outcome))
+    elif outcome.winner == me:
+        result = _("won ({reason})").format(reason=reason_words(outcome))
     else:
-        result = f"{'won' if outcome.winner == me else 'lost'} ({outcome.reason.value})"
+        result = _("lost ({reason})").format(reason=reason_words(outcome))
     date = game.headers.get("Date", "?").removesuffix(" UTC")[:16]
     return Row(date, opponent, result, str(len(game.moves)), file)

@@ -1,20 +1,26 @@
-"""The ``trumps`` command line: parse arguments, then hand over to one command.
+"""The ``trumps`` command line: choose the language, parse arguments, then hand over to one command.
 
-Each command lives in ``cli/commands/<name>.py`` with ``HELP`` (one line),
-``add_arguments(parser)`` and ``run(args) -> int``. Those modules import only
-the standard library at module level — prompt_toolkit, cryptography and the
-engine are imported inside ``run`` — so that ``trumps --help`` answers fast.
+Each command lives in ``cli/commands/<name>.py`` with ``HELP`` (one line,
+marked with ``N_`` and translated here), ``add_arguments(parser)`` and
+``run(args) -> int``. Those modules import only the standard library at module
+level — prompt_toolkit, cryptography and the engine are imported inside ``run``
+— so that ``trumps --help`` answers fast.
+
+``--lang`` is a global option that may stand anywhere on the line; it is read
+before the parser is built, because the parser's help is already translated.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import sys
 from collections.abc import Sequence
 
-from cli import __version__
+from cli import __version__, i18n, storage
+from cli.i18n import N_, _, ngettext
 
 COMMANDS = ("play", "replay", "history", "host", "join", "verify", "peers")
 DEFAULT_COMMAND = "play"
@@ -29,25 +35,101 @@ def available_commands() -> tuple[str, ...]:
     return tuple(name for name in COMMANDS if importlib.util.find_spec(f"cli.commands.{name}") is not None)
 
 
+ARGPARSE_MESSAGES = (
+    N_("usage: "),
+    N_("options"),
+    N_("positional arguments"),
+    N_("show this help message and exit"),
+    N_("show program's version number and exit"),
+    N_("%(prog)s: error: %(message)s\n"),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("unrecognized arguments: %s"),
+    N_("the following arguments are required: %s"),
+    N_("expected one argument"),
+    N_("invalid %(type)s value: %(value)r"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("not allowed with argument %s"),
+)
+"""The messages of :mod:`argparse` that ``trumps`` users meet, in the game's catalogues: argparse
+looks its ``_`` and ``ngettext`` up by name when it formats, and :func:`main` points them at
+:mod:`cli.i18n`, so usage, help and errors speak the player's language."""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every command's sub-parser."""
+    """The argument parser with every command's sub-parser (in the language in use)."""
+    argparse._ = _  # type: ignore[attr-defined]
+    argparse.ngettext = ngettext  # type: ignore[attr-defined]
     parser = argparse.ArgumentParser(
         prog="trumps",
-        description="Your trumps (Svoi Kozyri): a card duel against the AI or a friend.",
-        epilog="With no command, 'trumps' starts a game against the AI ('trumps play').",
+        description=_("Your trumps (Svoi Kozyri): a card duel against the AI or a friend."),
+        epilog=_("With no command, 'trumps' starts a game against the AI ('trumps play')."),
     )
     parser.add_argument("--version", action="version", version=f"trumps {__version__}")
+    parser.add_argument(
+        "--lang",
+        metavar="LANG",
+        help=_("the language: {languages}, or auto (the environment's); remembered").format(
+            languages=", ".join(i18n.LANGUAGES)
+        ),
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in available_commands():
         module = importlib.import_module(f"cli.commands.{name}")
-        sub = commands.add_parser(name, help=module.HELP, description=module.HELP)
+        sub = commands.add_parser(name, help=_(module.HELP), description=_(module.HELP))
         module.add_arguments(sub)
     return parser
 
 
+def take_language_option(args: list[str]) -> tuple[str | None, list[str]]:
+    """``--lang X`` or ``--lang=X`` wherever it stands, and the other arguments.
+
+    >>> take_language_option(["play", "--lang", "uk", "--games", "3"])
+    ('uk', ['play', '--games', '3'])
+    >>> take_language_option(["--lang=kk"])
+    ('kk', [])
+    """
+    rest: list[str] = []
+    chosen: str | None = None
+    words = iter(args)
+    for word in words:
+        if word == "--":
+            rest += [word, *words]
+        elif word == "--lang":
+            chosen = next(words, "")
+        elif word.startswith("--lang="):
+            chosen = word.partition("=")[2]
+        else:
+            rest.append(word)
+    return chosen, rest
+
+
+def choose_language(option: str | None) -> str | None:
+    """Speak the language ``--lang`` names (and remember it), else the remembered one, else the
+    environment's; an error message when ``option`` names no language of the game."""
+    if option is None:
+        remembered = storage.load_config().get("lang", "")
+        i18n.use(remembered if i18n.language_code(remembered) else None)
+        return None
+    code = None if option == i18n.AUTO else i18n.language_code(option)
+    if code is None and option != i18n.AUTO:
+        i18n.use()
+        return _("unknown language {name!r}: choose one of {languages}, or auto").format(
+            name=option, languages=", ".join(i18n.LANGUAGES)
+        )
+    i18n.use(code)
+    with contextlib.suppress(OSError):
+        storage.save_config(lang=code or "")
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``trumps`` with ``argv`` (default: the process arguments); the exit status."""
-    args_list = list(sys.argv[1:] if argv is None else argv)
+    option, args_list = take_language_option(list(sys.argv[1:] if argv is None else argv))
+    problem = choose_language(option)
+    if problem is not None:
+        print(f"trumps: {problem}", file=sys.stderr)
+        return 2
     parser = build_parser()
     if not args_list or (args_list[0].startswith("-") and args_list[0] not in ("-h", "--help", "--version")):
         args_list.insert(0, DEFAULT_COMMAND)

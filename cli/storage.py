@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from cli.i18n import _
 from p2p.home import Home, write_atomically
 
 _UNFINISHED = "unfinished.json"
@@ -83,7 +84,7 @@ def read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise StorageError(f"cannot read {path}: {exc}") from None
+        raise StorageError(_("cannot read {file}: {error}").format(file=path, error=exc)) from None
 
 
 @dataclass(frozen=True)
@@ -130,9 +131,13 @@ def load_unfinished() -> Unfinished | None:
             me=_field(raw, "me", int),
         )
     except (ValueError, KeyError, TypeError, IndexError) as exc:
-        raise StorageError(f"{path} is damaged ({exc}); delete it to start afresh") from None
+        raise StorageError(
+            _("{file} is damaged ({error}); delete it to start afresh").format(file=path, error=exc)
+        ) from None
     if "/" in unfinished.record or "\\" in unfinished.record or unfinished.record.startswith("."):
-        raise StorageError(f"{path} names no game record: {unfinished.record!r}")
+        raise StorageError(
+            _("{file} names no game record: {record!r}").format(file=path, record=unfinished.record)
+        )
     return unfinished
 
 

@@ -173,7 +173,7 @@ def test_history_lists_date_opponent_result(capsys: pytest.CaptureFixture[str]) 
     assert history_rows(storage.record_paths())[2].result.startswith("unfinished")
     assert cli_main.main(["history"]) == 0
     out = capsys.readouterr().out
-    assert "AI (hard)" in out and "4 game(s)" in out and "unreadable" in out
+    assert "AI (hard)" in out and "4 games" in out and "unreadable" in out
 
 
 # ---------------------------------------------------------------------- replay

@@ -34,7 +34,7 @@ def test_score_and_winner_are_told_from_the_local_seat() -> None:
     match.finish_game(0, Outcome(None, Reason.REPETITION))
     assert match.over
     assert match.score_text("You", "Bob") == "You 1½ - Bob ½"
-    assert match.winner_text("You", "Bob") == "You win the match"
+    assert match.winner_text("Bob") == "You win the match"
     rematch = match.rematch()
     assert (rematch.games, rematch.me, rematch.played, rematch.halves) == (2, 1, 0, [0, 0])
     assert rematch.next_dealer == match.next_dealer

@@ -9,7 +9,9 @@ import os
 import random
 from collections.abc import Callable
 
+from cli.app.names import shown_name
 from cli.app.opponent import Deal
+from cli.i18n import _
 from engine import Game, Move
 from engine.ai import choose
 from engine.cards import SUITS
@@ -77,7 +79,7 @@ class AIOpponent:
 
     def say(self, text: str) -> None:
         """The AI does not chat, and says so."""
-        self._notify(f"{self.name} only answers with cards.")
+        self._notify(_("{name} only answers with cards.").format(name=shown_name(self.name)))
 
     def close(self) -> None:
         """Nothing to release."""

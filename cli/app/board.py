@@ -17,8 +17,10 @@ from collections.abc import Callable, Collection, Sequence
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
+from prompt_toolkit.utils import get_cwidth
 
 from cli.app.cards import count_cards, move_text, rank_text, suit_class, suit_text
+from cli.i18n import _
 from engine import Card, Game
 
 Line = StyleAndTextTuples
@@ -108,14 +110,15 @@ def pile_lines(
 ) -> list[Line]:
     """The top of the pile, oldest visible card first, and a mark under the top card."""
     if not pile:
-        return [[("class:muted", "  (empty)")], []]
+        return [[("class:muted", "  " + _("(empty)"))], []]
     fits = max(1, (width - 3) // CHIP)
     shown = pile[-fits:]
     line: Line = [("class:muted", " …")] if len(shown) < len(pile) else [("", "  ")]
     for i, card in enumerate(shown):
         line += chip(card, ascii, "class:card.top" if i == len(shown) - 1 else "class:card.under", on_click)
     middle = 2 + CHIP * (len(shown) - 1) + 2  # the cell under the top card's suit-side middle
-    return [line, [("class:muted", " " * (middle - 4) + "top ▲")]]
+    mark = _("top") + " ▲"
+    return [line, [("class:muted", " " * max(0, middle - get_cwidth(mark) + 1) + mark)]]
 
 
 def history_lines(
@@ -127,8 +130,8 @@ def history_lines(
     """
     moves = game.moves[:upto]
     first = max(0, len(moves) - height)
-    short = [name.split(" (")[0][:9] for name in names]
-    width = max(map(len, short))
+    short = [fit(name.split(" (")[0], 9) for name in names]
+    width = max(map(get_cwidth, short))
     lines: list[Line] = []
     for ply in range(first, len(moves)):
         mover = game.positions[ply].turn
@@ -136,22 +139,45 @@ def history_lines(
         lines.append(
             [
                 ("class:muted", f"{ply + 1:>4} "),
-                (f"class:history.player{mover}", f"{short[mover]:<{width}} "),
+                (f"class:history.player{mover}", pad(short[mover], width) + " "),
                 (style, move_text(moves[ply], ascii)),
             ]
         )
     return lines
 
 
-def move_words(game: Game, ply: int, ascii: bool = False) -> str:
-    """What move ``ply`` (from 1) of ``game`` did, in words: ``played K♠ 6♥``, ``took 3 cards``."""
+def fit(text: str, width: int) -> str:
+    """``text`` cut to at most ``width`` terminal cells (Devanagari signs take none, wide signs two).
+
+    >>> fit("Bartholomew", 5), fit("खिलाड़ी", 2)
+    ('Barth', 'खिला')
+    """
+    used = 0
+    for index, char in enumerate(text):
+        used += get_cwidth(char)
+        if used > width:
+            return text[:index]
+    return text
+
+
+def pad(text: str, width: int) -> str:
+    """``text`` padded with spaces to ``width`` terminal cells."""
+    return text + " " * max(0, width - get_cwidth(text))
+
+
+def move_words(game: Game, ply: int, name: str | None, ascii: bool = False) -> str:
+    """What move ``ply`` (from 1) of ``game`` did, as a sentence about player ``name`` (``None``:
+    the local player): ``You played K♠ 6♥.``, ``Bob took 3 cards.``"""
     move = game.moves[ply - 1]
     if move.is_take:
         before, after = game.positions[ply - 1], game.positions[ply]
-        return f"took {count_cards(len(before.pile) - len(after.pile))}"
-    return f"played {move_text(move, ascii)}"
+        cards = count_cards(len(before.pile) - len(after.pile))
+        text = _("You took {cards}.") if name is None else _("{name} took {cards}.")
+        return text.format(name=name, cards=cards)
+    text = _("You played {cards}.") if name is None else _("{name} played {cards}.")
+    return text.format(name=name, cards=move_text(move, ascii))
 
 
 def trump_label(suit: int, ascii: bool = False) -> Line:
     """``trump ♠`` in the suit's colour."""
-    return [("class:muted", "trump "), (f"class:card {suit_class(suit)}", suit_text(suit, ascii))]
+    return [("class:muted", _("trump") + " "), (f"class:card {suit_class(suit)}", suit_text(suit, ascii))]

@@ -1,4 +1,5 @@
-"""Cards and moves as people read them: suit symbols or letters, and suit colours.
+"""Cards and moves as people read them: suit symbols or letters, the language's rank
+letters, and suit colours.
 
 >>> from engine import Card, Move
 >>> card_text(Card.parse("TD")), card_text(Card.parse("TD"), ascii=True)
@@ -9,10 +10,41 @@
 
 from __future__ import annotations
 
+from cli.i18n import N_, _, ngettext
 from engine import Card, Move
 from engine.cards import RANKS, SUIT_SYMBOLS, SUITS
 
-SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
+SUIT_NAMES = (N_("spades"), N_("hearts"), N_("diamonds"), N_("clubs"))
+"""The suits' names, in suit order (marked for translation: the trump question accepts both)."""
+_FACES = "JQKA"
+_CANONICAL = set(RANKS + SUITS + RANKS.lower() + SUITS.lower())
+
+
+def face_letters() -> str:
+    """The letters of the jack, queen, king and ace in the language in use.
+
+    Ukrainian and Kazakh players write В Д К Т (валет, дама, король, туз); the
+    other languages keep the international J Q K A.
+    """
+    # Translators: the rank letters of the jack, queen, king and ace, separated by spaces.
+    # Keep "J Q K A" unless players of your language customarily print others on cards.
+    letters = _("J Q K A").split()
+    return "".join(letters) if len(letters) == 4 and all(len(x) == 1 for x in letters) else _FACES
+
+
+def canonical_ranks(text: str) -> str:
+    """Typed text with the language's rank letters replaced by the canonical ones.
+
+    A local letter that is also a canonical rank or suit letter would be
+    ambiguous and is left alone, so canonical notation always reads the same.
+    """
+    local = face_letters()
+    table = {}
+    for letter, face in zip(local, _FACES, strict=True):
+        if letter != face and letter not in _CANONICAL:
+            table[ord(letter.upper())] = face
+            table[ord(letter.lower())] = face
+    return text.translate(table)
 
 
 def suit_text(suit: int, ascii: bool = False) -> str:
@@ -21,8 +53,11 @@ def suit_text(suit: int, ascii: bool = False) -> str:
 
 
 def rank_text(card: Card) -> str:
-    """A card's rank as printed on it: ``6`` ... ``10`` ... ``A``."""
-    return "10" if card.rank == 4 else RANKS[card.rank]
+    """A card's rank as printed on it: ``6`` ... ``10`` ... ``A`` (``Т`` in Ukrainian)."""
+    if card.rank == 4:
+        return "10"
+    letter = RANKS[card.rank]
+    return face_letters()[_FACES.index(letter)] if letter in _FACES else letter
 
 
 def card_text(card: Card, ascii: bool = False) -> str:
@@ -32,12 +67,12 @@ def card_text(card: Card, ascii: bool = False) -> str:
 
 def move_text(move: Move, ascii: bool = False) -> str:
     """One move: ``K♠ 6♥`` or ``take``."""
-    return " ".join(card_text(c, ascii) for c in move.cards) if move.cards else "take"
+    return " ".join(card_text(c, ascii) for c in move.cards) if move.cards else _("take")
 
 
 def count_cards(count: int) -> str:
-    """``1 card``, ``3 cards``."""
-    return f"{count} card{'s' if count != 1 else ''}"
+    """``1 card``, ``3 cards`` (in the language's plural forms)."""
+    return ngettext("{count} card", "{count} cards", count).format(count=count)
 
 
 def suit_class(suit: int) -> str:

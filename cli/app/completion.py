@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from cli.app.cards import move_text
+from cli.app.cards import canonical_ranks, move_text
 from cli.app.session import Session
 from engine.cards import SUIT_SYMBOLS, SUITS
 
@@ -16,12 +16,13 @@ _SUIT_LETTERS = str.maketrans(SUIT_SYMBOLS + "♤♡♢♧", SUITS + SUITS)
 
 
 def normalize(text: str) -> str:
-    """Typed text in upper-case canonical move notation, as far as it goes.
+    """Typed text in upper-case canonical move notation, as far as it goes (the language's rank
+    letters read as the canonical ones).
 
     >>> normalize("k♠ 6"), normalize("10d,"), normalize("ta")
     ('KS,6', 'TD,', 'TA')
     """
-    text = text.strip().upper().translate(_SUIT_LETTERS).replace("10", "T")
+    text = canonical_ranks(text).strip().upper().translate(_SUIT_LETTERS).replace("10", "T")
     return re.sub(r"\s*[,+ ]\s*", ",", text)
 
 

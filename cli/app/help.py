@@ -1,60 +1,109 @@
-"""The help screen: the rules in brief, how to enter moves, and every key."""
+"""The help screen: the rules in brief, how to enter moves, and every key.
+
+Paragraphs are wrapped to the screen's width by terminal cells (prompt_toolkit's
+``get_cwidth``), so a translation needs no line breaks of its own.
+"""
 
 from __future__ import annotations
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.utils import get_cwidth
 
+from cli.app.board import pad
+from cli.app.cards import face_letters
 from cli.app.keys import COMMAND_KEYS, key_label
+from cli.i18n import N_, _
 from engine import Rules
 
-_RULES = """\
-36 cards, 6 to ace, all dealt: 18 each, so every card is known.
-Each player has their own trump suit. Your trumps beat other suits, but only
-on your turn; on your opponent's turn your trump suit is an ordinary suit.
-Empty pile: lay any card. Otherwise beat the top card (a higher card of its
-suit, or one of your trumps on a non-trump) and lay any card on top of it,
-or take: 3 cards, 5 if the top card is your trump, the whole pile if it is
-the ace of your trump.
-The first player out of cards wins, unless the other's single last card beats
-the top card: then it is a draw. So is a position seen for the third time,
-and a game of {max_moves} moves.
-A match: the loser deals the next game; after a draw the deal passes."""
+_RULES = (
+    N_("36 cards, 6 to ace, all dealt: 18 each, so every card is known."),
+    N_(
+        "Each player has their own trump suit. Your trumps beat other suits, but only on your turn; "
+        "on your opponent's turn your trump suit is an ordinary suit."
+    ),
+    N_(
+        "Empty pile: lay any card. Otherwise beat the top card (a higher card of its suit, or one of "
+        "your trumps on a non-trump) and lay any card on top of it, or take: 3 cards, 5 if the top "
+        "card is your trump, the whole pile if it is the ace of your trump."
+    ),
+    N_(
+        "The first player out of cards wins, unless the other's single last card beats the top card: "
+        "then it is a draw. So is a position seen for the third time, and a game of {max_moves} moves."
+    ),
+    N_("A match: the loser deals the next game; after a draw the deal passes."),
+)
 
-_MOVES = """\
-Type a move and press Enter: ks 6h, K♠,6♥, 10d, take (any case).
-Tab fills in a legal move, again for the next: Tab then Enter always plays.
-Or type the numbers under your cards: 3 7 (beat with 3, then lay 7).
-Or ←/→ to highlight a card (↑/↓: the next playable one) and Enter to pick it.
-Or click your cards; click the pile to take. When nothing beats, Enter takes.
-Esc drops a half-made move. A line starting with " is sent as chat."""
+_MOVES = (
+    N_("Type a move and press Enter: ks 6h, K♠,6♥, 10d, take (any case)."),
+    N_("Tab fills in a legal move, again for the next: Tab then Enter always plays."),
+    N_("Or type the numbers under your cards: 3 7 (beat with 3, then lay 7)."),
+    N_("Or ←/→ to highlight a card (↑/↓: the next playable one) and Enter to pick it."),
+    N_("Or click your cards; click the pile to take. When nothing beats, Enter takes."),
+    N_('Esc drops a half-made move. A line starting with " is sent as chat.'),
+)
+KEY_WIDTH = 14
+"""Cells for the keys column of the help."""
 
 
-def help_lines(rules: Rules) -> list[StyleAndTextTuples]:
-    """The help text, one fragment list a line."""
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` terminal cells, broken at spaces.
+
+    >>> wrap("Your trumps beat other suits", 12)
+    ['Your trumps', 'beat other', 'suits']
+    """
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        candidate = f"{line} {word}" if line else word
+        if line and get_cwidth(candidate) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = candidate
+    if line:
+        lines.append(line)
+    return lines
+
+
+def help_lines(rules: Rules, width: int = 80) -> list[StyleAndTextTuples]:
+    """The help text for a screen ``width`` cells wide, one fragment list a line."""
     pickup = (
-        "You may take only when nothing of yours beats the top card (forced pick-up)."
+        _("You may take only when nothing of yours beats the top card (forced pick-up).")
         if rules.pickup == "forced"
-        else "You may take even when you could beat (voluntary pick-up)."
+        else _("You may take even when you could beat (voluntary pick-up).")
     )
     sixes = (
-        "After the deal each player gives the six of the other's trump suit away."
+        _("After the deal each player gives the six of the other's trump suit away.")
         if rules.sixes
-        else "The sixes stay where they were dealt (--no-sixes)."
+        else _("The sixes stay where they were dealt (--no-sixes).")
     )
     lines: list[StyleAndTextTuples] = [
         [
-            ("class:help.heading", "Your trumps: help"),
-            ("class:muted", "   (any other key returns to the game)"),
+            ("class:help.heading", _("Your trumps: help")),
+            ("class:muted", "   " + _("(any other key returns to the game)")),
         ],
-        [("class:help.heading", "Keys")],
+        [("class:help.heading", _("Keys"))],
     ]
+    text_width = width - 3 - KEY_WIDTH
     for command in COMMAND_KEYS:
         keys = " ".join(key_label(k) for k in command.keys)
-        lines.append([("class:help.key", f"  {keys:<14}"), ("class:help", command.help)])
-    lines.append([("class:help.key", f"  {'↑ ↓ PgUp PgDn':<14}"), ("class:help", "scroll this help")])
-    lines += [[], [("class:help.heading", "Moves")]]
-    lines += [[("class:help", "  " + line)] for line in _MOVES.splitlines()]
-    lines += [[], [("class:help.heading", "The game")]]
-    rules_text = _RULES.format(max_moves=rules.max_moves) + "\n" + pickup + "\n" + sixes
-    lines += [[("class:help", "  " + line)] for line in rules_text.splitlines()]
+        for i, line in enumerate(wrap(_(command.help), text_width)):
+            lines.append(
+                [("class:help.key", "  " + pad(keys if i == 0 else "", KEY_WIDTH)), ("class:help", line)]
+            )
+    lines.append(
+        [("class:help.key", "  " + pad("↑ ↓ PgUp PgDn", KEY_WIDTH)), ("class:help", _("scroll this help"))]
+    )
+    moves = [_(line) for line in _MOVES]
+    if face_letters() != "JQKA":
+        moves.append(
+            _("Cards show the ranks {letters}; type them or J Q K A, and 10 or T for the ten.").format(
+                letters=" ".join(face_letters())
+            )
+        )
+    rules_text = [_(paragraph).format(max_moves=rules.max_moves) for paragraph in _RULES] + [pickup, sixes]
+    for heading, paragraphs in ((_("Moves"), moves), (_("The game"), rules_text)):
+        lines += [[], [("class:help.heading", heading)]]
+        for paragraph in paragraphs:
+            lines += [[("class:help", "  " + line)] for line in wrap(paragraph, width - 3)]
     return lines

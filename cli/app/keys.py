@@ -15,11 +15,13 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from cli.app.completion import MoveCompleter
 from cli.app.session import Session
+from cli.i18n import N_
 
 
 @dataclass(frozen=True)
 class CommandKey:
-    """A command: its keys (prompt_toolkit names, the first shown in the key bar), name and help."""
+    """A command: its keys (prompt_toolkit names, the first shown in the key bar), name and help
+    (both marked for translation, translated where shown)."""
 
     keys: tuple[str, ...]
     name: str
@@ -28,12 +30,18 @@ class CommandKey:
 
 
 COMMAND_KEYS = (
-    CommandKey(("f1",), "Help", "this help (also ? on an empty move line)", Session.toggle_help),
-    CommandKey(("f2", "c-t"), "Hint", "the AI suggests a move and puts it on the move line", Session.hint),
-    CommandKey(("f3", "c-z"), "Undo", "take back your last move (against the AI)", Session.undo),
-    CommandKey(("f4", "c-o"), "Hand", "hide or show the opponent's hand", Session.toggle_opponent),
-    CommandKey(("f5", "c-n"), "New", "deal a new game (asks first in the middle of one)", Session.new_game),
-    CommandKey(("c-q", "f10", "c-c"), "Quit", "quit (asks first in the middle of a game)", Session.quit),
+    CommandKey(("f1",), N_("Help"), N_("this help (also ? on an empty move line)"), Session.toggle_help),
+    CommandKey(
+        ("f2", "c-t"), N_("Hint"), N_("the AI suggests a move and puts it on the move line"), Session.hint
+    ),
+    CommandKey(("f3", "c-z"), N_("Undo"), N_("take back your last move (against the AI)"), Session.undo),
+    CommandKey(("f4", "c-o"), N_("Hand"), N_("hide or show the opponent's hand"), Session.toggle_opponent),
+    CommandKey(
+        ("f5", "c-n"), N_("New"), N_("deal a new game (asks first in the middle of one)"), Session.new_game
+    ),
+    CommandKey(
+        ("c-q", "f10", "c-c"), N_("Quit"), N_("quit (asks first in the middle of a game)"), Session.quit
+    ),
 )
 
 

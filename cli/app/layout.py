@@ -17,6 +17,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.layout import (
     ConditionalContainer,
+    Dimension,
     FormattedTextControl,
     HSplit,
     Layout,
@@ -24,12 +25,14 @@ from prompt_toolkit.layout import (
     Window,
 )
 from prompt_toolkit.layout.controls import BufferControl
+from prompt_toolkit.utils import get_cwidth
 
 from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_label
 from cli.app.cards import card_text, count_cards, suit_text
 from cli.app.help import help_lines
 from cli.app.keys import COMMAND_KEYS, key_label
-from cli.app.session import MY_NAME, Session
+from cli.app.session import Session
+from cli.i18n import _
 
 MIN_COLUMNS, MIN_ROWS = 80, 24
 HISTORY_WIDTH = 27
@@ -61,8 +64,14 @@ def join_lines(lines: list[Line]) -> StyleAndTextTuples:
 
 def rule(label: Line, width: int) -> StyleAndTextTuples:
     """A horizontal rule ``width`` cells wide with a label: ``── You · trump ♠ ───``."""
-    used = 4 + sum(len(t[1]) for t in label)
+    used = 4 + fragment_width(label)
     return [("class:rule", "── "), *label, ("class:rule", " " + "─" * max(0, width - used))]
+
+
+def fragment_width(fragments: StyleAndTextTuples) -> int:
+    """How many terminal cells ``fragments`` take (prompt_toolkit's widths: Cyrillic one a letter,
+    Devanagari vowel signs none)."""
+    return sum(get_cwidth(t[1]) for t in fragments)
 
 
 class Board:
@@ -80,19 +89,16 @@ class Board:
 
     def title(self) -> StyleAndTextTuples:
         s = self.session
-        parts: StyleAndTextTuples = [("class:title.name", " Your trumps ")]
+        parts: StyleAndTextTuples = [("class:title.name", " " + _("Your trumps") + " ")]
         if s.game is not None:
             trumps = s.game.start.trumps
-            parts.append(
-                (
-                    "",
-                    f"│ {MY_NAME} {suit_text(trumps[s.me], self._ascii)} vs "
-                    f"{s.opponent.name} {suit_text(trumps[self._them()], self._ascii)} ",
-                )
-            )
+            me = _("You") + " " + suit_text(trumps[s.me], self._ascii)
+            them = s.their_name + " " + suit_text(trumps[self._them()], self._ascii)
+            parts.append(("", "│ " + _("{me} vs {them}").format(me=me, them=them) + " "))
         if s.match.games > 1:
-            parts.append(("", f"│ Game {s.game_number} of {s.match.games} "))
-        parts.append(("", f"│ {s.match.score_text(MY_NAME, s.opponent.name)} "))
+            game = _("Game {number} of {games}").format(number=s.game_number, games=s.match.games)
+            parts.append(("", f"│ {game} "))
+        parts.append(("", f"│ {s.match.score_text(_('You'), s.their_name)} "))
         return parts
 
     def _player_rule(self, player: int, name: str) -> StyleAndTextTuples:
@@ -105,11 +111,11 @@ class Board:
 
     def opponent_rule(self) -> StyleAndTextTuples:
         """The rule above the opponent's hand."""
-        return self._player_rule(self._them(), self.session.opponent.name)
+        return self._player_rule(self._them(), self.session.their_name)
 
     def my_rule(self) -> StyleAndTextTuples:
         """The rule above your hand."""
-        return self._player_rule(self.session.me, MY_NAME)
+        return self._player_rule(self.session.me, _("You"))
 
     def opponent_hand(self) -> StyleAndTextTuples:
         s = self.session
@@ -118,7 +124,7 @@ class Board:
         cards = s.game.position.hand(self._them())
         if not s.show_opponent:
             backs: Line = [("", " "), ("class:card.back", "░░░")] * min(len(cards), 8)
-            return [*backs, ("class:muted", f"  hidden: {key_label('f4')} shows it")]
+            return [*backs, ("class:muted", "  " + _("hidden: {key} shows it").format(key=key_label("f4")))]
         trump = s.game.start.trumps[self._them()]
         return join_lines(hand_lines(cards, terminal_size().columns - 1, self._ascii, trump=trump)[:2])
 
@@ -147,19 +153,21 @@ class Board:
             if s.result:
                 note = s.result
             elif s.question is not None:
-                note = "Answer below (Enter: the choice in brackets). F1: help."
+                note = _("Answer below (Enter: the choice in brackets). F1: help.")
             else:
-                note = "Dealing…"
+                note = _("Dealing…")
             return join_lines([[], [("class:muted", f"  {note}")]])
         position = s.game.position
         width = terminal_size().columns - HISTORY_WIDTH - 2
-        head: Line = [("class:rule.label", " Pile"), ("class:muted", f"  {count_cards(len(position.pile))}")]
+        head = pile_heading(len(position.pile))
         if position.pile and s.game.result is None:
-            head.append(("class:turn", f"   take: {count_cards(position.take_count())}"))
+            take = _("take: {cards}").format(cards=count_cards(position.take_count()))
+            head.append(("class:turn", "   " + take))
         lines: list[Line] = [head, *pile_lines(position.pile, width, self._ascii, on_click=s.click_pile), []]
         if s.game.result is not None:
             lines.append([("class:result", f" ★ {s.result}")])
-            lines.append([("class:muted", f"   Match: {s.match.score_text(MY_NAME, s.opponent.name)}")])
+            score = s.match.score_text(_("You"), s.their_name)
+            lines.append([("class:muted", "   " + _("Match: {score}").format(score=score))])
         else:
             lines.append(self._turn())
         return join_lines(lines)
@@ -170,28 +178,38 @@ class Board:
         position = s.game.position
         if not s.my_turn:
             if s.thinking_since is None:
-                return [("class:turn", f" {s.opponent.name} to move.")]
+                return [("class:turn", " " + _("{name} to move.").format(name=s.their_name))]
             elapsed = time.monotonic() - s.thinking_since
             spin = _SPINNER[int(elapsed * 5) % len(_SPINNER)]
-            return [("class:thinking", f" {spin} {s.opponent.name} is thinking… {elapsed:.0f}s")]
+            thinking = _("{name} is thinking… {seconds}s").format(name=s.their_name, seconds=int(elapsed))
+            return [("class:thinking", f" {spin} {thinking}")]
         top = position.top
         if s.picked:
-            text = f"Now lay a card on {card_text(s.picked[0], self._ascii)} (Esc: choose again)."
+            text = _("Now lay a card on {card} (Esc: choose again).").format(
+                card=card_text(s.picked[0], self._ascii)
+            )
         elif top is None:
-            text = "Your turn: lay any card."
+            text = _("Your turn: lay any card.")
+        elif position.beaters() and position.rules.pickup == "voluntary":
+            text = _("Your turn: beat {card}, then lay a card on it, or take.").format(
+                card=card_text(top, self._ascii)
+            )
         elif position.beaters():
-            text = f"Your turn: beat {card_text(top, self._ascii)}, then lay a card on it"
-            text += ", or take." if position.rules.pickup == "voluntary" else "."
+            text = _("Your turn: beat {card}, then lay a card on it.").format(
+                card=card_text(top, self._ascii)
+            )
         else:
-            text = f"Nothing beats {card_text(top, self._ascii)}: Enter takes {count_cards(position.take_count())}."
+            text = _("Nothing beats {card}: Enter takes {cards}.").format(
+                card=card_text(top, self._ascii), cards=count_cards(position.take_count())
+            )
         return [("class:turn.mine", " ▶ " + text)]
 
     def history(self) -> list[Line]:
         s = self.session
         if s.game is None:
             return []
-        names = [s.opponent.name, s.opponent.name]
-        names[s.me] = MY_NAME
+        names = [s.their_name, s.their_name]
+        names[s.me] = _("You")
         return history_lines(s.game, names, HISTORY_LINES, self._ascii)
 
     def message(self) -> StyleAndTextTuples:
@@ -214,7 +232,7 @@ class Board:
         if first:
             line.append(("class:muted", " …"))
         for i in range(first, len(texts)):
-            room -= len(texts[i]) + 3
+            room -= get_cwidth(texts[i]) + 3
             if room < 0:
                 line.append(("class:muted", " …"))
                 break
@@ -225,22 +243,27 @@ class Board:
         return [("class:status", " " + self.session.status)]
 
     def prompt(self) -> StyleAndTextTuples:
-        return [("class:prompt", " answer> " if self.session.question is not None else " move> ")]
+        return [
+            ("class:prompt", " " + (_("answer>") if self.session.question is not None else _("move>")) + " ")
+        ]
 
     def key_bar(self) -> StyleAndTextTuples:
         bar: StyleAndTextTuples = []
         for command in COMMAND_KEYS:
-            bar += [("class:keybar.key", key_label(command.keys[0])), ("class:keybar", f" {command.name}  ")]
+            bar += [
+                ("class:keybar.key", key_label(command.keys[0])),
+                ("class:keybar", f" {_(command.name)}  "),
+            ]
         return bar
 
     def help(self) -> StyleAndTextTuples:
         s = self.session
-        lines = help_lines(s.rules)
+        lines = help_lines(s.rules, terminal_size().columns)
         rows = terminal_size().rows
         s.help_top = max(0, min(s.help_top, len(lines) - rows))
         shown = lines[s.help_top : s.help_top + rows]
         if s.help_top + rows < len(lines):
-            shown[-1] = [("class:muted", "  ↓ more below (↓, PgDn)")]
+            shown[-1] = [("class:muted", "  " + _("↓ more below (↓, PgDn)"))]
         return join_lines(shown)
 
     def small(self) -> StyleAndTextTuples:
@@ -248,13 +271,20 @@ class Board:
         return [
             (
                 "class:small",
-                f"Window too small: {size.columns}x{size.rows}.\nYour trumps needs at least "
-                f"{MIN_COLUMNS}x{MIN_ROWS}:\nplease enlarge it.\n(Ctrl-Q quits.)",
+                _(
+                    "Window too small: {columns}x{rows}.\nYour trumps needs at least {min_columns}x{min_rows}:\n"
+                    "please enlarge it.\n(Ctrl-Q quits.)"
+                ).format(columns=size.columns, rows=size.rows, min_columns=MIN_COLUMNS, min_rows=MIN_ROWS),
             )
         ]
 
 
-def text_window(get: object, height: int | None = None, **options: object) -> Window:
+def pile_heading(size: int) -> Line:
+    """``Pile  20 cards``, the heading of the pile (the game's and the replay's)."""
+    return [("class:rule.label", " " + _("Pile")), ("class:muted", f"  {count_cards(size)}")]
+
+
+def text_window(get: object, height: int | Dimension | None = None, **options: object) -> Window:
     """A window showing the fragments ``get()`` returns."""
     return Window(FormattedTextControl(get), height=height, **options)  # type: ignore[arg-type]
 
@@ -264,7 +294,7 @@ def history_window(get_lines: Callable[[], list[Line]]) -> HSplit:
     control = FormattedTextControl(
         lambda: join_lines(get_lines()), get_cursor_position=lambda: Point(0, max(0, len(get_lines()) - 1))
     )
-    heading = text_window(lambda: [("class:rule.label", " Moves")], 1)
+    heading = text_window(lambda: [("class:rule.label", " " + _("Moves"))], 1)
     return HSplit([heading, Window(control)], width=HISTORY_WIDTH)
 
 
@@ -286,7 +316,7 @@ def create_layout(session: Session) -> Layout:
             ),
             text_window(board.my_rule, 1),
             text_window(board.my_hand, 4),
-            text_window(board.message, 1),
+            text_window(board.message, Dimension(min=1, max=2), wrap_lines=True),
             text_window(board.status, 1),
             VSplit([text_window(board.prompt, 1, dont_extend_width=True), move_line]),
             text_window(board.key_bar, 1, style="class:keybar"),

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cli.i18n import _
 from engine import Outcome
 
 
@@ -72,12 +73,12 @@ class Match:
         me, them = self.halves[self.me], self.halves[1 - self.me]
         return f"{my_name} {points_text(me)} - {their_name} {points_text(them)}"
 
-    def winner_text(self, my_name: str, their_name: str) -> str:
+    def winner_text(self, their_name: str) -> str:
         """Who won the match so far: ``You win the match``, or a draw."""
         me, them = self.halves[self.me], self.halves[1 - self.me]
         if me == them:
-            return "The match is drawn"
-        return f"{my_name} win the match" if me > them else f"{their_name} wins the match"
+            return _("The match is drawn")
+        return _("You win the match") if me > them else _("{name} wins the match").format(name=their_name)
 
     def rematch(self) -> Match:
         """A new match of the same length; the loser of the last game still deals."""

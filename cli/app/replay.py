@@ -17,17 +17,40 @@ from cli.app.layout import (
     HISTORY_WIDTH,
     history_window,
     join_lines,
+    pile_heading,
     rule,
     terminal_size,
     text_window,
     too_small,
 )
-from cli.app.session import MY_NAME
+from cli.app.names import MY_NAME, shown_name
 from cli.app.style import game_style
-from engine import Game
-from engine.game import result_text
+from cli.i18n import N_, _, ngettext
+from engine import Game, Outcome
 
-KEYS = (("←/→", "step"), ("PgUp/PgDn", "10 moves"), ("Home/End", "start/end"), ("q", "quit"))
+KEYS = (("←/→", N_("step")), ("PgUp/PgDn", N_("10 moves")), ("Home/End", N_("start/end")), ("q", N_("quit")))
+REASONS = {
+    "out": N_("out"),
+    "last card": N_("last card"),
+    "both out": N_("both out"),
+    "repetition": N_("repetition"),
+    "move cap": N_("move cap"),
+}
+"""Why a game ended (``engine.Reason`` values), as the replay and ``trumps history`` name it."""
+
+
+def outcome_words(outcome: Outcome | None) -> str:
+    """A record's result for people: ``1-0 out`` in the language in use, ``*`` while unfinished."""
+    if outcome is None:
+        return "*"
+    score = {0: "1-0", 1: "0-1", None: "½-½"}[outcome.winner]
+    return f"{score} {reason_words(outcome)}"
+
+
+def reason_words(outcome: Outcome) -> str:
+    """Why ``outcome`` came about, in the language in use."""
+    reason = outcome.reason.value
+    return _(REASONS[reason]) if reason in REASONS else reason
 
 
 class Replay:
@@ -39,8 +62,11 @@ class Replay:
         self.ascii = ascii
         self.step = 0
         names = game.headers.get("Players", "").split(" vs ")
-        self.names = names if len(names) == 2 else ["Player 0", "Player 1"]
-        self.bottom = self.names.index(MY_NAME) if MY_NAME in self.names else 0
+        self.bottom = names.index(MY_NAME) if len(names) == 2 and MY_NAME in names else 0
+        if len(names) != 2:
+            names = [_("Player {seat}").format(seat=seat) for seat in (0, 1)]
+        self.names = [shown_name(name) for name in names]
+        self.mine = [name == MY_NAME for name in names]
 
     def go(self, step: int) -> None:
         """Stand after move ``step`` (clamped to the game)."""
@@ -60,10 +86,10 @@ class Replay:
     def header(self) -> StyleAndTextTuples:
         """The title bar: file, date and result."""
         date = self.game.headers.get("Date", "?")[:16]
-        players = " vs ".join(self.names)
+        players = _("{me} vs {them}").format(me=self.names[0], them=self.names[1])
         return [
-            ("class:title.name", " Replay "),
-            ("", f"│ {players} │ {date} │ {result_text(self.game.result)} │ {self.title}"),
+            ("class:title.name", " " + _("Replay") + " "),
+            ("", f"│ {players} │ {date} │ {outcome_words(self.game.result)} │ {self.title}"),
         ]
 
     def table(self) -> StyleAndTextTuples:
@@ -72,17 +98,22 @@ class Replay:
         total = len(self.game.moves)
         width = terminal_size().columns - HISTORY_WIDTH - 2
         lines: list[Line] = [
-            [("class:rule.label", " Pile"), ("class:muted", f"  {count_cards(len(position.pile))}")],
+            pile_heading(len(position.pile)),
             *pile_lines(position.pile, width, self.ascii),
         ]
         if self.step:
-            mover = self.names[self.game.positions[self.step - 1].turn]
-            did = move_words(self.game, self.step, self.ascii)
-            lines.append([("class:turn", f" Move {self.step} of {total}: {mover} {did}.")])
+            mover = self.game.positions[self.step - 1].turn
+            did = move_words(
+                self.game, self.step, None if self.mine[mover] else self.names[mover], self.ascii
+            )
+            text = _("Move {number} of {total}: {what}").format(number=self.step, total=total, what=did)
         else:
-            lines.append([("class:turn", f" The deal. {total} moves follow.")])
+            text = ngettext("The deal. {count} move follows.", "The deal. {count} moves follow.", total)
+            text = text.format(count=total)
+        lines.append([("class:turn", " " + text)])
         if self.step == total:
-            lines.append([("class:result", f" Result: {result_text(self.game.result)}")])
+            result = _("Result: {result}").format(result=outcome_words(self.game.result))
+            lines.append([("class:result", " " + result)])
         return join_lines(lines)
 
     def history(self) -> list[Line]:
@@ -93,7 +124,7 @@ class Replay:
         """The keys of the viewer."""
         bar: StyleAndTextTuples = []
         for key, what in KEYS:
-            bar += [("class:keybar.key", key), ("class:keybar", f" {what}  ")]
+            bar += [("class:keybar.key", key), ("class:keybar", f" {_(what)}  ")]
         return bar
 
 
@@ -121,7 +152,7 @@ def replay_application(
     )
     small = Condition(too_small)
     note = text_window(
-        lambda: [("class:small", "Window too small for the replay: at least 80x24 please (q quits).")],
+        lambda: [("class:small", _("Window too small for the replay: at least 80x24 please (q quits)."))],
         wrap_lines=True,
     )
     bindings = KeyBindings()

@@ -6,6 +6,7 @@ from cli import storage
 from cli.app.ai_opponent import AIOpponent
 from cli.app.match import Match
 from cli.app.session import Resume
+from cli.i18n import _
 from engine import Game, RecordError
 
 
@@ -22,7 +23,9 @@ def load_unfinished() -> tuple[Resume | None, str]:
         game = Game.from_record(storage.read_text(saved.path))
     except (storage.StorageError, RecordError) as exc:
         storage.clear_unfinished()
-        return None, f"Your unfinished game could not be read, so a new one starts: {exc}"
+        return None, _("Your unfinished game could not be read, so a new one starts: {error}").format(
+            error=exc
+        )
     if game.result is not None:
         storage.clear_unfinished()
         return None, ""

@@ -25,18 +25,26 @@ from prompt_toolkit.document import Document
 from cli import storage
 from cli.app.ai_opponent import THINK_SECONDS, AIOpponent
 from cli.app.board import move_words
-from cli.app.cards import SUIT_NAMES, card_text, count_cards, move_text, suit_text
+from cli.app.cards import (
+    SUIT_NAMES,
+    canonical_ranks,
+    card_text,
+    count_cards,
+    face_letters,
+    move_text,
+    suit_text,
+)
 from cli.app.match import Match
+from cli.app.names import MY_NAME, shown_name
 from cli.app.opponent import Deal, Opponent, OpponentLeft
+from cli.i18n import _, ngettext
 from engine import TAKE, Card, Game, IllegalMoveError, Move, NotationError, Outcome, Reason, Rules
 from engine.ai import LEVELS, choose
 from engine.cards import SUITS
 
-MY_NAME = "You"
 RESULT_GRACE = 0.7
 """Seconds after a game ends during which Enter does not yet start the next one,
 so that a player who was typing fast still sees the result."""
-_CARD_TOKEN = re.compile(r"\b([6-9TJQKA])([SHDC])\b")
 
 
 @dataclass(frozen=True)
@@ -49,16 +57,29 @@ class Question:
     action: Callable[[str], None]
     not_before: float = 0.0
     """The monotonic time before which an empty Enter is ignored."""
+    labels: dict[str, str] = field(default_factory=dict)
+    """How an answer is shown when it differs from the answer itself (``"yes"``: ``"так"``)."""
 
     def choices(self) -> list[str]:
-        """The distinct answers, for completion."""
-        return list(dict.fromkeys(self.answers.values()))
+        """The distinct answers as shown, for completion."""
+        return [self.labels.get(a, a) for a in dict.fromkeys(self.answers.values())]
 
 
 def yes_no(prompt: str, default: str, action: Callable[[str], None], not_before: float = 0.0) -> Question:
-    """A yes/no question (``y``, ``yes``, ``n``, ``no``)."""
+    """A yes/no question: ``y``, ``yes``, ``n``, ``no``, and the words of the language in use.
+
+    ``default`` and the answers passed to ``action`` are ``"yes"`` or ``"no"``; the
+    choices shown (completion, the reminder) are the translated words.
+    """
     answers = {"y": "yes", "yes": "yes", "n": "no", "no": "no"}
-    return Question(prompt, answers, default, action, not_before)
+    # Translators: the words (and one-letter forms) a player may type to answer a yes/no question.
+    for word in _("y yes").lower().split():
+        answers[word] = "yes"
+    for word in _("n no").lower().split():
+        answers[word] = "no"
+    labels = {"yes": _("yes"), "no": _("no")}
+    answers |= {label.lower(): answer for answer, label in labels.items()}
+    return Question(prompt, answers, default, action, not_before, labels)
 
 
 @dataclass
@@ -140,8 +161,9 @@ class Session:
             offer = self.offer
             self.ask(
                 yes_no(
-                    f"Continue your unfinished game against {offer.opponent.name} "
-                    f"(move {len(offer.game.moves) + 1})? [Y/n]",
+                    _("Continue your unfinished game against {name} (move {number})? [Y/n]").format(
+                        name=shown_name(offer.opponent.name), number=len(offer.game.moves) + 1
+                    ),
                     "yes",
                     lambda answer: self._continue(offer) if answer == "yes" else self._decline(offer),
                 )
@@ -166,13 +188,19 @@ class Session:
         self.dealer = int(resume.game.headers.get("Dealer", "0"))
         self.trump = SUITS[resume.game.start.trumps[self.me]]
         self.number = 1
-        self._say(f"Welcome back: {self._game_words()} continues.")
+        self._say(
+            _("Welcome back: your game continues.")
+            if self.match.games == 1
+            else _("Welcome back: game {number} of {games} continues.").format(
+                number=self.match.number, games=self.match.games
+            )
+        )
         self._advance()
 
     def _decline(self, offer: Resume) -> None:
         self.offer = None
         storage.clear_unfinished()
-        self._say(f"The unfinished game stays in your history ({offer.path.name}).")
+        self._say(_("The unfinished game stays in your history ({file}).").format(file=offer.path.name))
         self._choose_trump()
 
     def _choose_trump(self) -> None:
@@ -182,13 +210,16 @@ class Session:
         answers = {s.lower(): s for s in SUITS}
         answers |= {suit_text(i): s for i, s in enumerate(SUITS)}
         answers |= {name: s for name, s in zip(SUIT_NAMES, SUITS, strict=True)}
+        answers |= {_(name).lower(): s for name, s in zip(SUIT_NAMES, SUITS, strict=True)}
         default = self.last_trump if self.last_trump in tuple(SUITS) else "H"
         shown = " ".join(f"{s} {suit_text(i, self.display.ascii)}" for i, s in enumerate(SUITS))
         self.ask(
             Question(
-                f"Your trump suit? {shown} [Enter: {default}, your last choice]"
+                _("Your trump suit? {suits} [Enter: {default}, your last choice]").format(
+                    suits=shown, default=default
+                )
                 if default == self.last_trump
-                else f"Your trump suit? {shown} [Enter: {default}]",
+                else _("Your trump suit? {suits} [Enter: {default}]").format(suits=shown, default=default),
                 answers,
                 default,
                 self._trump_chosen,
@@ -207,7 +238,7 @@ class Session:
         self._run(self._deal_task(self.number, self.match.next_dealer, self.trump))
 
     async def _deal_task(self, number: int, dealer: int | None, trump: str) -> None:
-        self._say("Dealing…")
+        self._say(_("Dealing…"))
         try:
             self._start_game(await self.opponent.deal(number, dealer, trump))
         except Exception as exc:  # a plug-in opponent's failure ends the game, never the app
@@ -230,8 +261,13 @@ class Session:
         self.result = ""
         self.picked.clear()
         self.cursor = 0
-        who = MY_NAME if deal.dealer == self.me else self.opponent.name
-        self._say(f"{self._game_words().capitalize()}: {who} dealt.")
+        if self.match.games == 1:
+            text = _("Your game: you dealt.") if deal.dealer == self.me else _("Your game: {name} dealt.")
+        elif deal.dealer == self.me:
+            text = _("Game {number} of {games}: you dealt.")
+        else:
+            text = _("Game {number} of {games}: {name} dealt.")
+        self._say(text.format(number=self.match.number, games=self.match.games, name=self.their_name))
         self._save()
         self._advance()
 
@@ -247,10 +283,10 @@ class Session:
         """Whether a game is being played (dealt and not over)."""
         return self.game is not None and self.game.result is None
 
-    def _game_words(self) -> str:
-        if self.match.games == 1:
-            return "your game"
-        return f"game {self.match.number} of {self.match.games}"
+    @property
+    def their_name(self) -> str:
+        """The opponent's name as the screen shows it."""
+        return shown_name(self.opponent.name)
 
     @property
     def game_number(self) -> int:
@@ -313,9 +349,10 @@ class Session:
         try:
             game.play(move)
         except IllegalMoveError:
-            self._opponent_left(OpponentLeft(f"{self.opponent.name} played an illegal move ({move})"))
+            reason = _("{name} played an illegal move ({move}).").format(name=self.their_name, move=move)
+            self._opponent_left(OpponentLeft(reason))
             return
-        self._say(f"{self.opponent.name} {move_words(game, len(game.moves), self.display.ascii)}.")
+        self._say(move_words(game, len(game.moves), self.their_name, self.display.ascii))
         self._save()
         self._advance()
 
@@ -330,13 +367,15 @@ class Session:
         self.result = self.outcome_text(outcome)
         self._save(finished=True)
         if self.match.over and self.match.games == 1:
-            prompt = "Play again? [Y/n]"
+            prompt = _("Play again? [Y/n]")
         elif self.match.over:
-            score = self.match.score_text(MY_NAME, self.opponent.name)
-            winner = self.match.winner_text(MY_NAME, self.opponent.name)
-            prompt = f"{winner} ({score}). Play another match? [Y/n]"
+            score = self.match.score_text(_("You"), self.their_name)
+            winner = self.match.winner_text(self.their_name)
+            prompt = _("{winner} ({score}). Play another match? [Y/n]").format(winner=winner, score=score)
         else:
-            prompt = f"Next: game {self.match.played + 1} of {self.match.games}. Deal it? [Y/n]"
+            prompt = _("Next: game {number} of {games}. Deal it? [Y/n]").format(
+                number=self.match.played + 1, games=self.match.games
+            )
         self.ask(yes_no(prompt, "yes", self._after_game, time.monotonic() + RESULT_GRACE))
 
     def _after_game(self, answer: str) -> None:
@@ -349,33 +388,37 @@ class Session:
 
     def outcome_text(self, outcome: Outcome) -> str:
         """Who won and why, for the end-of-game banner."""
-        them = self.opponent.name
+        them = self.their_name
         if outcome.reason is Reason.OUT:
             if outcome.winner == self.me:
-                return "You won by playing your last card."
-            return f"{them} won by playing their last card."
+                return _("You won by playing your last card.")
+            return _("{name} won by playing their last card.").format(name=them)
         if outcome.reason is Reason.LAST_CARD:
             assert self.game is not None
             if not self.game.position.hand_sets[self.me]:
-                who = f"you went out, but {them}'s"
+                text = _(
+                    "Draw by the last-card rule: you went out, but {name}'s last card beats the top card."
+                )
             else:
-                who = f"{them} went out, but your"
-            return f"Draw by the last-card rule: {who} last card beats the top card."
+                text = _(
+                    "Draw by the last-card rule: {name} went out, but your last card beats the top card."
+                )
+            return text.format(name=them)
         if outcome.reason is Reason.REPETITION:
-            return "Draw by repetition: the same position came up a third time."
+            return _("Draw by repetition: the same position came up a third time.")
         if outcome.reason is Reason.MOVE_CAP:
-            return f"Draw: the game reached the {self.rules.max_moves}-move cap."
-        return "Draw: both hands are empty."
+            return _("Draw: the game reached the cap of {count} moves.").format(count=self.rules.max_moves)
+        return _("Draw: both hands are empty.")
 
     def _opponent_left(self, exc: Exception) -> None:
         self._save()
         if isinstance(exc, OpponentLeft):
-            self.result = str(exc) or f"{self.opponent.name} left."
+            self.result = str(exc) or _("{name} left.").format(name=self.their_name)
         else:
-            self.result = f"{self.opponent.name} failed: {exc}"
+            self.result = _("{name} failed: {error}").format(name=self.their_name, error=exc)
         self.game = None
         self._say(self.result, error=True)
-        self.ask(yes_no("The game cannot go on. Quit? [Y/n]", "yes", self._quit_answer))
+        self.ask(yes_no(_("The game cannot go on. Quit? [Y/n]"), "yes", self._quit_answer))
 
     # --------------------------------------------------------------- saving
 
@@ -399,7 +442,7 @@ class Session:
             elif ai is not None:
                 storage.clear_unfinished()
         except OSError as exc:
-            self._say(f"Could not save the game: {exc}", error=True)
+            self._say(_("Could not save the game: {error}").format(error=exc), error=True)
 
     # ---------------------------------------------------------- the move line
 
@@ -432,7 +475,9 @@ class Session:
         if self.my_turn and TAKE in self._moves_from_picked():
             self._play(TAKE)
         elif self.my_turn:
-            self._say("You cannot take now: a card of yours beats the top card (forced pick-up).", error=True)
+            self._say(
+                _("You cannot take now: a card of yours beats the top card (forced pick-up)."), error=True
+            )
         else:
             self._not_now()
 
@@ -445,42 +490,74 @@ class Session:
         try:
             move = self.parse(text)
         except NotationError as exc:
-            self._say(self.pretty(str(exc)), error=True)
+            self._say(str(exc), error=True)
             return
         self._play(move)
 
     def parse(self, text: str) -> Move:
-        """A move from the move line: notation (``ks 6h``, ``K♠,6♥``, ``take``) or card numbers (``3 7``)."""
+        """A move from the move line: notation (``ks 6h``, ``K♠,6♥``, ``take``, the language's
+        rank letters and word for take) or card numbers (``3 7``).
+
+        The :class:`NotationError` raised says what is wrong, for the screen.
+        """
         numbers = text.replace(",", " ").split()
         if numbers and all(n.isdigit() for n in numbers):
-            hand = self.my_hand()
-            cards = []
-            for n in numbers:
-                if not 1 <= int(n) <= len(hand):
-                    raise NotationError(f"there is no card {n}: your cards are numbered 1 to {len(hand)}")
-                cards.append(hand[int(n) - 1])
-            if len(cards) > 2:
-                raise NotationError("a move plays at most two cards")
-            return Move(*cards)
-        return Move.parse(text)
+            cards = self._numbered_cards(numbers)
+        elif text.strip().lower() in ("take", _("take").lower()):
+            return TAKE
+        else:
+            cards = self._written_cards(text)
+        if not 1 <= len(cards) <= 2:
+            raise NotationError(
+                _("{text!r} is not a move: try take, 7♣, 8♣ 9♦, or card numbers: 3 7.").format(
+                    text=text.strip()
+                )
+            )
+        if len(cards) == 2 and cards[0] == cards[1]:
+            raise NotationError(_("A move cannot play the same card twice."))
+        return Move(*cards)
+
+    def _numbered_cards(self, numbers: list[str]) -> list[Card]:
+        hand = self.my_hand()
+        for n in numbers:
+            if not 1 <= int(n) <= len(hand):
+                raise NotationError(
+                    _("There is no card {number}: your cards are numbered 1 to {count}.").format(
+                        number=n, count=len(hand)
+                    )
+                )
+        return [hand[int(n) - 1] for n in numbers]
+
+    def _written_cards(self, text: str) -> list[Card]:
+        cards = []
+        for part in re.split(r"\s*[,+ ]\s*", text.strip()):
+            try:
+                cards.append(Card.parse(canonical_ranks(part)))
+            except NotationError:
+                raise NotationError(self._not_a_card(part)) from None
+        return cards
+
+    def _not_a_card(self, text: str) -> str:
+        faces = face_letters()
+        ranks = "6-10 J Q K A" if faces == "JQKA" else f"6-10 {' '.join(faces)}"
+        return _("{text!r} is not a card: a rank {ranks} and a suit S H D C.").format(text=text, ranks=ranks)
 
     def _play(self, move: Move) -> None:
         game = self.game
         assert game is not None
         missing = [c for c in move.cards if c not in game.position.hand(self.me)]
         if missing:
-            self._say(f"You do not hold {card_text(missing[0], self.display.ascii)}.", error=True)
+            self._say(_("You do not hold {card}.").format(card=self._card(missing[0])), error=True)
             return
         try:
             game.play(move)
-        except IllegalMoveError as exc:
-            reason = str(exc).split(": ", 1)[-1]
-            self._say(self.pretty(reason[0].upper() + reason[1:]) + ".", error=True)
+        except IllegalMoveError:
+            self._say(self._why_illegal(move), error=True)
             return
         self.buffer.reset()
         self.picked.clear()
         self.opponent.played(game, move)
-        self._say(f"You {move_words(game, len(game.moves), self.display.ascii)}.")
+        self._say(move_words(game, len(game.moves), None, self.display.ascii))
         self._save()
         self._advance()
 
@@ -502,22 +579,47 @@ class Session:
             top = self.game.position.top
             assert top is not None
             self._say(
-                f"{self._card(card)} beats {self._card(top)}: now the card to lay on it (Esc: choose again)."
+                _("{card} beats {top}: now the card to lay on it (Esc: choose again).").format(
+                    card=self._card(card), top=self._card(top)
+                )
             )
             return
         position = self.game.position
         if self.picked or not position.pile:
-            self._say("That card cannot be played now.", error=True)
+            self._say(_("That card cannot be played now."), error=True)
         elif position.beats(card):
-            self._say(f"{self._card(card)} cannot be played now.", error=True)
+            self._say(_("{card} cannot be played now.").format(card=self._card(card)), error=True)
         elif not position.beaters():
             self._say(
-                f"Nothing of yours beats {self._card(position.top or card)}: take "
-                f"{count_cards(position.take_count())} (Enter on an empty line).",
+                _("Nothing of yours beats {top}: take {cards} (Enter on an empty line).").format(
+                    top=self._card(position.top or card), cards=count_cards(position.take_count())
+                ),
                 error=True,
             )
         else:
-            self._say(f"{self._card(card)} does not beat {self._card(position.top or card)}.", error=True)
+            self._say(self._not_beating(card), error=True)
+
+    def _not_beating(self, card: Card) -> str:
+        assert self.game is not None
+        top = self.game.position.top
+        return _("{card} does not beat {top}.").format(card=self._card(card), top=self._card(top or card))
+
+    def _why_illegal(self, move: Move) -> str:
+        """Why the engine refused ``move`` (cards the player holds), asked of the engine's position."""
+        assert self.game is not None
+        position = self.game.position
+        if not position.pile:
+            return _("The pile is empty: lay one card on it.")
+        if move.is_take:
+            beater = position.beaters()[0]
+            return _("{card} beats {top}, so you must beat (forced pick-up).").format(
+                card=self._card(beater), top=self._card(position.top or beater)
+            )
+        if not position.beats(move.cards[0]):
+            return self._not_beating(move.cards[0])
+        return _("After beating with {card} you must lay a second card on it.").format(
+            card=self._card(move.cards[0])
+        )
 
     def picked_text(self) -> str:
         """The move line's text while cards are being picked (empty, or ``KS ``)."""
@@ -575,7 +677,13 @@ class Session:
             answer = question.answers.get(typed.lower())
         if answer is None:
             options = "/".join(question.choices())
-            self._say(f"Please answer {options} (or just Enter for {question.default}).", error=True)
+            default = question.labels.get(question.default, question.default)
+            self._say(
+                _("Please answer {options} (or just Enter for {default}).").format(
+                    options=options, default=default
+                ),
+                error=True,
+            )
             return
         self.question = None
         self.buffer.reset()
@@ -593,7 +701,7 @@ class Session:
         self._hint_task = asyncio.ensure_future(self._hint(self.game))
 
     async def _hint(self, game: Game) -> None:
-        self._say("Thinking of a hint…")
+        self._say(_("Thinking of a hint…"))
         position = game.position
         think = functools.partial(
             choose, position, LEVELS[-1], seconds=THINK_SECONDS, history=game.positions[:-1]
@@ -602,16 +710,18 @@ class Session:
         if game is self.game and game.position is position:  # nothing played or undone meanwhile
             self.picked.clear()
             self.buffer.set_document(Document(str(move)))
-            self._say(f"Hint: {move_text(move, self.display.ascii)} — press Enter to play it.")
+            self._say(
+                _("Hint: {move} — press Enter to play it.").format(move=move_text(move, self.display.ascii))
+            )
 
     def undo(self) -> None:
         """Take back your last move (and the opponent's reply to it)."""
         game = self.game
         if not self.opponent.local:
-            self._say("Undo is only for games against the AI.", error=True)
+            self._say(_("Undo is only for games against the AI."), error=True)
             return
         if game is None or game.result is not None:
-            self._say("The game is over: nothing to undo.", error=True)
+            self._say(_("The game is over: nothing to undo."), error=True)
             return
         count = 0
         for ply in range(len(game.moves) - 1, -1, -1):
@@ -619,14 +729,14 @@ class Session:
             if game.positions[ply].turn == self.me:
                 break
         else:
-            self._say("Nothing to undo yet.", error=True)
+            self._say(_("Nothing to undo yet."), error=True)
             return
         if self._task is not None:
             self._task.cancel()
         game.undo(count)
         self.picked.clear()
         self.buffer.reset()
-        self._say(f"Took back {count} move{'s' if count > 1 else ''}.")
+        self._say(ngettext("Took back {count} move.", "Took back {count} moves.", count).format(count=count))
         self._save()
         self._advance()
 
@@ -636,10 +746,10 @@ class Session:
             self._answer("yes")
             return
         if self.in_progress and not self.opponent.local:
-            self._say("A network game cannot be abandoned for a new one.", error=True)
+            self._say(_("A network game cannot be abandoned for a new one."), error=True)
             return
         if self.in_progress:
-            self.ask(yes_no("Abandon this game and deal a new one? [y/N]", "no", self._abandon_answer))
+            self.ask(yes_no(_("Abandon this game and deal a new one? [y/N]"), "no", self._abandon_answer))
         elif self.question is None:
             self._deal()
 
@@ -648,7 +758,7 @@ class Session:
             if self._task is not None:
                 self._task.cancel()
             self._save(finished=True)
-            self._say(f"Abandoned game saved as {self.path.name if self.path else ''}.")
+            self._say(_("Abandoned game saved as {file}.").format(file=self.path.name if self.path else ""))
             self.game = None
             self._deal()
         else:
@@ -659,12 +769,12 @@ class Session:
         if self.question is not None and self.question.action == self._quit_answer:
             self._quit_answer("yes")
         elif self.in_progress:
-            where = (
-                "It is saved: 'trumps' offers to continue it next time."
+            prompt = (
+                _("Quit the game? It is saved: 'trumps' offers to continue it next time. [y/N]")
                 if isinstance(self.opponent, AIOpponent)
-                else "It stays in your history but cannot be continued."
+                else _("Quit the game? It stays in your history but cannot be continued. [y/N]")
             )
-            self.ask(yes_no(f"Quit the game? {where} [y/N]", "no", self._quit_answer))
+            self.ask(yes_no(prompt, "no", self._quit_answer))
         else:
             self._exit()
 
@@ -672,7 +782,7 @@ class Session:
         if answer == "yes":
             self._exit()
         elif self.game is None:
-            self._say("F5 deals a new game, Ctrl-Q quits.")
+            self._say(_("F5 deals a new game, Ctrl-Q quits."))
         else:
             self._say("")
 
@@ -706,17 +816,17 @@ class Session:
     def explain_no_completion(self) -> None:
         """Tab found nothing to fill in: say why."""
         if self.question is not None or self.my_turn:
-            self._say("Nothing legal starts like that: Esc clears the line.", error=True)
+            self._say(_("Nothing legal starts like that: Esc clears the line."), error=True)
         else:
             self._not_now()
 
     def _not_now(self) -> None:
         if self.thinking_since is not None:
-            self._say(f"Wait: {self.opponent.name} is thinking.", error=True)
+            self._say(_("Wait: {name} is thinking.").format(name=self.their_name), error=True)
         elif self.game is None or self.game.result is not None:
-            self._say("No game in play: answer the question below.", error=True)
+            self._say(_("No game in play: answer the question below."), error=True)
         else:
-            self._say(f"Wait: it is {self.opponent.name}'s turn.", error=True)
+            self._say(_("Wait: it is {name}'s turn.").format(name=self.their_name), error=True)
 
     def _say(self, text: str, error: bool = False) -> None:
         self.message, self.error = text, error
@@ -724,7 +834,3 @@ class Session:
 
     def _card(self, card: Card) -> str:
         return card_text(card, self.display.ascii)
-
-    def pretty(self, text: str) -> str:
-        """Engine messages with cards written for people: ``KS`` becomes ``K♠``."""
-        return _CARD_TOKEN.sub(lambda m: self._card(Card.parse(m.group(0))), text)

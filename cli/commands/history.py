@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "list your saved games: date, opponent, result"
+from cli.i18n import N_, _, ngettext
+
+HELP = N_("list your saved games: date, opponent, result")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -14,14 +16,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the list; the exit status."""
     from cli import storage
+    from cli.app.board import pad
     from cli.history import history_rows
 
     paths = storage.record_paths()
     if not paths:
-        print(f"No saved games yet (they are kept in {storage.games_dir()}).")
+        print(_("No saved games yet (they are kept in {folder}).").format(folder=storage.games_dir()))
         return 0
-    print(f"{'Date':<17} {'Opponent':<22} {'Result':<34} {'Moves':>5}  File")
+    widths = (17, 22, 34)
+    heading = (_("Date"), _("Opponent"), _("Result"))
+    print(" ".join(pad(text, width) for text, width in zip(heading, widths, strict=True)), end=" ")
+    print(f"{_('Moves'):>5}  {_('File')}")
     for row in history_rows(paths):
-        print(f"{row.date:<17} {row.opponent:<22} {row.result:<34} {row.moves:>5}  {row.file}")
-    print(f"\n{len(paths)} game(s) in {storage.games_dir()}; replay one with: trumps replay FILE")
+        cells = (row.date, row.opponent, row.result)
+        print(" ".join(pad(text, width) for text, width in zip(cells, widths, strict=True)), end=" ")
+        print(f"{row.moves:>5}  {row.file}")
+    count = len(paths)
+    text = ngettext(
+        "{count} game in {folder}; replay one with: trumps replay FILE",
+        "{count} games in {folder}; replay one with: trumps replay FILE",
+        count,
+    )
+    print("\n" + text.format(count=count, folder=storage.games_dir()))
     return 0

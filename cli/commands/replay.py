@@ -5,18 +5,18 @@ from __future__ import annotations
 import argparse
 import sys
 
-HELP = "step through a saved game record with the arrow keys"
+from cli.commands.play import add_display_arguments
+from cli.i18n import N_, _
+
+HELP = N_("step through a saved game record with the arrow keys")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps replay``."""
     parser.add_argument(
-        "file", metavar="FILE", help="a game record (a path, or a name 'trumps history' lists)"
+        "file", metavar="FILE", help=_("a game record (a path, or a name 'trumps history' lists)")
     )
-    parser.add_argument("--ascii", action="store_true", help="write suits as letters (S H D C), not ♠ ♥ ♦ ♣")
-    parser.add_argument(
-        "--four-color", action="store_true", help="four suit colours instead of red and black"
-    )
+    add_display_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,10 +33,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         game = Game.from_record(storage.read_text(path))
     except (storage.StorageError, RecordError) as exc:
-        print(f"trumps replay: {path}: {exc}", file=sys.stderr)
+        message = _("{file} cannot be replayed: {error}").format(file=path, error=exc)
+        print(f"trumps replay: {message}", file=sys.stderr)
         return 1
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print("trumps replay: the viewer needs a terminal (stdin and stdout must be a tty)", file=sys.stderr)
+        message = _("the viewer needs a terminal (stdin and stdout must be a tty)")
+        print(f"trumps replay: {message}", file=sys.stderr)
         return 2
     replay_application(Replay(game, path.name, args.ascii), args.four_color).run()
     return 0

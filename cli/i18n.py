@@ -1,0 +1,111 @@
+"""The one gettext entry point of the game: the language in use and the translating functions.
+
+Every user-facing string of ``cli`` goes through :func:`_` (or :func:`ngettext`
+for counts); a string that must stay as it is until it is shown (a module-level
+table, a message raised by ``p2p``) is marked with :func:`N_` and translated
+where it is shown. The catalogues live in ``cli/locale/<lang>/LC_MESSAGES/trumps.po``
+and ship compiled (``trumps.mo``); at run time only the standard library reads them.
+
+The language is, first found: ``--lang`` (remembered in the config), the one
+remembered in the config, then the environment (``LANGUAGE``, ``LC_ALL``,
+``LC_MESSAGES``, ``LANG``); English when none names a language of :data:`LANGUAGES`.
+
+>>> use("uk")
+'uk'
+>>> _("Your trumps"), ngettext("{count} card", "{count} cards", 5).format(count=5)
+('Свої козирі', '5 карт')
+>>> use("en")
+'en'
+>>> _("Your trumps")
+'Your trumps'
+"""
+
+from __future__ import annotations
+
+import gettext
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+DOMAIN = "trumps"
+LOCALE_DIR = Path(__file__).parent / "locale"
+LANGUAGES = {
+    "en": "English",
+    "uk": "Українська",
+    "it": "Italiano",
+    "sq": "Shqip",
+    "kk": "Қазақша",
+    "hi": "हिन्दी",
+}
+"""The languages with a catalogue (English is the source), each named in itself."""
+AUTO = "auto"
+"""``--lang auto``: forget the remembered language and follow the environment."""
+_ENVIRONMENT = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+_translations: gettext.NullTranslations = gettext.NullTranslations()
+_language = "en"
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for translation without translating it yet (it is translated where shown)."""
+    return message
+
+
+def _(message: str) -> str:
+    """``message`` in the language in use."""
+    return _translations.gettext(message)
+
+
+def ngettext(singular: str, plural: str, count: int) -> str:
+    """The form of a message for ``count``, by the plural rule of the language in use."""
+    return _translations.ngettext(singular, plural, count)
+
+
+def language() -> str:
+    """The code of the language in use: ``en``, ``uk``, ..."""
+    return _language
+
+
+def language_code(text: str) -> str | None:
+    """The code of :data:`LANGUAGES` that a locale name or language tag means, if any.
+
+    >>> language_code("uk_UA.UTF-8"), language_code("hi-IN"), language_code("C"), language_code("de")
+    ('uk', 'hi', 'en', None)
+    """
+    base = text.strip().split(".")[0].split("@")[0].replace("-", "_").split("_")[0].lower()
+    if base in ("c", "posix"):
+        return "en"
+    return base if base in LANGUAGES else None
+
+
+def environment_language(environ: Mapping[str, str] | None = None) -> str:
+    """The language the environment asks for, the way gettext reads it; English by default.
+
+    >>> environment_language({"LANGUAGE": "de:sq", "LANG": "uk_UA.UTF-8"})
+    'sq'
+    >>> environment_language({"LC_ALL": "", "LANG": "kk_KZ.UTF-8"})
+    'kk'
+    """
+    env = os.environ if environ is None else environ
+    for variable in _ENVIRONMENT:
+        value = env.get(variable)
+        if value:
+            for name in value.split(":"):
+                code = language_code(name)
+                if code is not None:
+                    return code
+            if variable != "LANGUAGE":
+                break
+    return "en"
+
+
+def use(code: str | None = None) -> str:
+    """Speak language ``code`` from now on (``None``: the environment's); the code in use.
+
+    A language without its compiled catalogue falls back to English.
+    """
+    global _translations, _language
+    chosen = environment_language() if code is None else (language_code(code) or "en")
+    _translations = gettext.translation(DOMAIN, LOCALE_DIR, languages=[chosen], fallback=True)
+    _language = chosen if isinstance(_translations, gettext.GNUTranslations) else "en"
+    return _language
