@@ -552,7 +552,7 @@ def test_the_screen_at_80x24_shows_everything_at_a_glance() -> None:
         screen = d.screen()
         lines = screen.splitlines()
         assert len(lines) == 24
-        assert "Your trumps" in lines[0] and "Game 1 of 3" in lines[0] and "You 0 - AI (easy) 0" in lines[0]
+        assert "Your trumps" in lines[0] and "Game 1 of 3" in lines[0] and "You 0 - AI 0" in lines[0]
         assert "You ♠ vs AI (easy)" in lines[0]
         game = session.game
         assert game is not None

@@ -17,9 +17,9 @@ from collections.abc import Callable, Collection, Sequence
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
-from prompt_toolkit.utils import get_cwidth
 
 from cli.app.cards import count_cards, move_text, rank_text, suit_class, suit_text
+from cli.app.widths import cell_width
 from cli.i18n import _
 from engine import Card, Game
 
@@ -118,7 +118,7 @@ def pile_lines(
         line += chip(card, ascii, "class:card.top" if i == len(shown) - 1 else "class:card.under", on_click)
     middle = 2 + CHIP * (len(shown) - 1) + 2  # the cell under the top card's suit-side middle
     mark = _("top") + " ▲"
-    return [line, [("class:muted", " " * max(0, middle - get_cwidth(mark) + 1) + mark)]]
+    return [line, [("class:muted", " " * max(0, middle - cell_width(mark) + 1) + mark)]]
 
 
 def history_lines(
@@ -131,7 +131,7 @@ def history_lines(
     moves = game.moves[:upto]
     first = max(0, len(moves) - height)
     short = [fit(name.split(" (")[0], 9) for name in names]
-    width = max(map(get_cwidth, short))
+    width = max(map(cell_width, short))
     lines: list[Line] = []
     for ply in range(first, len(moves)):
         mover = game.positions[ply].turn
@@ -147,14 +147,14 @@ def history_lines(
 
 
 def fit(text: str, width: int) -> str:
-    """``text`` cut to at most ``width`` terminal cells (Devanagari signs take none, wide signs two).
+    """``text`` cut to at most ``width`` terminal cells (see :mod:`cli.app.widths`).
 
-    >>> fit("Bartholomew", 5), fit("खिलाड़ी", 2)
-    ('Barth', 'खिला')
+    >>> fit("Bartholomew", 5), fit("खिलाड़ी", 3)
+    ('Barth', 'खिल')
     """
     used = 0
     for index, char in enumerate(text):
-        used += get_cwidth(char)
+        used += cell_width(char)
         if used > width:
             return text[:index]
     return text
@@ -162,7 +162,7 @@ def fit(text: str, width: int) -> str:
 
 def pad(text: str, width: int) -> str:
     """``text`` padded with spaces to ``width`` terminal cells."""
-    return text + " " * max(0, width - get_cwidth(text))
+    return text + " " * max(0, width - cell_width(text))
 
 
 def move_words(game: Game, ply: int, name: str | None, ascii: bool = False) -> str:

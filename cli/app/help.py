@@ -1,17 +1,17 @@
 """The help screen: the rules in brief, how to enter moves, and every key.
 
-Paragraphs are wrapped to the screen's width by terminal cells (prompt_toolkit's
-``get_cwidth``), so a translation needs no line breaks of its own.
+Paragraphs are wrapped to the screen's width by terminal cells
+(:func:`~cli.app.widths.cell_width`), so a translation needs no line breaks of its own.
 """
 
 from __future__ import annotations
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.utils import get_cwidth
 
 from cli.app.board import pad
 from cli.app.cards import face_letters
 from cli.app.keys import COMMAND_KEYS, key_label
+from cli.app.widths import cell_width
 from cli.i18n import N_, _
 from engine import Rules
 
@@ -55,7 +55,7 @@ def wrap(text: str, width: int) -> list[str]:
     line = ""
     for word in text.split():
         candidate = f"{line} {word}" if line else word
-        if line and get_cwidth(candidate) > width:
+        if line and cell_width(candidate) > width:
             lines.append(line)
             line = word
         else:

@@ -25,13 +25,13 @@ from prompt_toolkit.layout import (
     Window,
 )
 from prompt_toolkit.layout.controls import BufferControl
-from prompt_toolkit.utils import get_cwidth
 
 from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_label
 from cli.app.cards import card_text, count_cards, suit_text
 from cli.app.help import help_lines
 from cli.app.keys import COMMAND_KEYS, key_label
 from cli.app.session import Session
+from cli.app.widths import cell_width
 from cli.i18n import _
 
 MIN_COLUMNS, MIN_ROWS = 80, 24
@@ -69,9 +69,8 @@ def rule(label: Line, width: int) -> StyleAndTextTuples:
 
 
 def fragment_width(fragments: StyleAndTextTuples) -> int:
-    """How many terminal cells ``fragments`` take (prompt_toolkit's widths: Cyrillic one a letter,
-    Devanagari vowel signs none)."""
-    return sum(get_cwidth(t[1]) for t in fragments)
+    """How many terminal cells ``fragments`` take (see :mod:`cli.app.widths`)."""
+    return sum(cell_width(t[1]) for t in fragments)
 
 
 class Board:
@@ -98,7 +97,10 @@ class Board:
         if s.match.games > 1:
             game = _("Game {number} of {games}").format(number=s.game_number, games=s.match.games)
             parts.append(("", f"│ {game} "))
-        parts.append(("", f"│ {s.match.score_text(_('You'), s.their_name)} "))
+        short = s.their_name.split(" (")[0]  # the level is named just before
+        parts.append(("", f"│ {s.match.score_text(_('You'), short)} "))
+        if fragment_width(parts) > terminal_size().columns:
+            parts[0] = ("class:title.name", " ")  # a long translation: the game's name gives way first
         return parts
 
     def _player_rule(self, player: int, name: str) -> StyleAndTextTuples:
@@ -232,7 +234,7 @@ class Board:
         if first:
             line.append(("class:muted", " …"))
         for i in range(first, len(texts)):
-            room -= get_cwidth(texts[i]) + 3
+            room -= cell_width(texts[i]) + 3
             if room < 0:
                 line.append(("class:muted", " …"))
                 break

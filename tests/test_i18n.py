@@ -1,0 +1,284 @@
+"""The languages: catalogues complete and in step with the code, the screens at 80x24 in each
+language, the choice of language, and the local rank letters."""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cli import i18n, storage
+from cli import main as cli_main
+from cli.app.cards import card_text, face_letters, move_text
+from cli.app.completion import normalize
+from cli.app.help import help_lines
+from cli.app.layout import fragment_width
+from cli.app.session import Session
+from cli.app.widths import cell_width
+from engine import Card, Move, Rules
+from tests.catalogues import PLURAL_FORMS, compile_mo, extract, po_path, read_po
+from tests.test_cli_app import ENTER, F1, SizedOutput, ai_session, run
+
+LANGUAGES = tuple(PLURAL_FORMS)
+SAME_AS_ENGLISH = {
+    ("it", "J Q K A"),
+    ("sq", "J Q K A"),
+    ("hi", "J Q K A"),
+    ("it", "no"),
+    ("it", "n no"),
+    ("it", "File"),
+}
+"""Translations that are rightly the English text: international rank letters, and words
+Italian shares with English."""
+
+
+@pytest.fixture(autouse=True)
+def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A temporary home, no language from the environment, and English again afterwards."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    for variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(variable, raising=False)
+    yield tmp_path
+    i18n.use("en")
+
+
+@pytest.fixture(scope="module")
+def messages() -> dict[str, object]:
+    return dict(extract())
+
+
+# ------------------------------------------------------------------ catalogues
+
+
+def _placeholders(text: str) -> list[str]:
+    """The brace fields (``{name!r}``) and %-placeholders (``%(prog)s``, ``%s``) of a message."""
+    braces = [f"{name}!{conv}" for _, name, _, conv in string.Formatter().parse(text) if name is not None]
+    percents = re.findall(r"%(?:\(\w+\))?[sdrg]", text)
+    return sorted(braces + percents)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_message_is_translated_with_the_same_placeholders(
+    language: str, messages: dict[str, object]
+) -> None:
+    header, catalogue = read_po(po_path(language))
+    assert header["Plural-Forms"] == PLURAL_FORMS[language]
+    nplurals = int(PLURAL_FORMS[language].split(";")[0].split("=")[1])
+    assert set(catalogue) == set(messages), "run: python -m tests.catalogues"
+    for msgid, message in catalogue.items():
+        assert not message.fuzzy, msgid
+        assert len(message.strings) == (1 if message.plural is None else nplurals), msgid
+        for translation in message.strings:
+            assert translation.strip(), f"{language}: {msgid!r} is not translated"
+            assert _placeholders(translation) == _placeholders(msgid), f"{language}: {msgid!r}"
+            assert translation.endswith("\n") == msgid.endswith("\n"), msgid
+            if (language, msgid) not in SAME_AS_ENGLISH:
+                assert translation != msgid, f"{language}: {msgid!r} is left in English"
+
+
+@pytest.mark.parametrize("language", ["uk", "kk"])
+def test_no_word_mixes_cyrillic_and_latin_letters(language: str) -> None:
+    _, catalogue = read_po(po_path(language))
+    for message in catalogue.values():
+        for translation in message.strings:
+            # A placeholder or an escape is no word; what is left must be one script per word.
+            words = re.sub(r"\{[^}]*\}|%\(\w+\)\w|\\n", " ", translation).split()
+            for word in words:
+                letters = {
+                    ("cyrillic" if "\u0400" <= c <= "\u04ff" else "latin") for c in word if c.isalpha()
+                }
+                assert len(letters) <= 1, f"{language}: {word!r} in {translation!r}"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_shipped_mo_files_are_compiled_from_the_po_files(language: str) -> None:
+    path = po_path(language)
+    assert path.with_suffix(".mo").read_bytes() == compile_mo(*read_po(path)), (
+        "run: python -m tests.catalogues"
+    )
+
+
+def test_plural_forms_follow_each_language() -> None:
+    counts = (0, 1, 2, 4, 5, 11, 21, 22, 25, 101)
+    expected = {
+        "en": "0 cards,1 card,2 cards,4 cards,5 cards,11 cards,21 cards,22 cards,25 cards,101 cards",
+        "uk": "0 карт,1 карта,2 карти,4 карти,5 карт,11 карт,21 карта,22 карти,25 карт,101 карта",
+        "it": "0 carte,1 carta,2 carte,4 carte,5 carte,11 carte,21 carte,22 carte,25 carte,101 carte",
+        "sq": "0 letra,1 letër,2 letra,4 letra,5 letra,11 letra,21 letra,22 letra,25 letra,101 letra",
+        "kk": "0 карта,1 карта,2 карта,4 карта,5 карта,11 карта,21 карта,22 карта,25 карта,101 карта",
+        "hi": "0 कार्ड,1 कार्ड,2 कार्ड,4 कार्ड,5 कार्ड,11 कार्ड,21 कार्ड,22 कार्ड,25 कार्ड,101 कार्ड",
+    }
+    for language, texts in expected.items():
+        i18n.use(language)
+        shown = [i18n.ngettext("{count} card", "{count} cards", n).format(count=n) for n in counts]
+        assert ",".join(shown) == texts
+    i18n.use("uk")
+    assert (
+        i18n.ngettext("Took back {count} move.", "Took back {count} moves.", 2) == "Скасовано {count} ходи."
+    )
+
+
+# ------------------------------------------------------------- the screens
+
+
+def _screens(language: str) -> tuple[str, str, Session]:
+    """The main screen (after one move) and the first page of help, rendered at 80x24."""
+    i18n.use(language)
+    session = ai_session(trump="H", games=3)
+    shots: list[str] = []
+
+    async def script(d: object) -> None:
+        from tests.test_cli_app import Driver
+
+        assert isinstance(d, Driver)
+        await d.my_turn()
+        await d.keys("\t" + ENTER)
+        await d.my_turn()
+        shots.append(d.screen())
+        await d.keys(F1)
+        await d.until(lambda: session.help_open)
+        shots.append(d.screen())
+
+    run(session, script, SizedOutput(80, 24))
+    return shots[0], shots[1], session
+
+
+@pytest.mark.parametrize("language", ["en", *LANGUAGES])
+def test_the_main_screen_and_help_fit_80x24(language: str) -> None:
+    main, help_page, session = _screens(language)
+    _ = i18n._
+    for line in main.splitlines() + help_page.splitlines():
+        assert cell_width(line) <= 80, line
+    # Nothing cut: the title, the key bar and the turn line show whole.
+    rows = main.splitlines()
+    assert rows[0].startswith(" " + _("Your trumps") + " │")
+    assert rows[0].rstrip().endswith(session.match.score_text(_("You"), session.their_name.split(" (")[0]))
+    key_bar = rows[-1]
+    for word in (_("Help"), _("Hint"), _("Undo"), _("Hand"), _("New"), _("Quit")):
+        assert word in key_bar
+    assert _("Pile") in main and _("Moves") in main and _("trump") in main
+    # The history column starts at the same cell on every row of the table.
+    bars = {cell_width(row[: row.index("│")]) for row in rows[4:14] if "│" in row}
+    assert bars == {52}, bars
+    assert help_page.splitlines()[0].startswith(_("Your trumps: help"))
+
+
+@pytest.mark.parametrize("language", ["en", *LANGUAGES])
+def test_help_wraps_within_the_screen_and_tells_the_rank_letters(language: str) -> None:
+    i18n.use(language)
+    lines = help_lines(Rules(), 80)
+    texts = ["".join(t[1] for t in line) for line in lines]
+    assert max(fragment_width(line) for line in lines) <= 79
+    assert i18n._("The game") in texts
+    letters = face_letters()
+    if letters != "JQKA":
+        assert any(" ".join(letters) in text for text in texts)
+    words = " ".join(t.strip() for t in texts)
+    assert "1000" in words  # the move cap, filled into the translated rules
+
+
+# ------------------------------------------------------- choosing the language
+
+
+def test_lang_option_speaks_and_is_remembered(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main.main(["--lang", "uk", "history"]) == 0
+    assert "Збережених ігор ще немає" in capsys.readouterr().out
+    assert storage.load_config()["lang"] == "uk"
+    assert cli_main.main(["history"]) == 0  # remembered
+    assert "Збережених ігор" in capsys.readouterr().out
+    assert cli_main.main(["history", "--lang=auto"]) == 0  # forgotten: the environment's (none: English)
+    assert "No saved games yet" in capsys.readouterr().out
+    assert storage.load_config()["lang"] == ""
+
+
+def test_unknown_language_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main.main(["--lang", "de", "history"]) == 2
+    assert "unknown language 'de'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "expected"),
+    [
+        ("LANG", "kk_KZ.UTF-8", "Сақталған ойындар әлі жоқ"),
+        ("LANGUAGE", "fr:sq", "Ende asnjë lojë"),
+        ("LC_ALL", "hi_IN.UTF-8", "अभी कोई सहेजा गया खेल नहीं"),
+        ("LC_MESSAGES", "it_IT", "Ancora nessuna partita"),
+    ],
+)
+def test_the_environment_chooses_the_language(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    variable: str,
+    value: str,
+    expected: str,
+) -> None:
+    monkeypatch.setenv(variable, value)
+    assert cli_main.main(["history"]) == 0
+    assert expected in capsys.readouterr().out
+
+
+def test_command_line_help_and_errors_are_translated(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli_main.main(["--lang", "uk", "play", "--help"])
+    out = capsys.readouterr().out
+    assert out.startswith("використання: ") and "показати цю довідку й вийти" in out
+    assert "чотири кольори мастей" in out
+    with pytest.raises(SystemExit):
+        cli_main.main(["--lang", "it", "play", "--games", "0"])
+    assert "non è un numero di partite da 1 a 999" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------ rank letters
+
+
+def test_ukrainian_and_kazakh_show_and_accept_their_rank_letters() -> None:
+    i18n.use("uk")
+    assert card_text(Card.parse("AS")) == "Т♠" and card_text(Card.parse("QD")) == "Д♦"
+    assert move_text(Move.parse("JH,TC")) == "В♥ 10♣" and move_text(Move.parse("take")) == "взяти"
+    session = ai_session()
+    assert session.parse("тs") == Move.parse("AS")
+    assert session.parse("Дh вc") == Move.parse("QH,JC")
+    assert session.parse("kd") == Move.parse("KD")  # canonical notation always
+    assert session.parse("ts") == Move.parse("TS")  # the Latin T stays the ten
+    assert session.parse("взяти") == session.parse("take") == Move.parse("take")
+    assert normalize("тs к") == "AS,K"
+    i18n.use("kk")
+    assert card_text(Card.parse("KC")) == "К♣" and session.parse("Вs") == Move.parse("JS")
+
+
+def test_other_languages_keep_the_international_letters() -> None:
+    for language in ("en", "it", "sq", "hi"):
+        i18n.use(language)
+        assert card_text(Card.parse("AS")) == "A♠" and face_letters() == "JQKA"
+    i18n.use("it")
+    session = ai_session()
+    assert session.parse("prendi") == Move.parse("take")
+    with pytest.raises(ValueError, match="non è una carta"):
+        session.parse("тs")
+
+
+def test_a_game_is_played_in_ukrainian() -> None:
+    i18n.use("uk")
+    session = ai_session(trump="H")
+    letters = str.maketrans("♠♥♦♣", "shdc")
+
+    async def script(d: object) -> None:
+        from tests.test_cli_app import Driver
+
+        assert isinstance(d, Driver)
+        await d.my_turn()
+        await d.keys("zz" + ENTER)
+        assert session.error and "не карта" in session.message
+        game = session.game
+        assert game is not None
+        ply = len(game.moves)
+        move = game.position.legal_moves()[-1]
+        await d.keys("\x15" + move_text(move).translate(letters) + ENTER)  # В Д К Т, взяти
+        await d.until(lambda: len(game.moves) > ply)
+        assert game.moves[ply] == move
+
+    run(session, script)
