@@ -166,10 +166,14 @@ def test_a_whole_network_game_on_the_full_screen(tmp_path: Path, monkeypatch: py
             await asyncio.sleep(0.05)
             pipe.send_text("c\r")  # the trump question
             while not bot_duel.match.results:
-                pipe.send_text("\t\r")  # complete a legal move and play it (ignored when not our turn)
+                game = bot_duel.match.game
+                if game is not None and game.result is None and game.position.turn == 0:
+                    pipe.send_text("\t\r")  # complete a legal move and play it (ignored when not our turn)
                 await asyncio.sleep(0.01)
             await bot
-            pipe.send_text("n\r")  # no other match
+            while not screen.done():  # no other match (again, should the question come late)
+                pipe.send_text("n\r")
+                await asyncio.wait({screen}, timeout=0.2)
             report = await screen
         await pair.join_channel.close()
         return report, await bot
