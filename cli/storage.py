@@ -144,7 +144,9 @@ def load_unfinished() -> Unfinished | None:
 def _field(raw: Any, key: str, kind: type) -> Any:
     value = raw[key]
     if type(value) is not kind:
-        raise ValueError(f"{key!r} must be a {kind.__name__}, not {value!r}")
+        raise ValueError(
+            _("{key!r} must be a {kind}, not {value!r}").format(key=key, kind=kind.__name__, value=value)
+        )
     return value
 
 

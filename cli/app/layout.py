@@ -28,7 +28,7 @@ from prompt_toolkit.layout.controls import BufferControl
 
 from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_label
 from cli.app.cards import card_text, count_cards, suit_text
-from cli.app.help import help_lines
+from cli.app.help import help_lines, wrap
 from cli.app.keys import COMMAND_KEYS, key_label
 from cli.app.session import Session
 from cli.app.widths import cell_width
@@ -158,7 +158,9 @@ class Board:
                 note = _("Answer below (Enter: the choice in brackets). F1: help.")
             else:
                 note = _("Dealing…")
-            return join_lines([[], [("class:muted", f"  {note}")]])
+            return join_lines(
+                [[], *wrapped("class:muted", "  ", note, terminal_size().columns - HISTORY_WIDTH - 2)]
+            )
         position = s.game.position
         width = terminal_size().columns - HISTORY_WIDTH - 2
         head = pile_heading(len(position.pile))
@@ -167,24 +169,26 @@ class Board:
             head.append(("class:turn", "   " + take))
         lines: list[Line] = [head, *pile_lines(position.pile, width, self._ascii, on_click=s.click_pile), []]
         if s.game.result is not None:
-            lines.append([("class:result", f" ★ {s.result}")])
+            lines += wrapped("class:result", " ★ ", s.result, width)
             score = s.match.score_text(_("You"), s.their_name)
-            lines.append([("class:muted", "   " + _("Match: {score}").format(score=score))])
+            lines += wrapped("class:muted", "   ", _("Match: {score}").format(score=score), width)
         else:
-            lines.append(self._turn())
+            style, mark, text = self._turn()
+            lines += wrapped(style, mark, text, width)
         return join_lines(lines)
 
-    def _turn(self) -> Line:
+    def _turn(self) -> tuple[str, str, str]:
+        """Whose turn and what to do: the style, a mark and the words."""
         s = self.session
         assert s.game is not None
         position = s.game.position
         if not s.my_turn:
             if s.thinking_since is None:
-                return [("class:turn", " " + _("{name} to move.").format(name=s.their_name))]
+                return "class:turn", " ", _("{name} to move.").format(name=s.their_name)
             elapsed = time.monotonic() - s.thinking_since
             spin = _SPINNER[int(elapsed * 5) % len(_SPINNER)]
             thinking = _("{name} is thinking… {seconds}s").format(name=s.their_name, seconds=int(elapsed))
-            return [("class:thinking", f" {spin} {thinking}")]
+            return "class:thinking", f" {spin} ", thinking
         top = position.top
         if s.picked:
             text = _("Now lay a card on {card} (Esc: choose again).").format(
@@ -204,7 +208,7 @@ class Board:
             text = _("Nothing beats {card}: Enter takes {cards}.").format(
                 card=card_text(top, self._ascii), cards=count_cards(position.take_count())
             )
-        return [("class:turn.mine", " ▶ " + text)]
+        return "class:turn.mine", " ▶ ", text
 
     def history(self) -> list[Line]:
         s = self.session
@@ -215,12 +219,16 @@ class Board:
         return history_lines(s.game, names, HISTORY_LINES, self._ascii)
 
     def message(self) -> StyleAndTextTuples:
+        """The message line: a question, the Tab choices, or the last message (two lines at most,
+        broken between words)."""
         s = self.session
-        if s.question is not None:
-            return [("class:question", " " + s.question.prompt)]
-        if s.buffer.complete_state is not None:
+        if s.buffer.complete_state is not None and s.question is None:
             return self._choices()
-        return [("class:message.error" if s.error else "class:message", " " + s.message)]
+        if s.question is not None:
+            style, text = "class:question", s.question.prompt
+        else:
+            style, text = ("class:message.error" if s.error else "class:message"), s.message
+        return [(style, "\n".join(" " + line for line in wrap(text, terminal_size().columns - 2)))]
 
     def _choices(self) -> StyleAndTextTuples:
         """The legal moves Tab cycles through, the current one highlighted, as many as fit."""
@@ -279,6 +287,14 @@ class Board:
                 ).format(columns=size.columns, rows=size.rows, min_columns=MIN_COLUMNS, min_rows=MIN_ROWS),
             )
         ]
+
+
+def wrapped(style: str, mark: str, text: str, width: int) -> list[Line]:
+    """``text`` after ``mark`` in lines of ``width`` cells broken between words, later lines
+    indented under the first."""
+    lines = wrap(text, width - cell_width(mark) - 1)
+    indent = " " * cell_width(mark)
+    return [[(style, (mark if i == 0 else indent) + line)] for i, line in enumerate(lines)]
 
 
 def pile_heading(size: int) -> Line:
