@@ -33,6 +33,7 @@ from p2p.errors import (
     CheatError,
     ConnectionClosed,
     Forfeit,
+    MatchLost,
     P2PError,
     PeerAborted,
     PeerTimeout,
@@ -260,6 +261,12 @@ class Duel:
         except P2PError as exc:  # the way back to the peer was refused (busy, another key…)
             end, error = "aborted", exc
             note = {"end": end, "detail": self._when(exc), "by": None}
+            if isinstance(exc, MatchLost):
+                with contextlib.suppress(P2PError, TimeoutError):
+                    async with asyncio.timeout(1):
+                        await self.channel.send(
+                            Abort(reason="lost", detail="this program has no match to resume")
+                        )
         except Exception as exc:  # a local failure: keep what was played, then let it surface
             self.writer.save(
                 self.match, {"end": "error", "detail": f"this side failed: {exc!r}", "by": self.seat}
@@ -436,7 +443,12 @@ class Duel:
                 raise ProtocolViolation(f"{self.peer_name} said bye before the match was complete")
             self._peer_done = True
             return
-        if not isinstance(message, Signed) or isinstance(message, Resume):
+        if isinstance(message, Resume):
+            raise MatchLost(
+                f"{self.peer_name} wants to resume an earlier match that this program no longer has "
+                "(it was restarted): that match cannot go on"
+            )
+        if not isinstance(message, Signed):
             raise ProtocolViolation(f"a {message.TAG!r} message in the middle of a match")
         self.match.apply(message, 1 - self.seat)
         if isinstance(message, MoveMsg) and self._sent_at:
@@ -504,9 +516,14 @@ class Duel:
                         self._resumes.append(time.monotonic() - started)
                         return
                     except LINE_ERRORS:
-                        await channel.close()
-                        attempt = asyncio.ensure_future(self.reconnector.reconnect())
-                        continue
+                        pass
+                    except PeerAborted as exc:
+                        if exc.reason != "lost":
+                            raise
+                        self._lost(exc)
+                    await channel.close()
+                    attempt = asyncio.ensure_future(self.reconnector.reconnect())
+                    continue
                 away = time.monotonic() - lost_at
                 self._check_forfeit(away, f"{self.peer_name} has been unreachable for {away:.0f} s")
                 if self._claimable is None:
@@ -514,6 +531,14 @@ class Duel:
                     self.status(f"reconnecting to {self.peer_name}… {left // 60}:{left % 60:02d} left")
         finally:
             attempt.cancel()
+
+    def _lost(self, refusal: PeerAborted) -> None:
+        """The peer came back, but restarted: it has no match to resume. The game may be claimed now."""
+        why = f"{self.peer_name} came back without the match ({refusal.detail}; its program was restarted)"
+        if self.patience.auto_claim:
+            raise Forfeit(f"{why}: the game is claimed by forfeit")
+        self._claimable = f"{why}: the game was claimed by forfeit"
+        self.status(f"{why}: type /claim to claim the game by forfeit")
 
     async def _exchange(self, channel: Channel) -> None:
         """Swap resume claims on a new connection, resend what the peer lacks, and go live."""

@@ -149,6 +149,10 @@ class HistoryMismatch(CheatError):
     """
 
 
+class MatchLost(P2PError):
+    """The peer wants to resume a match this program does not have (it was restarted meanwhile)."""
+
+
 class Forfeit(P2PError):
     """The peer stayed away (silent, unreachable or stalling) past the limit: we claim the game."""
 

@@ -66,18 +66,25 @@ def test_headless_bots_resume_after_the_line_is_cut(tmp_path: Path) -> None:
         assert verify(Path(str(summary["record"])).read_text()).complete
 
 
+async def _kill_mid_match(root: Path, invite: Invite) -> int:
+    """Start a joiner, kill it (SIGKILL) well into the match; the lines its record had then."""
+    records = root / "bob" / "data" / "trumps" / "matches"
+    joiner = await _join(root, invite)
+    seen = 0
+    while seen < 40:  # a deal or two and many moves
+        await asyncio.sleep(0.02)
+        seen = max((path.read_text().count("\n") for path in records.glob("*.jsonl")), default=0)
+    joiner.send_signal(signal.SIGKILL)
+    await joiner.wait()
+    return seen
+
+
 def test_a_peer_killed_mid_match_leaves_both_records_verifiable(tmp_path: Path) -> None:
     records = tmp_path / "bob" / "data" / "trumps" / "matches"
 
     async def scenario() -> tuple[tuple[int, dict[str, object], str], int]:
         host, invite = await _host(tmp_path, "--games", "99", "--timeout", "1.5")
-        joiner = await _join(tmp_path, invite)
-        seen = 0
-        while seen < 40:  # well into the match: a deal or two and many moves
-            await asyncio.sleep(0.02)
-            seen = max((path.read_text().count("\n") for path in records.glob("*.jsonl")), default=0)
-        joiner.send_signal(signal.SIGKILL)
-        await joiner.wait()
+        seen = await _kill_mid_match(tmp_path, invite)
         return await _outcome(host), seen
 
     (status, host, err), seen = asyncio.run(scenario())
@@ -93,3 +100,16 @@ def test_a_peer_killed_mid_match_leaves_both_records_verifiable(tmp_path: Path) 
     assert crashed.match.transcript_at(len(crashed.match.links)) == host_record.match.transcript_at(
         len(crashed.match.links)
     )
+
+
+def test_a_restarted_peer_cannot_resume_and_the_game_is_claimed_at_once(tmp_path: Path) -> None:
+    async def scenario() -> tuple[tuple[int, dict[str, object], str], tuple[int, dict[str, object], str]]:
+        host, invite = await _host(tmp_path, "--games", "99", "--timeout", "30")
+        await _kill_mid_match(tmp_path, invite)
+        again = await _join(tmp_path, invite)  # the same player, a fresh program: no match to resume
+        return await _outcome(host), await _outcome(again)
+
+    (status, host, err), (again_status, _again, again_err) = asyncio.run(scenario())
+    assert status == 1 and host["end"] == "forfeit", err
+    assert "bob came back without the match" in str(host["error"])
+    assert again_status == 1 and "ann wants to resume an earlier match" in again_err
