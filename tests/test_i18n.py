@@ -9,16 +9,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
 
 from cli import i18n, storage
 from cli import main as cli_main
 from cli.app.cards import card_text, face_letters, move_text
-from cli.app.completion import normalize
+from cli.app.completion import MoveCompleter, normalize
 from cli.app.help import help_lines
 from cli.app.layout import fragment_width
 from cli.app.session import Session
 from cli.app.widths import cell_width
-from engine import Card, Move, Rules
+from engine import Card, Game, Move, Position, Rules
 from tests.catalogues import PLURAL_FORMS, compile_mo, extract, po_path, read_po
 from tests.test_cli_app import ENTER, F1, SizedOutput, ai_session, run
 
@@ -248,6 +250,16 @@ def test_ukrainian_and_kazakh_show_and_accept_their_rank_letters() -> None:
     assert normalize("тs к") == "AS,K"
     i18n.use("kk")
     assert card_text(Card.parse("KC")) == "К♣" and session.parse("Вs") == Move.parse("JS")
+
+
+def test_tab_completes_the_local_word_for_take() -> None:
+    i18n.use("uk")
+    session = ai_session()
+    session.game = Game(Position.from_notation("6S/7H/AC8C HS 0"))  # nothing beats 8♣: take
+    completer = MoveCompleter(session)
+    shown = [c.display_text for c in completer.get_completions(Document("вз"), CompleteEvent())]
+    assert shown == ["взяти"]
+    assert [c.text for c in completer.get_completions(Document("ta"), CompleteEvent())] == ["take"]
 
 
 def test_other_languages_keep_the_international_letters() -> None:

@@ -10,6 +10,7 @@ from prompt_toolkit.document import Document
 
 from cli.app.cards import canonical_ranks, move_text
 from cli.app.session import Session
+from cli.i18n import _
 from engine.cards import SUIT_SYMBOLS, SUITS
 
 _SUIT_LETTERS = str.maketrans(SUIT_SYMBOLS + "♤♡♢♧", SUITS + SUITS)
@@ -33,7 +34,7 @@ class MoveCompleter(Completer):
         self.session = session
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
-        """Legal moves (or answers) that start with what has been typed."""
+        """Legal moves (or answers) that start with what has been typed (``вз`` for ``взяти``, take)."""
         typed = document.text_before_cursor
         question = self.session.question
         if question is not None:
@@ -44,7 +45,9 @@ class MoveCompleter(Completer):
         if not self.session.my_turn or self.session.game is None:
             return
         prefix = normalize(typed)
+        local_take = typed.strip().lower()
         ascii = self.session.display.ascii
         for move in self.session.game.position.legal_moves():
-            if str(move).upper().startswith(prefix):
+            local = move.is_take and local_take and _("take").lower().startswith(local_take)
+            if str(move).upper().startswith(prefix) or local:
                 yield Completion(str(move), -len(typed), display=move_text(move, ascii))
