@@ -9,6 +9,7 @@ with ``--json``, one JSON line at the end.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from typing import TYPE_CHECKING, Any
@@ -148,10 +149,23 @@ def _run_to_end(command: str, duel: Coroutine[Any, Any, Report], as_json: bool) 
 
     from p2p.errors import P2PError
 
+    async def until_stopped() -> Report:
+        """``duel``, cancelled by SIGTERM or SIGHUP (a closed terminal) so that the record says so."""
+        import signal
+
+        task, loop = asyncio.current_task(), asyncio.get_running_loop()
+        assert task is not None
+        for number in (signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError, AttributeError):
+                loop.add_signal_handler(number, task.cancel)
+        return await duel
+
     try:
-        report = asyncio.run(duel)
+        report = asyncio.run(until_stopped())
     except P2PError as exc:
         return _fail(command, exc, as_json)
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        return _fail(command, InterruptedError("stopped; the match record says so"), as_json)
     return _finish(report, as_json)
 
 

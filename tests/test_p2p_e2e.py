@@ -113,3 +113,27 @@ def test_a_restarted_peer_cannot_resume_and_the_game_is_claimed_at_once(tmp_path
     assert status == 1 and host["end"] == "forfeit", err
     assert "bob came back without the match" in str(host["error"])
     assert again_status == 1 and "ann wants to resume an earlier match" in again_err
+
+
+def test_a_host_stopped_by_sigterm_says_so_and_loses_the_revealed_game(tmp_path: Path) -> None:
+    records = tmp_path / "ann" / "data" / "trumps" / "matches"
+
+    async def scenario() -> tuple[int, tuple[int, dict[str, object], str]]:
+        host, invite = await _host(tmp_path, "--games", "99")
+        joiner = await _join(tmp_path, invite, "--timeout", "10")
+        while max((p.read_text().count('"t": "move"') for p in records.glob("*.jsonl")), default=0) < 5:
+            await asyncio.sleep(0.02)
+        host.send_signal(signal.SIGTERM)  # a closed terminal, a stopped service
+        await asyncio.wait_for(host.communicate(), LIMIT)
+        return host.returncode or 0, await _outcome(joiner)
+
+    host_status, (status, joiner, err) = asyncio.run(scenario())
+    assert host_status == 1
+    assert status == 1 and joiner["end"] == "abandoned", err
+    stayer = verify(Path(str(joiner["record"])).read_text()).end
+    assert stayer is not None and stayer["end"] == "abandoned"
+    if "was revealed" in stayer["detail"]:  # almost always: the deal is known for most of a game
+        assert str(joiner["result"]).endswith("'0-1 forfeit']") and stayer["winner"] == 1
+    (saved,) = records.glob("*.jsonl")
+    note = verify(saved.read_text()).end
+    assert note is not None and note["end"] == "quit"
