@@ -22,6 +22,7 @@ from cli.app.layout import (
     terminal_size,
     text_window,
     too_small,
+    wrapped,
 )
 from cli.app.names import MY_NAME, shown_name
 from cli.app.style import game_style
@@ -110,10 +111,10 @@ class Replay:
         else:
             text = ngettext("The deal. {count} move follows.", "The deal. {count} moves follow.", total)
             text = text.format(count=total)
-        lines.append([("class:turn", " " + text)])
+        lines += wrapped("class:turn", " ", text, width)
         if self.step == total:
             result = _("Result: {result}").format(result=outcome_words(self.game.result))
-            lines.append([("class:result", " " + result)])
+            lines += wrapped("class:result", " ", result, width)
         return join_lines(lines)
 
     def history(self) -> list[Line]:

@@ -17,6 +17,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the list; the exit status."""
     from cli import storage
     from cli.app.board import pad
+    from cli.app.widths import cell_width
     from cli.history import history_rows
 
     paths = storage.record_paths()
@@ -26,7 +27,8 @@ def run(args: argparse.Namespace) -> int:
     widths = (17, 22, 34)
     heading = (_("Date"), _("Opponent"), _("Result"))
     print(" ".join(pad(text, width) for text, width in zip(heading, widths, strict=True)), end=" ")
-    print(f"{_('Moves'):>5}  {_('File')}")
+    moves = _("Moves")
+    print(" " * (5 - cell_width(moves)) + f"{moves}  {_('File')}")
     for row in history_rows(paths):
         cells = (row.date, row.opponent, row.result)
         print(" ".join(pad(text, width) for text, width in zip(cells, widths, strict=True)), end=" ")
