@@ -65,7 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
         description=_("Your trumps (Svoi Kozyri): a card duel against the AI or a friend."),
         epilog=_("With no command, 'trumps' starts a game against the AI ('trumps play')."),
     )
-    parser.add_argument("--version", action="version", version=f"trumps {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"trumps {__version__}",
+        help=_("show program's version number and exit"),
+    )
     parser.add_argument(
         "--lang",
         metavar="LANG",
