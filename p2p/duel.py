@@ -274,6 +274,10 @@ class Duel:
             await self.channel.close()
             raise
         except (asyncio.CancelledError, KeyboardInterrupt):
+            if self.match.done:  # only the farewell was left: the match is complete all the same
+                self.writer.save(self.match)
+                self.writer.close()
+                raise
             if self._live:
                 with contextlib.suppress(P2PError, TimeoutError, OSError):
                     await asyncio.wait_for(
@@ -443,7 +447,7 @@ class Duel:
                 raise ProtocolViolation(f"{self.peer_name} said bye before the match was complete")
             self._peer_done = True
             return
-        if isinstance(message, Resume):
+        if isinstance(message, Resume) and not self.match.links:  # a restarted peer's old match
             raise MatchLost(
                 f"{self.peer_name} wants to resume an earlier match that this program no longer has "
                 "(it was restarted): that match cannot go on"
