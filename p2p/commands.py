@@ -72,8 +72,9 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
         "--timeout",
         type=_seconds,
         metavar="SECONDS",
-        help="with --bot: claim the game by forfeit when the peer is silent, unreachable or does not "
-        f"move for this long; the joiner redials meanwhile (default {_BOT_TIMEOUT:g})",
+        help="when the peer is silent or unreachable this long, the game may be claimed by forfeit "
+        "(bots claim at once, and also when the peer does not move for this long; in the game you are "
+        f"offered the claim: '\"/claim'); the joiner redials meanwhile (default {_BOT_TIMEOUT:g})",
     )
 
 

@@ -272,6 +272,7 @@ async def play_duel(
     home: Home,
     reconnector: Reconnector | None = None,
     trump: str | None = None,
+    patience: Patience | None = None,
     input: Input | None = None,
     output: Output | None = None,
 ) -> Report:
@@ -284,7 +285,7 @@ async def play_duel(
     from cli.app.match import Match as ScreenMatch
     from cli.app.session import Session as Screen
 
-    opponent = NetworkOpponent(channel, session, me, home, reconnector)
+    opponent = NetworkOpponent(channel, session, me, home, reconnector, patience)
     terms = session.terms
     config = storage.load_config()
     screen = Screen(
@@ -318,4 +319,5 @@ def run_command(args: argparse.Namespace, command: str) -> int:
     except ValueError:
         print(f"trumps {command}: {args.trump!r} is not a suit: use S, H, D or C", file=sys.stderr)
         return 2
-    return runner(args, functools.partial(play_duel, trump=trump))
+    patience = Patience(forfeit_after=args.timeout) if args.timeout else None
+    return runner(args, functools.partial(play_duel, trump=trump, patience=patience))
