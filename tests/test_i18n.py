@@ -294,3 +294,20 @@ def test_a_game_is_played_in_ukrainian() -> None:
         assert game.moves[ply] == move
 
     run(session, script)
+
+
+def test_refused_moves_are_explained_in_the_language_in_use() -> None:
+    i18n.use("uk")
+    session = ai_session()
+    # Player 0 (♥ trumps) holds 6♠ 7♥ 9♣; 8♣ is on top: 9♣ and 7♥ beat it.
+    session.game = Game(Position.from_notation("6S7H9C/7D/AC8C HS 0"))
+    expected = {
+        "take": "7♥ б'є 8♣, тож ви мусите бити (обов'язкове биття).",
+        "6s,7h": "6♠ не б'є 8♣.",
+        "9c": "Побивши картою 9♣, ви мусите покласти на неї другу карту.",
+        "ас": "'ас' — не карта: ранг 6-10 В Д К Т і масть S H D C.",
+        "тd": "У вас немає Т♦.",
+    }
+    for typed, message in expected.items():
+        session.submit(typed)
+        assert (session.message, session.error) == (message, True), typed
