@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from engine import Game, Move, Rules
+from p2p.channel import Channel
 from p2p.connect import Listener, Redial, join, listening_socket
 from p2p.duel import Duel, Patience, Report
 from p2p.errors import Forfeit, HistoryMismatch, P2PError
-from p2p.handshake import Terms
+from p2p.handshake import Session, Terms
 from p2p.invite import Invite
 from p2p.match import sign_resume
 from p2p.messages import Abort, Resume
@@ -293,3 +294,28 @@ def test_a_torn_or_zeroed_tail_verifies_as_incomplete(tmp_path: Path, tail: str)
     lines = host.record.read_text().splitlines(keepends=True)
     verified = verify("".join(lines[: len(lines) // 2]) + tail)
     assert not verified.complete and verified.truncated == bool(tail)
+
+
+def test_each_reconnection_runs_a_fresh_handshake_with_fresh_keys(tmp_path: Path) -> None:
+    sessions: list[bytes] = []
+
+    class Recording(Redial):
+        async def reconnect(self) -> tuple[Channel, Session]:
+            channel, session = await super().reconnect()
+            sessions.append(session.session_id)
+            return channel, session
+
+    async def scenario() -> tuple[Report, Report]:
+        async with resilient(tmp_path, {0: Fault("cut", 1500), 1: Fault("cut", 4000)}, games=2) as net:
+            host, joiner = await net.duels((BotPlayer("easy", seed=7), BotPlayer("easy", seed=8)))
+            redial = joiner.reconnector
+            assert isinstance(redial, Redial)
+            joiner.reconnector = Recording(**{f: getattr(redial, f) for f in redial.__dataclass_fields__})
+            reports = await asyncio.gather(host.run(), joiner.run())
+            return reports[0], reports[1]
+
+    host, joiner = run(scenario())
+    _same_complete_match(host, joiner)
+    first = joiner.session.session_id
+    assert len(sessions) == 2 and len({first, *sessions}) == 3  # new session ids, hence new keys
+    assert host.match.session_id == first  # the match keeps its root
