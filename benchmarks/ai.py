@@ -4,9 +4,9 @@ Every deal is played twice with the seats swapped, so luck of the deal cancels;
 a win scores 1, a draw 1/2. Budgets are per move. Commands::
 
     python benchmarks/ai.py match hard greedy --deals 50 --seconds 0.3
-    python benchmarks/ai.py table --agents greedy,easy,medium,hard --deals 20 --nodes 3000
+    python benchmarks/ai.py table --agents greedy,easy,medium,hard:0.05s,expert:0.2s --deals 20
     python benchmarks/ai.py speed --seconds 0.3
-    python benchmarks/ai.py solve --seconds 0.3 --cards 8,10,12,14
+    python benchmarks/ai.py solve --seconds 0.3 --small --cards 8,10,12,14,16
     python benchmarks/ai.py tune --deals 40 --nodes 1500 --rounds 2
 
 Agents: ``random``, ``greedy`` (the one-ply baseline) and the levels of
@@ -54,7 +54,8 @@ Agent = Callable[[Position, Sequence[Position], random.Random], Move]
 
 
 def make_agent(name: str, budget: Budget, weights: Weights | None = None) -> Agent:
-    """An agent by name; ``weights`` makes a hard-level search with those evaluation weights."""
+    """An agent by name (``hard:0.05s``, ``hard:3000n`` give it its own budget);
+    ``weights`` makes a hard-level search with those evaluation weights."""
     if weights is not None:
 
         def tuned(position: Position, history: Sequence[Position], rng: random.Random) -> Move:
@@ -64,6 +65,11 @@ def make_agent(name: str, budget: Budget, weights: Weights | None = None) -> Age
             return search(position, history[:-1], budget.seconds, budget.nodes, weights=weights).move
 
         return tuned
+    name, _, own = name.partition(":")
+    if own:
+        # "hard:0.05s" or "hard:3000n": this agent's own budget, so levels can differ in one table.
+        value = own[:-1]
+        budget = Budget(float(value), None) if own.endswith("s") else Budget(None, int(value))
     if name == "random":
         return lambda position, history, rng: rng.choice(position.legal_moves())
     if name == "greedy":
@@ -198,15 +204,20 @@ def table(args: argparse.Namespace) -> None:
         print(f"  {name:>7} {rating:+6.0f}")
 
 
+def hand_cards(position: Position) -> int:
+    """Cards in both hands (a dealt game always holds all 36, the rest in the pile)."""
+    return position.hand_sets[0].bit_count() + position.hand_sets[1].bit_count()
+
+
 def sample_positions(count: int, cards: int | None, rng: random.Random) -> list[Position]:
-    """Positions met when greedy plays itself, optionally only those with ``cards`` cards in all."""
+    """Positions met when greedy plays itself, optionally only those with ``cards`` cards in hand."""
     found: list[Position] = []
     while len(found) < count:
         game = Game(deal(rng.randbytes(32), 0, rng.choice(TRUMP_PAIRS)))
         seen = []
         while game.result is None:
             position = game.position
-            if len(position.legal_moves()) > 1 and (cards is None or position.card_count() == cards):
+            if len(position.legal_moves()) > 1 and (cards is None or hand_cards(position) == cards):
                 seen.append((position, game.positions[:-1]))
             game.play(greedy_move(position, position.legal_moves()))
         if seen:
@@ -242,11 +253,30 @@ def speed(args: argparse.Namespace) -> None:
     )
 
 
+def small_deals(count: int, cards: int, rng: random.Random) -> list[Position]:
+    """Games dealt from ``cards`` cards of the pack instead of 36: half each, nothing on the pile."""
+    found = []
+    for _ in range(count):
+        dealt = rng.sample(range(36), cards)
+        trumps = rng.sample(range(4), 2)
+        hands = (sum(1 << c for c in dealt[::2]), sum(1 << c for c in dealt[1::2]))
+        found.append(Position(hands, (), (trumps[0], trumps[1]), 0))
+    return found
+
+
 def solve(args: argparse.Namespace) -> None:
     rng = random.Random(args.base)
-    print(f"positions from greedy self-play solved exactly within {args.seconds:g} s:")
+    if args.small:
+        print(f"games dealt from N cards (N/2 each, empty pile), solved exactly within {args.seconds:g} s:")
+    else:
+        print(
+            f"positions from greedy self-play, by N cards in both hands, solved exactly within {args.seconds:g} s:"
+        )
     for cards in map(int, args.cards.split(",")):
-        positions = sample_positions(args.positions, cards, rng)
+        if args.small:
+            positions = small_deals(args.positions, cards, rng)
+        else:
+            positions = sample_positions(args.positions, cards, rng)
         proven = 0
         spent = 0.0
         for position in positions:
@@ -310,12 +340,14 @@ def main() -> None:
         sub.add_argument("--base", type=int, default=1, help="which series of deals")
 
     sub = commands.add_parser("match", help="two agents over paired deals")
-    sub.add_argument("a", choices=AGENTS)
-    sub.add_argument("b", choices=AGENTS)
+    sub.add_argument(
+        "a", help=f"one of {', '.join(AGENTS)}, optionally with a budget: hard:0.05s, hard:3000n"
+    )
+    sub.add_argument("b")
     common(sub)
     sub.set_defaults(run=match)
     sub = commands.add_parser("table", help="round robin and Elo-like ratings")
-    sub.add_argument("--agents", default="greedy,easy,medium,hard")
+    sub.add_argument("--agents", default="greedy,easy,medium,hard:0.05s,expert:0.2s")
     common(sub)
     sub.set_defaults(run=table)
     sub = commands.add_parser("tune", help="tune the evaluation weights by self-play")
@@ -330,7 +362,10 @@ def main() -> None:
         sub.add_argument("--positions", type=int, default=20)
         sub.add_argument("--base", type=int, default=1)
         if name == "solve":
-            sub.add_argument("--cards", default="8,10,12,14,16")
+            sub.add_argument("--cards", default="6,8,10,12,14")
+            sub.add_argument(
+                "--small", action="store_true", help="small deals instead of self-play positions"
+            )
         sub.set_defaults(run=run)
     args = parser.parse_args()
     args.run(args)
