@@ -57,8 +57,10 @@ def messages() -> dict[str, object]:
 
 
 def _placeholders(text: str) -> list[str]:
-    """The brace fields (``{name!r}``) and %-placeholders (``%(prog)s``, ``%s``) of a message."""
-    braces = [f"{name}!{conv}" for _, name, _, conv in string.Formatter().parse(text) if name is not None]
+    """The brace fields (``{name!r}``, ``{seconds:.0f}``) and %-placeholders (``%(prog)s``, ``%s``) of a message."""
+    braces = [
+        f"{name}!{conv}:{spec}" for _, name, spec, conv in string.Formatter().parse(text) if name is not None
+    ]
     percents = re.findall(r"%(?:\(\w+\))?[sdrg]", text)
     return sorted(braces + percents)
 
@@ -88,7 +90,7 @@ def test_no_word_mixes_cyrillic_and_latin_letters(language: str) -> None:
     for message in catalogue.values():
         for translation in message.strings:
             # A placeholder or an escape is no word; what is left must be one script per word.
-            words = re.sub(r"\{[^}]*\}|%\(\w+\)\w|\\n", " ", translation).split()
+            words = re.split(r"[\s\-/]+", re.sub(r"\{[^}]*\}|%\(\w+\)\w|\\n", " ", translation))
             for word in words:
                 letters = {
                     ("cyrillic" if "\u0400" <= c <= "\u04ff" else "latin") for c in word if c.isalpha()
