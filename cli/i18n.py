@@ -61,6 +61,33 @@ def ngettext(singular: str, plural: str, count: int) -> str:
     return _translations.ngettext(singular, plural, count)
 
 
+def translated(message: object) -> str:
+    """``message`` in the language in use, when it is text from ``p2p`` that kept its English
+    template and fields (:class:`p2p.text.Text`, also as an exception's message); anything else
+    as it is. Fields that are such text or errors are translated too.
+
+    >>> class Text(str):  # what p2p.text.Text looks like from here
+    ...     template, fields, plural, amount = "the connection dropped ({error})", {"error": "EOF"}, None, 0
+    >>> use("it"), translated(Text("the connection dropped (EOF)")), translated(ValueError("as it is"))
+    ('it', 'la connessione è caduta (EOF)', 'as it is')
+    >>> use("en")
+    'en'
+    """
+    if isinstance(message, BaseException) and len(message.args) == 1:
+        message = message.args[0] if hasattr(message.args[0], "template") else message
+    template = getattr(message, "template", None)
+    fields = getattr(message, "fields", None)
+    if not isinstance(template, str) or not isinstance(fields, dict):
+        return str(message)
+    plural = getattr(message, "plural", None)
+    text = ngettext(template, plural, int(getattr(message, "amount", 0))) if plural else _(template)
+    shown = {
+        k: translated(v) if isinstance(v, BaseException) or hasattr(v, "template") else v
+        for k, v in fields.items()
+    }
+    return text.format(**shown)
+
+
 def language() -> str:
     """The code of the language in use: ``en``, ``uk``, ..."""
     return _language

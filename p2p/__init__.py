@@ -13,7 +13,9 @@ Layers, bottom up (docs/protocol.md has the whole contract):
 - :mod:`p2p.connect`, :mod:`p2p.invite` — hosting (a listener that admits only the same
   joiner again once a match is on), joining and redialing, invites;
 - :mod:`p2p.record` — signed match records, appended link by link, and their verification;
-- :mod:`p2p.commands` — ``trumps host`` / ``trumps join`` (stdlib imports only at module level).
+- :mod:`p2p.commands` — ``trumps host`` / ``trumps join`` (stdlib imports only at module level);
+- :mod:`p2p.text` — what people read (errors, status lines, command output) as English
+  :class:`~p2p.text.Text` that keeps its template, so that the interface can translate it.
 
 ``p2p`` depends on ``engine`` only; the full-screen game plugs in through
 :class:`p2p.players.Player` (see ``cli/app/network_opponent.py``).

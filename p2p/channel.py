@@ -25,6 +25,7 @@ from p2p.errors import (
     TamperedFrame,
 )
 from p2p.messages import Abort, Message, parse
+from p2p.text import N_, Text
 from p2p.wire import FRAME_DEADLINE, decode, encode, frame, read_frame
 
 _COUNTER_BYTES = 8
@@ -73,7 +74,7 @@ class Channel:
             self.writer.write(frame(payload))
             await self.writer.drain()
         except (ConnectionError, OSError) as exc:
-            raise ConnectionClosed(f"the connection dropped ({exc})") from None
+            raise ConnectionClosed(Text(N_("the connection dropped ({error})"), error=exc)) from None
 
     async def recv(self, timeout: float | None = None) -> Message:
         """The next message, validated; an :class:`Abort` from the peer raises :class:`PeerAborted`."""

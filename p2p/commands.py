@@ -3,7 +3,9 @@
 Only the standard library is imported at module level, so that building the
 argument parser stays fast; the network and crypto code loads in ``run``.
 Human-readable progress goes to stderr; stdout carries the invite line and,
-with ``--json``, one JSON line at the end.
+with ``--json``, one JSON line at the end. Every sentence is a
+:class:`~p2p.text.Text`, shown through :data:`translate`, which the interface
+sets to its own translator (``p2p`` never translates; see :mod:`p2p.text`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import contextlib
 import json
 import sys
 from typing import TYPE_CHECKING, Any
+
+from p2p.text import N_, Text, ntext
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Coroutine
@@ -30,16 +34,23 @@ if TYPE_CHECKING:
 DEFAULT_PORT = 47111
 _BOT_TIMEOUT = 180.0
 
+translate: Callable[[object], str] = str
+"""How a :class:`~p2p.text.Text` (or an error) is shown: English by default; ``trumps`` sets its translator."""
+
 
 def _games(text: str) -> int:
     if not text.isdigit() or not 1 <= int(text) <= 99:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of games from 1 to 99")
+        raise argparse.ArgumentTypeError(
+            translate(Text(N_("{text!r} is not a number of games from 1 to 99"), text=text))
+        )
     return int(text)
 
 
 def _port(text: str) -> int:
     if not text.isdigit() or not 0 <= int(text) <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0-65535; 0 picks a free one)")
+        raise argparse.ArgumentTypeError(
+            translate(Text(N_("{text!r} is not a port number (0-65535; 0 picks a free one)"), text=text))
+        )
     return int(text)
 
 
@@ -49,24 +60,36 @@ def _seconds(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0 < value <= 86400:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds (up to 86400)")
+        raise argparse.ArgumentTypeError(
+            translate(Text(N_("{text!r} is not a number of seconds (up to 86400)"), text=text))
+        )
     return value
 
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     """Options both sides of a duel take."""
-    parser.add_argument("--name", help="the name your peer sees and remembers you by (default: your login)")
+    parser.add_argument(
+        "--name", help=translate(N_("the name your peer sees and remembers you by (default: your login)"))
+    )
     parser.add_argument(
         "--trump",
         metavar="SUITS",
-        help="your trump preference: a suit (S H D C or ♠ ♥ ♦ ♣), optionally followed by a second "
-        "choice for when both want the same suit (e.g. SH); random when left out",
+        help=translate(
+            N_(
+                "your trump preference: a suit (S H D C or ♠ ♥ ♦ ♣), optionally followed by a second "
+                "choice for when both want the same suit (e.g. SH); random when left out"
+            )
+        ),
     )
     parser.add_argument(
-        "--bot", metavar="LEVEL", help="let the AI play at LEVEL (easy, medium, hard…): no interface"
+        "--bot",
+        metavar="LEVEL",
+        help=translate(N_("let the AI play at LEVEL (easy, medium, hard…): no interface")),
     )
     parser.add_argument(
-        "--json", action="store_true", help="print one JSON line with results, score, transcript and record"
+        "--json",
+        action="store_true",
+        help=translate(N_("print one JSON line with results, score, transcript and record")),
     )
     parser.add_argument(
         "--timeout",
@@ -81,42 +104,53 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
 def add_host_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps host``."""
     parser.add_argument(
-        "--port", type=_port, default=DEFAULT_PORT, help=f"TCP port to listen on (default {DEFAULT_PORT})"
+        "--port",
+        type=_port,
+        default=DEFAULT_PORT,
+        help=translate(Text(N_("TCP port to listen on (default {port})"), port=DEFAULT_PORT)),
     )
     parser.add_argument(
-        "--bind", metavar="ADDR", help="listen on this address only (default: every IPv4 and IPv6 address)"
+        "--bind",
+        metavar="ADDR",
+        help=translate(N_("listen on this address only (default: every IPv4 and IPv6 address)")),
     )
     parser.add_argument(
         "--advertise",
         metavar="HOST",
-        help="the address or name to put in the invite (e.g. your public address when forwarding a port)",
+        help=translate(
+            N_("the address or name to put in the invite (e.g. your public address when forwarding a port)")
+        ),
     )
-    parser.add_argument("--games", type=_games, default=1, metavar="N", help="play a match of N games")
+    parser.add_argument(
+        "--games", type=_games, default=1, metavar="N", help=translate(N_("play a match of N games"))
+    )
     parser.add_argument(
         "--pickup",
         choices=("forced", "voluntary"),
         default="forced",
-        help="forced (default): take only when you cannot beat; voluntary: take any time",
+        help=translate(N_("forced (default): take only when you cannot beat; voluntary: take any time")),
     )
     parser.add_argument(
-        "--no-sixes", action="store_true", help="do not hand over the sixes of the trump suits"
+        "--no-sixes", action="store_true", help=translate(N_("do not hand over the sixes of the trump suits"))
     )
     add_common_arguments(parser)
 
 
 def add_join_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps join``."""
-    parser.add_argument("invite", help="the invite the host gave you: HOST:PORT/FINGERPRINT")
-    parser.add_argument("--yes", action="store_true", help="accept the host's rules without asking")
+    parser.add_argument("invite", help=translate(N_("the invite the host gave you: HOST:PORT/FINGERPRINT")))
+    parser.add_argument(
+        "--yes", action="store_true", help=translate(N_("accept the host's rules without asking"))
+    )
     add_common_arguments(parser)
 
 
-def _say(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+def _say(text: object) -> None:
+    print(translate(text), file=sys.stderr, flush=True)
 
 
 def _fail(command: str, error: Exception, as_json: bool) -> int:
-    _say(f"trumps {command}: {error}")
+    _say(f"trumps {command}: {translate(error)}")
     if as_json:
         print(json.dumps({"result": [], "score": [0, 0], "end": "refused", "error": str(error)}), flush=True)
     return 1
@@ -134,14 +168,24 @@ def _is_local(host: str) -> bool:
 
 
 def _describe(terms: Terms) -> str:
-    games = "1 game" if terms.games == 1 else f"a match of {terms.games} games"
+    if terms.games == 1:
+        games = translate(N_("one game"))
+    else:
+        games = translate(ntext("a match of {count} game", "a match of {count} games", terms.games))
     return f"{games}, {terms.rules.notation()}"
 
 
 def _announce(session: Session) -> None:
     peer = session.names[1 - session.seat]
-    _say(f"You are player {session.seat}, against {peer}. Verification code: {session.code}")
-    _say("  (both screens show the same code when nobody sits in the middle)")
+    _say(
+        Text(
+            N_("You are player {seat}, against {peer}. Verification code: {code}"),
+            seat=session.seat,
+            peer=peer,
+            code=session.code,
+        )
+    )
+    _say(N_("  (both screens show the same code when nobody sits in the middle)"))
 
 
 def _run_to_end(command: str, duel: Coroutine[Any, Any, Report], as_json: bool) -> int:
@@ -166,26 +210,40 @@ def _run_to_end(command: str, duel: Coroutine[Any, Any, Report], as_json: bool) 
     except P2PError as exc:
         return _fail(command, exc, as_json)
     except (KeyboardInterrupt, asyncio.CancelledError):
-        return _fail(command, InterruptedError("stopped; the match record says so"), as_json)
+        return _fail(command, InterruptedError(Text(N_("stopped; the match record says so"))), as_json)
     return _finish(report, as_json)
 
 
 def _finish(report: Report, as_json: bool) -> int:
     match = report.match
     for result in match.results:
-        _say(f"game {result.number}: {result.text} (dealer {result.dealer}, trumps {result.trumps})")
+        template = N_("game {number}: {result} (dealer {dealer}, trumps {trumps})")
+        _say(
+            Text(
+                template, number=result.number, result=result.text, dealer=result.dealer, trumps=result.trumps
+            )
+        )
     if report.awarded is not None:
-        winner = "you" if report.awarded == report.session.seat else report.session.names[report.awarded]
-        _say(f"game {match.number}: {report.results[-1]} (awarded to {winner})")
+        you = report.awarded == report.session.seat
+        winner = Text(N_("you")) if you else report.session.names[report.awarded]
+        template = N_("game {number}: {result} (awarded to {winner})")
+        _say(Text(template, number=match.number, result=report.results[-1], winner=winner))
     me, score = report.session.seat, report.score
-    _say(f"score: you {score[me]:g}, {report.session.names[1 - me]} {score[1 - me]:g}")
+    peer = report.session.names[1 - me]
+    _say(Text(N_("score: you {mine:g}, {peer} {theirs:g}"), mine=score[me], peer=peer, theirs=score[1 - me]))
     if report.reconnects:
-        _say(f"the connection was restored {report.reconnects} time(s); nothing was lost")
+        _say(
+            ntext(
+                "the connection was restored {count} time; nothing was lost",
+                "the connection was restored {count} times; nothing was lost",
+                report.reconnects,
+            )
+        )
     if report.error is not None:
-        _say(f"the match ended early ({report.end}): {report.error}")
+        _say(Text(N_("the match ended early ({end}): {error}"), end=report.end, error=report.error))
     elif report.end != "complete":
-        _say("you left the match before its end")
-    _say(f"record: {report.record}  (check it with: trumps verify {report.record})")
+        _say(N_("you left the match before its end"))
+    _say(Text(N_("record: {record}  (check it with: trumps verify {record})"), record=report.record))
     if as_json:
         print(json.dumps(report.as_json(), ensure_ascii=False), flush=True)
     return 0 if report.end == "complete" else 1
@@ -203,7 +261,9 @@ def _setup(
     name = (args.name or default_name()).strip()
     if not name or len(name) > 32 or not name.isprintable():
         return _fail(
-            command, ValueError(f"--name must be 1-32 printable characters, not {args.name!r}"), args.json
+            command,
+            ValueError(Text(N_("--name must be 1-32 printable characters, not {name!r}"), name=args.name)),
+            args.json,
         )
     try:
         preference(args.trump)  # a bad --trump or --bot fails here, before any connection
@@ -217,7 +277,7 @@ def _setup(
     if play is None:
         return _fail(
             command,
-            ValueError("interactive play needs the full-screen interface: use --bot LEVEL"),
+            ValueError(Text(N_("interactive play needs the full-screen interface: use --bot LEVEL"))),
             args.json,
         )
     return home, me, name, play
@@ -279,20 +339,33 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     try:
         sock = listening_socket(args.bind, args.port)
     except OSError as exc:
-        where = f"{args.bind or 'every address'} port {args.port}"
-        return _fail("host", OSError(f"cannot listen on {where}: {exc.strerror or exc}"), args.json)
+        where = args.bind or Text(N_("every address"))
+        error = Text(
+            N_("cannot listen on {where} port {port}: {error}"),
+            where=where,
+            port=args.port,
+            error=exc.strerror or exc,
+        )
+        return _fail("host", OSError(error), args.json)
     port = sock.getsockname()[1]
     invite = Invite(args.advertise or advertised_address(sock, args.bind), port, me.fingerprint)
-    print(f"Send this to your friend:  trumps join {invite}", flush=True)
-    _say(f"Hosting {_describe(terms)} on port {port}; waiting for your friend to join…")
+    print(translate(Text(N_("Send this to your friend:  trumps join {invite}"), invite=invite)), flush=True)
+    _say(
+        Text(
+            N_("Hosting {terms} on port {port}; waiting for your friend to join…"),
+            terms=_describe(terms),
+            port=port,
+        )
+    )
     if args.advertise is None and _is_local(invite.host):
-        _say(
-            f"(That address only works nearby. Across the internet, forward TCP port {port} on your router "
+        template = N_(
+            "(That address only works nearby. Across the internet, forward TCP port {port} on your router "
             "to this machine and run again with --advertise YOUR-PUBLIC-ADDRESS, or give an IPv6 address.)"
         )
+        _say(Text(template, port=port))
 
     def refused(address: str, error: P2PError) -> None:
-        _say(f"refused a connection from {address}: {error}")
+        _say(Text(N_("refused a connection from {address}: {error}"), address=address, error=error))
 
     async def main() -> Report:
         async with Listener(sock, me, name, terms, KnownPeers(home), refused) as listener:
@@ -324,15 +397,17 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         return setup
     home, me, name, play_duel = setup
 
+    yes_words = {"y", "yes", *translate(N_("y yes")).lower().split()}
+
     async def decide(terms: Terms, host_name: str) -> bool:
-        _say(f"{host_name} proposes {_describe(terms)}.")
+        _say(Text(N_("{name} proposes {terms}."), name=host_name, terms=_describe(terms)))
         if args.yes or args.bot:
             return True
-        answer = await asyncio.to_thread(input, "Accept these rules? [y/N] ")
-        return answer.strip().lower() in ("y", "yes")
+        answer = await asyncio.to_thread(input, translate(N_("Accept these rules? [y/N] ")))
+        return answer.strip().lower() in yes_words
 
     async def main() -> Report:
-        _say(f"Connecting to {invite.host} port {invite.port}…")
+        _say(Text(N_("Connecting to {host} port {port}…"), host=invite.host, port=invite.port))
         start = time.monotonic()
         channel, session = await join(invite, me, name, KnownPeers(home), decide)
         handshaken = time.monotonic()

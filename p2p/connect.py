@@ -31,6 +31,7 @@ from p2p.errors import (
 from p2p.handshake import HANDSHAKE_TIMEOUT, Session, Terms, host_handshake, join_handshake
 from p2p.identity import Identity, KnownPeers
 from p2p.invite import Invite
+from p2p.text import N_, Text
 from p2p.wire import FRAME_DEADLINE
 
 Refused = Callable[[str, P2PError], None]
@@ -146,7 +147,9 @@ class Listener:
         elif not self._first.done():
             self._first.set_result((channel, session))
         else:  # another joiner was faster
-            self.refused(channel.peer_address, PeerBusy("another joiner completed the handshake first"))
+            self.refused(
+                channel.peer_address, PeerBusy(Text(N_("another joiner completed the handshake first")))
+            )
             await channel.close()
 
     def _came_back(self, channel: Channel, session: Session) -> None:
@@ -178,11 +181,16 @@ async def join(
             asyncio.open_connection(invite.host, invite.port), HANDSHAKE_TIMEOUT
         )
     except TimeoutError:
-        raise PeerTimeout(f"no answer from {invite.host} port {invite.port}") from None
+        raise PeerTimeout(
+            Text(N_("no answer from {host} port {port}"), host=invite.host, port=invite.port)
+        ) from None
     except OSError as exc:
-        raise ConnectionClosed(
-            f"cannot connect to {invite.host} port {invite.port} ({exc.strerror or exc}): "
+        template = N_(
+            "cannot connect to {host} port {port} ({error}): "
             "is the host still waiting, and can this machine reach that address and port?"
+        )
+        raise ConnectionClosed(
+            Text(template, host=invite.host, port=invite.port, error=exc.strerror or exc)
         ) from None
     channel = Channel(reader, writer)
     try:

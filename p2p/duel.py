@@ -61,6 +61,7 @@ from p2p.messages import (
 )
 from p2p.players import Player
 from p2p.record import RecordWriter
+from p2p.text import N_, Text
 
 T = TypeVar("T")
 
@@ -207,7 +208,7 @@ class Duel:
     async def say(self, text: str) -> None:
         """Send a chat line to the peer."""
         if not self._live:
-            raise ConnectionClosed(f"not connected to {self.peer_name} right now")
+            raise ConnectionClosed(Text(N_("not connected to {name} right now"), name=self.peer_name))
         await self.channel.send(Chat(text=text[:200]))
 
     def claim(self) -> bool:
@@ -357,9 +358,15 @@ class Duel:
             await self._race(asyncio.wait_for(self._progress.wait(), self.peer_timeout), reader)
         except TimeoutError:
             if self.match.due() == due:
-                away = "" if self._live else " (the connection was lost and it has not come back)"
+                if self._live:
+                    template = N_("{name} did not send its {tag} within {seconds:g} s")
+                else:
+                    template = N_(
+                        "{name} did not send its {tag} within {seconds:g} s "
+                        "(the connection was lost and it has not come back)"
+                    )
                 raise Forfeit(
-                    f"{self.peer_name} did not send its {due[0].TAG} within {self.peer_timeout:g} s{away}"
+                    Text(template, name=self.peer_name, tag=due[0].TAG, seconds=self.peer_timeout)
                 ) from None
         except (ConnectionClosed, PeerTimeout):
             if self.match.due() == due:  # the link did not come before the failure
@@ -475,30 +482,35 @@ class Duel:
                 raise
             except PeerTimeout:
                 quiet = time.monotonic() - self.channel.heard_at
-                self._check_forfeit(quiet, f"{self.peer_name} has been silent for {quiet:.0f} s")
+                self._check_forfeit(
+                    quiet,
+                    Text(
+                        N_("{name} has been silent for {seconds:.0f} s"), name=self.peer_name, seconds=quiet
+                    ),
+                )
                 if quiet >= patience.dead_after:
-                    raise ConnectionClosed(
-                        f"nothing from {self.peer_name} for {quiet:.0f} s: the connection is presumed dead"
-                    ) from None
+                    template = N_("nothing from {name} for {seconds:.0f} s: the connection is presumed dead")
+                    raise ConnectionClosed(Text(template, name=self.peer_name, seconds=quiet)) from None
                 shown = True
-                self.status(f"{self.peer_name} silent for {quiet:.0f} s")
+                self.status(Text(N_("{name} silent for {seconds:.0f} s"), name=self.peer_name, seconds=quiet))
                 continue
             if shown:
                 self.status("")
             self._claimable = None
             return message
 
-    def _check_forfeit(self, away: float, why: str) -> None:
+    def _check_forfeit(self, away: float, why: Text) -> None:
         """Raise (or offer) the forfeit claim once the peer has been away past the limit."""
         if self._claim is not None:
             raise self._claim
         if away < self.patience.forfeit_after:
             return
         if self.patience.auto_claim:
-            raise Forfeit(f"{why} (limit {self.patience.forfeit_after:g} s): the game is claimed by forfeit")
+            template = N_("{why} (limit {limit:g} s): the game is claimed by forfeit")
+            raise Forfeit(Text(template, why=why, limit=self.patience.forfeit_after))
         if self._claimable is None:
-            self._claimable = f"{why}: the game was claimed by forfeit"
-        self.status(f"{why}: type /claim to claim the game by forfeit, or keep waiting")
+            self._claimable = Text(N_("{why}: the game was claimed by forfeit"), why=why)
+        self.status(Text(N_("{why}: type /claim to claim the game by forfeit, or keep waiting"), why=why))
 
     async def _resume(self, cause: P2PError) -> None:
         """Get the peer back on a fresh connection and resume the match exactly where it stopped."""
@@ -507,7 +519,9 @@ class Duel:
         lost_at = self.channel.heard_at
         self._interrupt()
         await self.channel.close()
-        self.status(f"connection to {self.peer_name} lost ({cause}): reconnecting…")
+        self.status(
+            Text(N_("connection to {name} lost ({cause}): reconnecting…"), name=self.peer_name, cause=cause)
+        )
         started = time.monotonic()
         attempt = asyncio.ensure_future(self.reconnector.reconnect())
         try:
@@ -529,20 +543,31 @@ class Duel:
                     attempt = asyncio.ensure_future(self.reconnector.reconnect())
                     continue
                 away = time.monotonic() - lost_at
-                self._check_forfeit(away, f"{self.peer_name} has been unreachable for {away:.0f} s")
+                self._check_forfeit(
+                    away,
+                    Text(
+                        N_("{name} has been unreachable for {seconds:.0f} s"),
+                        name=self.peer_name,
+                        seconds=away,
+                    ),
+                )
                 if self._claimable is None:
                     left = max(0, round(self.patience.forfeit_after - away))
-                    self.status(f"reconnecting to {self.peer_name}… {left // 60}:{left % 60:02d} left")
+                    time_left = f"{left // 60}:{left % 60:02d}"
+                    self.status(
+                        Text(N_("reconnecting to {name}… {left} left"), name=self.peer_name, left=time_left)
+                    )
         finally:
             attempt.cancel()
 
     def _lost(self, refusal: PeerAborted) -> None:
         """The peer came back, but restarted: it has no match to resume. The game may be claimed now."""
-        why = f"{self.peer_name} came back without the match ({refusal.detail}; its program was restarted)"
+        template = N_("{name} came back without the match ({detail}; its program was restarted)")
+        why = Text(template, name=self.peer_name, detail=refusal.detail)
         if self.patience.auto_claim:
-            raise Forfeit(f"{why}: the game is claimed by forfeit")
-        self._claimable = f"{why}: the game was claimed by forfeit"
-        self.status(f"{why}: type /claim to claim the game by forfeit")
+            raise Forfeit(Text(N_("{why}: the game is claimed by forfeit"), why=why))
+        self._claimable = Text(N_("{why}: the game was claimed by forfeit"), why=why)
+        self.status(Text(N_("{why}: type /claim to claim the game by forfeit"), why=why))
 
     async def _exchange(self, channel: Channel) -> None:
         """Swap resume claims on a new connection, resend what the peer lacks, and go live."""
@@ -560,4 +585,4 @@ class Duel:
         self._live = True
         self._claimable = None
         self._reconnects += 1
-        self.status(f"reconnected to {self.peer_name}: the match goes on")
+        self.status(Text(N_("reconnected to {name}: the match goes on"), name=self.peer_name))

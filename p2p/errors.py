@@ -10,6 +10,8 @@ Every one is a ``ValueError`` with a message fit to show the user.
 
 from __future__ import annotations
 
+from p2p.text import N_, Text
+
 
 class P2PError(ValueError):
     """Base class of every network-duel error."""
@@ -97,7 +99,8 @@ class PeerAborted(P2PError):
     """The peer ended the session and said why."""
 
     def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(f"the peer ended the session ({reason}): {detail}" if detail else reason)
+        template = N_("the peer ended the session ({reason}): {detail}")
+        super().__init__(Text(template, reason=reason, detail=detail) if detail else reason)
         self.reason = reason
         self.detail = detail
 

@@ -48,6 +48,7 @@ from p2p.errors import (
 )
 from p2p.identity import Identity, KnownPeers
 from p2p.messages import PROTOCOL, Abort, Accept, Hello, Offer, expect
+from p2p.text import N_, Text
 from p2p.wire import encode
 
 E = TypeVar("E", bound=P2PError)
@@ -163,14 +164,18 @@ async def _refuse(channel: Channel, reason: str, error: E) -> E:
 def _check_protocol(proto: int, program: str) -> IncompatiblePeer | None:
     if proto == PROTOCOL:
         return None
+    template = N_(
+        "the peer runs trumps {program} with protocol {proto}; this is trumps "
+        "{version} with protocol {ours}: both must run compatible versions"
+    )
     return IncompatiblePeer(
-        f"the peer runs trumps {program} with protocol {proto}; this is trumps "
-        f"{program_version()} with protocol {PROTOCOL}: both must run compatible versions"
+        Text(template, program=program, proto=proto, version=program_version(), ours=PROTOCOL)
     )
 
 
 def _busy(me: str, playing: Session) -> PeerBusy:
-    return PeerBusy(f"{me} is playing a match with {playing.hello.name} right now: try again later")
+    template = N_("{me} is playing a match with {other} right now: try again later")
+    return PeerBusy(Text(template, me=me, other=playing.hello.name))
 
 
 async def host_handshake(
@@ -206,7 +211,7 @@ async def host_handshake(
         accept = expect(await channel.recv(DECISION_TIMEOUT), Accept, "handshake")
     except PeerAborted as exc:
         if exc.reason == "declined":
-            raise RulesDeclined(f"{hello.name} declined the rules") from None
+            raise RulesDeclined(Text(N_("{name} declined the rules"), name=hello.name)) from None
         raise
     check_signatures(hello, offer, accept)
     session = Session(hello, offer, accept, terms.host_seat)
@@ -241,8 +246,14 @@ async def join_handshake(
             channel,
             "fingerprint",
             FingerprintMismatch(
-                f"the host's key has fingerprint {fingerprint(offer.key)}, but the invite says "
-                f"{host_fingerprint}: this is not the host who sent the invite"
+                Text(
+                    N_(
+                        "the host's key has fingerprint {theirs}, but the invite says "
+                        "{expected}: this is not the host who sent the invite"
+                    ),
+                    theirs=fingerprint(offer.key),
+                    expected=host_fingerprint,
+                )
             ),
         )
     check_signatures(hello, offer)
@@ -251,7 +262,7 @@ async def join_handshake(
     except IdentityChanged as exc:
         raise await _refuse(channel, "identity", exc) from None
     if not await decide(Terms.of(offer), offer.name):
-        raise await _refuse(channel, "declined", RulesDeclined("you declined the host's rules"))
+        raise await _refuse(channel, "declined", RulesDeclined(Text(N_("you declined the host's rules"))))
     unsigned = Accept(key=me.public, sig=bytes(64))
     accept = Accept(key=me.public, sig=sign(me.key, "accept-sig", _session_id(hello, offer, unsigned)))
     await channel.send(accept)

@@ -30,6 +30,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from p2p.crypto import fingerprint
 from p2p.errors import IdentityChanged, P2PError
 from p2p.home import Home, write_atomically
+from p2p.text import N_, Text
 
 
 @dataclass(frozen=True)
@@ -98,11 +99,12 @@ class KnownPeers:
         now = datetime.now(UTC).isoformat(timespec="seconds")
         known = peers.get(name)
         if known is not None and known["key"] != public.hex():
-            raise IdentityChanged(
-                f"{name}'s identity key has CHANGED (was {fingerprint(bytes.fromhex(known['key']))}, "
-                f"now {fingerprint(public)}). This may be someone pretending to be {name}. "
-                f"If {name} really has a new key, run 'trumps peers forget {name}' and connect again."
+            template = N_(
+                "{name}'s identity key has CHANGED (was {old}, now {new}). This may be someone pretending "
+                "to be {name}. If {name} really has a new key, run 'trumps peers forget {name}' and connect again."
             )
+            old = fingerprint(bytes.fromhex(known["key"]))
+            raise IdentityChanged(Text(template, name=name, old=old, new=fingerprint(public)))
         peers[name] = {"key": public.hex(), "first_seen": now, "last_seen": now} | (
             {"first_seen": known["first_seen"]} if known else {}
         )

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from p2p.errors import InviteError
+from p2p.text import N_, Text
 
 _INVITE = re.compile(
     r"(?:\[(?P<v6>[0-9A-Fa-f:.%\w]+)\]|(?P<host>[\w.-]+)):(?P<port>\d{1,5})/(?P<fp>[a-z2-7]{32})"
@@ -42,5 +43,6 @@ class Invite:
         cleaned = text.strip().removeprefix("trumps join").strip()
         match = _INVITE.fullmatch(cleaned.lower() if cleaned.isascii() else cleaned)
         if match is None or not 0 < int(match["port"]) < 65536:
-            raise InviteError(f"{text!r} is not an invite: expected HOST:PORT/FINGERPRINT, like {_EXAMPLE}")
+            template = N_("{text!r} is not an invite: expected HOST:PORT/FINGERPRINT, like {example}")
+            raise InviteError(Text(template, text=text, example=_EXAMPLE))
         return cls(match["v6"] or match["host"], int(match["port"]), match["fp"])

@@ -32,6 +32,7 @@ from p2p.handshake import Session, check_signatures
 from p2p.home import write_atomically
 from p2p.match import Match, rematch_of, rematch_root
 from p2p.messages import Accept, Hello, Message, Offer, Resume, Signed, expect, message_class, parse, to_json
+from p2p.text import N_, Text, ntext
 
 RECORD_KIND = "your-trumps match"
 FORMAT = 1
@@ -159,22 +160,67 @@ class Verified:
 
     def summary(self) -> str:
         """A few lines for people."""
+        return "\n".join(self.summary_lines())
+
+    def summary_lines(self) -> list[Text]:
+        """The lines of :meth:`summary`, each keeping its template for translation (:mod:`p2p.text`)."""
         match, names = self.match, self.session.names
+        games = ntext("{count} game", "{count} games", match.games)
         lines = [
-            f"match {names[0]} (player 0) vs {names[1]} (player 1), {match.games} game(s), "
-            f"{self.session.terms.rules.notation()}",
-            f"session {self.session.session_id.hex()}",
+            Text(
+                N_("match {first} (player 0) vs {second} (player 1), {games}, {rules}"),
+                first=names[0],
+                second=names[1],
+                games=games,
+                rules=self.session.terms.rules.notation(),
+            ),
+            Text(N_("session {id}"), id=self.session.session_id.hex()),
         ]
         for result in match.results:
+            template = N_("game {number}: dealer {dealer}, trumps {trumps}, seed {seed}…: {result}")
+            seed = result.seed.hex()[:16]
             lines.append(
-                f"game {result.number}: dealer {result.dealer}, trumps {result.trumps}, "
-                f"seed {result.seed.hex()[:16]}…: {result.text}"
+                Text(
+                    template,
+                    number=result.number,
+                    dealer=result.dealer,
+                    trumps=result.trumps,
+                    seed=seed,
+                    result=result.text,
+                )
             )
         score = " - ".join(f"{s:g}" for s in match.score)
         if self.complete:
-            lines.append(f"complete: score {score}; every signature checks, both players signed the end")
-            lines.append(f"transcript {match.transcript.hex()}")
-            return "\n".join(lines)
+            template = N_("complete: score {score}; every signature checks, both players signed the end")
+            lines.append(Text(template, score=score))
+            lines.append(Text(N_("transcript {transcript}"), transcript=match.transcript.hex()))
+            return lines
+        if match.game is None:
+            where = Text(N_("game {number}"), number=match.number)
+        else:
+            where = Text(
+                N_("game {number}, after move {moves}"), number=match.number, moves=len(match.game.moves)
+            )
+        template = N_("INCOMPLETE: the record stops in {where} (score so far {score}); what is there checks")
+        lines.append(Text(template, where=where, score=score))
+        if self.truncated:
+            lines.append(Text(N_("the last line is cut off")))
+        if self.end is not None:
+            note = Text(
+                N_("the saver's note: {end}: {detail}"),
+                end=self.end.get("end"),
+                detail=self.end.get("detail", ""),
+            )
+            lines.append(note)
+            if self.end.get("winner") in (0, 1):
+                template = N_(
+                    "the saver awards game {game} to player {winner} "
+                    "(its own account: the other player did not sign it)"
+                )
+                lines.append(Text(template, game=self.end.get("game"), winner=self.end["winner"]))
+        if self.evidence_error is not None:
+            lines.append(Text(N_("the kept evidence proves: {error}"), error=self.evidence_error))
+        return lines
         where = f"game {match.number}"
         if match.game is not None:
             where += f", after move {len(match.game.moves)}"

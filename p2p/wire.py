@@ -20,6 +20,7 @@ import struct
 import msgpack  # type: ignore[import-untyped]
 
 from p2p.errors import ConnectionClosed, FrameTooLarge, MalformedFrame, PeerTimeout, SlowFrame
+from p2p.text import N_, Text
 
 MAX_FRAME = 16 * 1024
 """The largest payload accepted; the largest real message is a few hundred bytes."""
@@ -104,8 +105,8 @@ async def read_frame(
                 f"a {size}-byte frame did not arrive within {deadline:g} s of its header"
             ) from None
     except asyncio.IncompleteReadError:
-        raise ConnectionClosed("the peer closed the connection") from None
+        raise ConnectionClosed(Text(N_("the peer closed the connection"))) from None
     except TimeoutError:  # before OSError, of which it is a subclass
-        raise PeerTimeout("the peer did not send anything in time") from None
+        raise PeerTimeout(Text(N_("the peer did not send anything in time"))) from None
     except (ConnectionError, OSError) as exc:
-        raise ConnectionClosed(f"the connection dropped ({exc})") from None
+        raise ConnectionClosed(Text(N_("the connection dropped ({error})"), error=exc)) from None

@@ -34,7 +34,7 @@ PLURAL_FORMS = {
     "hi": "nplurals=2; plural=(n > 1);",
 }
 """Each language's plural rule, as gettext writes it (Hindi: 0 and 1 take the singular)."""
-_MARKERS = {"_": 1, "N_": 1, "ngettext": 2}
+_MARKERS = {"_": 1, "N_": 1, "ngettext": 2, "ntext": 2}
 
 
 @dataclass

@@ -313,3 +313,37 @@ def test_refused_moves_are_explained_in_the_language_in_use() -> None:
     for typed, message in expected.items():
         session.submit(typed)
         assert (session.message, session.error) == (message, True), typed
+
+
+# ------------------------------------------------------------ the network side
+
+
+def test_network_text_is_translated_where_it_is_shown() -> None:
+    from p2p.errors import ConnectionClosed, Forfeit
+    from p2p.text import N_, Text, ntext
+
+    i18n.use("uk")
+    silent = Text(N_("{name} has been silent for {seconds:.0f} s"), name="Bob", seconds=20.4)
+    assert str(silent) == "Bob has been silent for 20 s"  # records and the wire keep English
+    forfeit = Forfeit(Text(N_("{why}: the game was claimed by forfeit"), why=silent))
+    assert i18n.translated(forfeit) == "Bob мовчить уже 20 с: гру зараховано через неявку"
+    dropped = ConnectionClosed(Text(N_("the connection dropped ({error})"), error=OSError("EOF")))
+    assert i18n.translated(dropped) == "з'єднання обірвалося (EOF)"
+    restored = ntext(
+        "the connection was restored {count} time; nothing was lost",
+        "the connection was restored {count} times; nothing was lost",
+        3,
+    )
+    assert i18n.translated(restored) == "з'єднання відновлено 3 рази; нічого не втрачено"
+    assert i18n.translated(ValueError("not from p2p")) == "not from p2p"
+
+
+def test_network_commands_speak_the_language(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli_main.main(["--lang", "it", "host", "--help"])
+    out = capsys.readouterr().out
+    assert "porta TCP su cui ascoltare (predefinita 47111)" in out and "ospita un duello" in out
+    assert cli_main.main(["--lang", "sq", "join", "nonsense", "--bot", "easy"]) == 1
+    assert "nuk është ftesë: pritej HOST:PORT/FINGERPRINT" in capsys.readouterr().err
+    assert cli_main.main(["--lang", "kk", "peers"]) == 0
+    assert "таныс қарсыластар әлі жоқ" in capsys.readouterr().out

@@ -61,7 +61,7 @@ def test_headless_bots_resume_after_the_line_is_cut(tmp_path: Path) -> None:
     assert host["transcript"] == joiner["transcript"] and host["result"] == joiner["result"]
     assert len(host["result"]) == 3  # type: ignore[arg-type]
     assert host["reconnects"] == joiner["reconnects"] == 2
-    assert "reconnecting" in join_err and "restored 2 time(s)" in join_err
+    assert "reconnecting" in join_err and "restored 2 times" in join_err
     for summary in (host, joiner):
         assert verify(Path(str(summary["record"])).read_text()).complete
 

@@ -27,6 +27,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from cli.app.opponent import Deal, OpponentLeft
+from cli.i18n import _, translated
 from engine import Game, Move
 from p2p.channel import Channel
 from p2p.duel import Duel, Patience, Reconnector, Report
@@ -87,7 +88,11 @@ class NetworkOpponent:
         """Start the duel and show the verification code."""
         self._notify = notify
         self._start()
-        notify(f"Playing {self.name}. Verification code {self.session.code}: {self.name} must see the same.")
+        notify(
+            _("Playing {name}. Verification code {code}: {name} must see the same.").format(
+                name=self.name, code=self.session.code
+            )
+        )
 
     async def deal(self, number: int, dealer: int | None, trump: str) -> Deal:
         """Commit to ``trump`` (second choice: the next suit), then wait for the fair deal.
@@ -122,11 +127,11 @@ class NetworkOpponent:
         """Send a chat line; ``/claim`` claims the game when the peer has been away too long."""
         if text.strip() == CLAIM:
             if not self.duel.claim():
-                self._notify(f"{self.name} is not away long enough to claim the game.")
+                self._notify(_("{name} is not away long enough to claim the game.").format(name=self.name))
             return
         if text:
             self._background(self._send_chat(text))
-            self._notify(f"You: {text}")
+            self._notify(_("You: {text}").format(text=text))
 
     def close(self) -> None:
         """Leave: the duel tells the peer and saves the record, then the connection closes.
@@ -182,7 +187,7 @@ class NetworkOpponent:
     def _duel(self, channel: Channel, previous: Match | None = None) -> Duel:
         return Duel(
             channel, self.session, self.me, self, self.home.records, None, previous,
-            self.reconnector, self.patience, lambda text: self._notify(text),
+            self.reconnector, self.patience, lambda text: self._notify(translated(text)),
         )  # fmt: skip
 
     def _trump(self, number: int) -> asyncio.Future[str]:
@@ -203,7 +208,7 @@ class NetworkOpponent:
                 self.report = task.result()
         if self.report is None or self.report.end != "complete":
             raise OpponentLeft(self._why_ended())
-        self._notify(f"Asking {self.name} for a rematch…")
+        self._notify(_("Asking {name} for a rematch…").format(name=self.name))
         channel = self.duel.channel
         try:
             await channel.send(Rematch(want=True))
@@ -211,17 +216,20 @@ class NetworkOpponent:
                 if isinstance(answer, Chat):
                     self.heard(answer.text)
                 elif not isinstance(answer, Ping | Bye):  # keep-alives and farewells may still be in flight
-                    raise OpponentLeft(f"{self.name} sent a {answer.TAG!r} message instead of answering")
+                    why = _("{name} sent a {tag!r} message instead of answering")
+                    raise OpponentLeft(why.format(name=self.name, tag=answer.TAG))
         except P2PError as exc:
-            raise OpponentLeft(f"{self.name} left: {exc}") from None
+            raise OpponentLeft(
+                _("{name} left: {error}").format(name=self.name, error=translated(exc))
+            ) from None
         if not answer.want:
-            raise OpponentLeft(f"{self.name} does not want a rematch.")
+            raise OpponentLeft(_("{name} does not want a rematch.").format(name=self.name))
         previous = self.duel.match
         self._offset += self.session.terms.games
         self.report = None
         self.duel = self._duel(channel, previous)
         self._start()
-        self._notify(f"Rematch with {self.name}: the loser of the last game deals.")
+        self._notify(_("Rematch with {name}: the loser of the last game deals.").format(name=self.name))
 
     def _played(self, number: int) -> tuple[Move, ...]:
         number -= self._offset
@@ -250,14 +258,15 @@ class NetworkOpponent:
     def _why_ended(self) -> str:
         report = self.report
         if report is None or report.error is None:
-            return f"The connection to {self.name} is closed."
-        return f"The match with {self.name} ended ({report.end}): {report.error}"
+            return _("The connection to {name} is closed.").format(name=self.name)
+        why = _("The match with {name} ended ({end}): {error}")
+        return why.format(name=self.name, end=report.end, error=translated(report.error))
 
     async def _send_chat(self, text: str) -> None:
         try:
             await self.duel.say(text)
         except P2PError as exc:
-            self._notify(f"Chat not sent: {exc}")
+            self._notify(_("Chat not sent: {error}").format(error=translated(exc)))
 
     def _background(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coroutine)
@@ -310,14 +319,15 @@ def run_command(args: argparse.Namespace, command: str) -> int:
         return runner(args)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print(
-            f"trumps {command}: the game needs a terminal; use --bot LEVEL to let the AI play",
+            f"trumps {command}: {_('the game needs a terminal; use --bot LEVEL to let the AI play')}",
             file=sys.stderr,
         )
         return 2
     try:
         trump = SUITS[parse_suit(args.trump[0])] if args.trump else None
     except ValueError:
-        print(f"trumps {command}: {args.trump!r} is not a suit: use S, H, D or C", file=sys.stderr)
+        message = _("{text!r} is not a suit: use S, H, D or C").format(text=args.trump)
+        print(f"trumps {command}: {message}", file=sys.stderr)
         return 2
     patience = Patience(forfeit_after=args.timeout) if args.timeout else None
     return runner(args, functools.partial(play_duel, trump=trump, patience=patience))

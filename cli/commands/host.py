@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "host a duel with a friend over the network (prints the 'trumps join' line to send them)"
+from cli.i18n import N_, translated
+
+HELP = N_("host a duel with a friend over the network (prints the 'trumps join' line to send them)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps host`` (see :mod:`p2p.commands`)."""
-    from p2p.commands import add_host_arguments
+    from p2p import commands
 
-    add_host_arguments(parser)
+    commands.translate = translated  # p2p never translates: the interface shows its text (p2p.text)
+    commands.add_host_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "join a friend's duel: trumps join HOST:PORT/FINGERPRINT"
+from cli.i18n import N_, translated
+
+HELP = N_("join a friend's duel: trumps join HOST:PORT/FINGERPRINT")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps join`` (see :mod:`p2p.commands`)."""
-    from p2p.commands import add_join_arguments
+    from p2p import commands
 
-    add_join_arguments(parser)
+    commands.translate = translated  # p2p never translates: the interface shows its text (p2p.text)
+    commands.add_join_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:

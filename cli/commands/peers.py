@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-HELP = "list the peers you have played over the network, or forget one ('trumps peers forget NAME')"
+from cli.i18n import N_, _, translated
+
+HELP = N_("list the peers you have played over the network, or forget one ('trumps peers forget NAME')")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps peers``."""
     parser.add_argument("action", nargs="?", choices=("list", "forget"), default="list")
-    parser.add_argument("name", nargs="?", help="the peer to forget")
+    parser.add_argument("name", nargs="?", help=_("the peer to forget"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -26,23 +28,33 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.action == "forget":
             if not args.name:
-                print("trumps peers: say which peer to forget: trumps peers forget NAME", file=sys.stderr)
+                print(
+                    f"trumps peers: {_('say which peer to forget: trumps peers forget NAME')}",
+                    file=sys.stderr,
+                )
                 return 2
             if not known.forget(args.name):
-                print(f"trumps peers: no peer called {args.name!r} is remembered", file=sys.stderr)
+                message = _("no peer called {name!r} is remembered").format(name=args.name)
+                print(f"trumps peers: {message}", file=sys.stderr)
                 return 1
-            print(f"forgot {args.name}; their next key will be trusted on first use")
+            print(_("forgot {name}; their next key will be trusted on first use").format(name=args.name))
             return 0
         peers = known.load()
-        print(f"your fingerprint: {load_identity(home).fingerprint}")
+        print(_("your fingerprint: {fingerprint}").format(fingerprint=load_identity(home).fingerprint))
     except P2PError as exc:
-        print(f"trumps peers: {exc}", file=sys.stderr)
+        print(f"trumps peers: {translated(exc)}", file=sys.stderr)
         return 1
     if not peers:
-        print("no known peers yet")
+        print(_("no known peers yet"))
     for name, info in sorted(peers.items()):
         key = bytes.fromhex(info["key"])
+        line = _("{name}  {fingerprint}  first seen {first}, last {last}")
         print(
-            f"{name}  {fingerprint(key)}  first seen {info.get('first_seen', '?')}, last {info.get('last_seen', '?')}"
+            line.format(
+                name=name,
+                fingerprint=fingerprint(key),
+                first=info.get("first_seen", "?"),
+                last=info.get("last_seen", "?"),
+            )
         )
     return 0

@@ -6,12 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-HELP = "check a network match record: re-derive every deal, replay every move, check every signature"
+from cli.i18n import N_, _, translated
+
+HELP = N_("check a network match record: re-derive every deal, replay every move, check every signature")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps verify``."""
-    parser.add_argument("record", help="a match record (the path 'trumps host' or 'trumps join' printed)")
+    parser.add_argument("record", help=_("a match record (the path 'trumps host' or 'trumps join' printed)"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -22,15 +24,18 @@ def run(args: argparse.Namespace) -> int:
     try:
         data = Path(args.record).read_bytes()
     except OSError as exc:
-        print(f"trumps verify: cannot read {args.record}: {exc.strerror or exc}", file=sys.stderr)
+        message = _("cannot read {file}: {error}").format(file=args.record, error=exc.strerror or exc)
+        print(f"trumps verify: {message}", file=sys.stderr)
         return 2
     try:
         verified = verify(data.decode("utf-8"))
     except UnicodeDecodeError:
-        print(f"trumps verify: {args.record} is not a match record (not UTF-8 text)", file=sys.stderr)
+        message = _("{file} is not a match record (not UTF-8 text)").format(file=args.record)
+        print(f"trumps verify: {message}", file=sys.stderr)
         return 2
     except RecordError as exc:
-        print(f"trumps verify: {args.record}: FAILED: {exc}", file=sys.stderr)
+        message = _("{file}: FAILED: {error}").format(file=args.record, error=translated(exc))
+        print(f"trumps verify: {message}", file=sys.stderr)
         return 2
-    print(verified.summary())
+    print("\n".join(translated(line) for line in verified.summary_lines()))
     return 0 if verified.complete else 1
