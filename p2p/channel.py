@@ -85,7 +85,9 @@ class Channel:
         except MalformedFrame as exc:
             if self._recv is None:
                 raise
-            raise TamperedFrame(f"a sealed frame was damaged in transit ({exc})") from None
+            raise TamperedFrame(
+                Text(N_("a sealed frame was damaged in transit ({error})"), error=exc)
+            ) from None
         self.heard_at = time.monotonic()
         message = parse(decode(payload))
         if isinstance(message, Abort):
@@ -95,17 +97,20 @@ class Channel:
     def _open(self, payload: bytes) -> bytes:
         assert self._recv is not None
         if len(payload) < _COUNTER_BYTES + _TAG_BYTES:
-            raise MalformedFrame(f"a sealed frame of {len(payload)} bytes is too short")
+            raise MalformedFrame(Text(N_("a sealed frame of {size} bytes is too short"), size=len(payload)))
         counter = payload[:_COUNTER_BYTES]
         number = int.from_bytes(counter, "big")
         if number < self._recv_count:
-            raise ReplayedFrame(f"frame {number} was received before (next due: {self._recv_count})")
+            template = N_("frame {number} was received before (next due: {due})")
+            raise ReplayedFrame(Text(template, number=number, due=self._recv_count))
         if number > self._recv_count:
-            raise ReorderedFrame(f"frame {number} arrived while frame {self._recv_count} was due")
+            template = N_("frame {number} arrived while frame {due} was due")
+            raise ReorderedFrame(Text(template, number=number, due=self._recv_count))
         try:
             plain = self._recv.decrypt(_nonce(counter), payload[_COUNTER_BYTES:], counter)
         except InvalidTag:
-            raise TamperedFrame(f"frame {number} failed authentication: it was altered in transit") from None
+            template = N_("frame {number} failed authentication: it was altered in transit")
+            raise TamperedFrame(Text(template, number=number)) from None
         self._recv_count += 1
         return plain
 

@@ -382,7 +382,7 @@ class Duel:
                 task.cancel()
         if not task.done() or task.cancelled():
             reader.result()
-            raise ConnectionClosed("the peer stopped sending")
+            raise ConnectionClosed(Text(N_("the peer stopped sending")))
         return task.result()
 
     async def _my_link(self, kind: type[Signed]) -> Signed:
@@ -451,7 +451,9 @@ class Duel:
             return
         if isinstance(message, Bye):
             if not self.match.done:
-                raise ProtocolViolation(f"{self.peer_name} said bye before the match was complete")
+                raise ProtocolViolation(
+                    Text(N_("{name} said bye before the match was complete"), name=self.peer_name)
+                )
             self._peer_done = True
             return
         if isinstance(message, Resume) and not self.match.links:  # a restarted peer's old match
@@ -460,7 +462,7 @@ class Duel:
                 "(it was restarted): that match cannot go on"
             )
         if not isinstance(message, Signed):
-            raise ProtocolViolation(f"a {message.TAG!r} message in the middle of a match")
+            raise ProtocolViolation(Text(N_("a {tag!r} message in the middle of a match"), tag=message.TAG))
         self.match.apply(message, 1 - self.seat)
         if isinstance(message, MoveMsg) and self._sent_at:
             self._round_trips.append(time.monotonic() - self._sent_at)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from engine.cards import SUITS
 from p2p.crypto import tagged_hash
+from p2p.text import N_, Text
 
 
 def _game_bytes(game: int) -> bytes:
@@ -87,7 +88,8 @@ def preference(choice: str | None) -> str:
         return first + SUITS[(SUITS.index(first) + 1 + os.urandom(1)[0] % 3) % 4]
     suits = [SUITS[parse_suit(c)] for c in choice.strip()]
     if not 1 <= len(suits) <= 2 or (len(suits) == 2 and suits[0] == suits[1]):
-        raise ValueError(f"--trump takes one suit or two different suits (like S or SH), not {choice!r}")
+        template = N_("--trump takes one suit or two different suits (like S or SH), not {choice!r}")
+        raise ValueError(Text(template, choice=choice))
     if len(suits) == 1:
         suits.append(SUITS[(SUITS.index(suits[0]) + 1) % 4])
     return "".join(suits)

@@ -12,6 +12,7 @@ import random
 from typing import TYPE_CHECKING, Protocol
 
 from engine import Game, Move
+from p2p.text import N_, Text
 
 if TYPE_CHECKING:
     from p2p.match import Match
@@ -40,7 +41,8 @@ class BotPlayer:
         from engine.ai import LEVELS
 
         if level not in LEVELS:
-            raise ValueError(f"unknown AI level {level!r}: choose one of {', '.join(LEVELS)}")
+            template = N_("unknown AI level {level!r}: choose one of {levels}")
+            raise ValueError(Text(template, level=level, levels=", ".join(LEVELS)))
         self.level = level
         self.trump = trump
         self.rng = random.Random(seed)

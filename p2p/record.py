@@ -41,7 +41,7 @@ FORMAT = 1
 def from_json(obj: object) -> Message:
     """The message a :func:`to_json` map stands for, checked like one from the wire."""
     if not isinstance(obj, dict):
-        raise RecordError("a message in the record is not a JSON object")
+        raise RecordError(Text(N_("a message in the record is not a JSON object")))
     wire = dict(obj)
     try:
         cls = message_class(wire.get("t"))
@@ -51,7 +51,9 @@ def from_json(obj: object) -> Message:
                 try:
                     wire[spec.name] = bytes.fromhex(value)
                 except ValueError:
-                    raise RecordError(f"{cls.TAG}.{spec.name} is not hex") from None
+                    raise RecordError(
+                        Text(N_("{field} is not hex"), field=f"{cls.TAG}.{spec.name}")
+                    ) from None
         return parse(wire)
     except WireError as exc:
         raise RecordError(str(exc)) from None
@@ -249,14 +251,15 @@ def verify(text: str) -> Verified:
         try:
             row = json.loads(line)
         except ValueError:
-            raise RecordError(f"line {number}: not JSON") from None
+            raise RecordError(Text(N_("line {number}: not JSON"), number=number)) from None
         if not isinstance(row, dict):
-            raise RecordError(f"line {number}: not a JSON object")
+            raise RecordError(Text(N_("line {number}: not a JSON object"), number=number))
         rows.append(row)
     if not rows or rows[0].get("record") != RECORD_KIND:
-        raise RecordError("line 1: not a trumps match record")
+        raise RecordError(Text(N_("line 1: not a trumps match record")))
     if rows[0].get("format") != FORMAT:
-        raise RecordError(f"line 1: record format {rows[0].get('format')!r}, this program reads {FORMAT}")
+        template = N_("line 1: record format {format!r}, this program reads {ours}")
+        raise RecordError(Text(template, format=rows[0].get("format"), ours=FORMAT))
     session = _session(rows[0])
     terms = session.terms
     root, dealer = _root(rows[0], session)
@@ -265,21 +268,21 @@ def verify(text: str) -> Verified:
     evidence_error = None
     for number, row in enumerate(rows[1:], 2):
         if end is not None:
-            raise RecordError(f"line {number}: nothing may follow the end note")
+            raise RecordError(Text(N_("line {number}: nothing may follow the end note"), number=number))
         if "end" in row:
             end = row
             evidence_error = _recheck(match, row.get("evidence"))
             continue
         by = row.get("by")
         if by not in (0, 1) or isinstance(by, bool):
-            raise RecordError(f"line {number}: 'by' must be player 0 or 1")
+            raise RecordError(Text(N_("line {number}: 'by' must be player 0 or 1"), number=number))
         try:
             link = from_json(row.get("link"))
             if not isinstance(link, Signed):
-                raise RecordError(f"a {link.TAG!r} message is not a signed link")
+                raise RecordError(Text(N_("a {tag!r} message is not a signed link"), tag=link.TAG))
             match.apply(link, by)
         except (RecordError, CheatError) as exc:
-            raise RecordError(f"line {number}: {exc}") from None
+            raise RecordError(Text(N_("line {number}: {error}"), number=number, error=exc)) from None
     return Verified(session, match, match.done, end, evidence_error, truncated)
 
 
@@ -290,7 +293,7 @@ def _session(header: dict[str, Any]) -> Session:
         accept = expect(from_json(header.get("accept")), Accept, "record header")
         check_signatures(hello, offer, accept)
     except P2PError as exc:
-        raise RecordError(f"line 1: {exc}") from None
+        raise RecordError(Text(N_("line {number}: {error}"), number=1, error=exc)) from None
     seat = header.get("saved_by")
     return Session(hello, offer, accept, seat if seat in (0, 1) else offer.host_seat)
 
@@ -305,9 +308,9 @@ def _root(header: dict[str, Any], session: Session) -> tuple[bytes, int | None]:
         finals = [bytes.fromhex(sig) for sig in previous["finals"]]
         dealer = previous["dealer"]
     except (TypeError, KeyError, ValueError):
-        raise RecordError("line 1: 'rematch_of' is unreadable") from None
+        raise RecordError(Text(N_("line 1: 'rematch_of' is unreadable"))) from None
     if len(finals) != 2 or dealer not in (0, 1) or isinstance(dealer, bool):
-        raise RecordError("line 1: 'rematch_of' needs two final signatures and a dealer 0 or 1")
+        raise RecordError(Text(N_("line 1: 'rematch_of' needs two final signatures and a dealer 0 or 1")))
     for seat in (0, 1):
         if not signature_ok(session.keys[seat], "final-sig", transcript, finals[seat]):
             raise RecordError(

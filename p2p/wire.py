@@ -38,13 +38,15 @@ def encode(obj: object) -> bytes:
 
 
 def _no_ext(code: int, data: bytes) -> object:
-    raise MalformedFrame(f"msgpack ext type {code} is not allowed")
+    raise MalformedFrame(Text(N_("msgpack ext type {code} is not allowed"), code=code))
 
 
 def decode(payload: bytes) -> object:
     """The single msgpack object in ``payload``; :class:`MalformedFrame` otherwise."""
     if len(payload) > MAX_FRAME:
-        raise MalformedFrame(f"the payload is {len(payload)} bytes, more than {MAX_FRAME}")
+        raise MalformedFrame(
+            Text(N_("the payload is {size} bytes, more than {cap}"), size=len(payload), cap=MAX_FRAME)
+        )
     unpacker = msgpack.Unpacker(
         raw=False,
         strict_map_key=True,
@@ -64,18 +66,26 @@ def decode(payload: bytes) -> object:
     except MalformedFrame:
         raise
     except msgpack.OutOfData:
-        raise MalformedFrame("the frame is not valid msgpack (Unpack failed: incomplete input)") from None
+        raise MalformedFrame(
+            Text(N_("the frame is not valid msgpack ({error})"), error="Unpack failed: incomplete input")
+        ) from None
     except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
-        raise MalformedFrame(f"the frame is not valid msgpack ({exc or type(exc).__name__})") from None
+        raise MalformedFrame(
+            Text(N_("the frame is not valid msgpack ({error})"), error=exc or type(exc).__name__)
+        ) from None
     if unpacker.tell() != len(payload):
-        raise MalformedFrame(f"{len(payload) - unpacker.tell()} stray bytes after the message")
+        raise MalformedFrame(
+            Text(N_("{count} stray bytes after the message"), count=len(payload) - unpacker.tell())
+        )
     return obj
 
 
 def frame(payload: bytes) -> bytes:
     """``payload`` with its length header, ready to write."""
     if len(payload) > MAX_FRAME:
-        raise FrameTooLarge(f"refusing to send a {len(payload)}-byte frame (cap {MAX_FRAME})")
+        raise FrameTooLarge(
+            Text(N_("refusing to send a {size}-byte frame (cap {cap})"), size=len(payload), cap=MAX_FRAME)
+        )
     return _HEADER.pack(len(payload)) + payload
 
 
@@ -94,9 +104,11 @@ async def read_frame(
             header = await reader.readexactly(_HEADER.size)
         (size,) = _HEADER.unpack(header)
         if size > MAX_FRAME:
-            raise FrameTooLarge(f"the peer announced a {size}-byte frame (cap {MAX_FRAME})")
+            raise FrameTooLarge(
+                Text(N_("the peer announced a {size}-byte frame (cap {cap})"), size=size, cap=MAX_FRAME)
+            )
         if size == 0:
-            raise MalformedFrame("an empty frame")
+            raise MalformedFrame(Text(N_("an empty frame")))
         try:
             async with asyncio.timeout(deadline):
                 return await reader.readexactly(size)
