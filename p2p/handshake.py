@@ -132,11 +132,11 @@ def _session_id(hello: Hello, offer: Offer, accept: Accept) -> bytes:
 def check_signatures(hello: Hello, offer: Offer, accept: Accept | None = None) -> None:
     """Raise :class:`BadHandshakeSignature` unless the host (and joiner) signed the handshake."""
     if not signature_ok(offer.key, "offer-sig", _offer_digest(hello, offer), offer.sig):
-        raise BadHandshakeSignature("the host's handshake signature does not verify")
+        raise BadHandshakeSignature(Text(N_("the host's handshake signature does not verify")))
     if accept is not None and not signature_ok(
         accept.key, "accept-sig", _session_id(hello, offer, accept), accept.sig
     ):
-        raise BadHandshakeSignature("the joiner's handshake signature does not verify")
+        raise BadHandshakeSignature(Text(N_("the joiner's handshake signature does not verify")))
 
 
 def _ephemeral() -> tuple[X25519PrivateKey, bytes]:
@@ -149,7 +149,7 @@ def _derive(secret: X25519PrivateKey, peer_eph: bytes, session_id: bytes) -> tup
     try:
         shared = secret.exchange(X25519PublicKey.from_public_bytes(peer_eph))
     except ValueError:
-        raise HandshakeError("the peer's ephemeral key is degenerate") from None
+        raise HandshakeError(Text(N_("the peer's ephemeral key is degenerate"))) from None
     okm = HKDF(hashes.SHA256(), 64, salt=session_id, info=b"your-trumps/v1/keys").derive(shared)
     return okm[:32], okm[32:]
 

@@ -40,6 +40,7 @@ from p2p.errors import (
 )
 from p2p.fairdeal import Pledge, coin, game_seed, next_dealer, resolve_trumps
 from p2p.messages import Commit, Final, MoveMsg, Resume, Reveal, Signed, to_json
+from p2p.text import N_, Text
 from p2p.wire import encode
 
 S = TypeVar("S", bound=Signed)
@@ -173,9 +174,13 @@ class Match:
         """
         try:
             if not signature_ok(self.keys[sender], "resume-sig", _resume_digest(claim), claim.sig):
-                raise BadSignature(f"player {sender}'s resume message has a bad signature")
+                raise BadSignature(
+                    Text(N_("player {seat}'s resume message has a bad signature"), seat=sender)
+                )
             if claim.root != self.session_id:
-                raise HistoryMismatch(f"player {sender} came back to resume another match")
+                raise HistoryMismatch(
+                    Text(N_("player {seat} came back to resume another match"), seat=sender)
+                )
             if claim.links > len(self.links):
                 return False
             if self.transcript_at(claim.links) != claim.transcript:
@@ -218,22 +223,30 @@ class Match:
     def _apply(self, message: Signed, sender: int) -> None:
         due = self.due()
         if due is None:
-            raise ProtocolViolation(f"player {sender} sent a {message.TAG!r} after the match ended")
+            template = N_("player {seat} sent a {tag!r} after the match ended")
+            raise ProtocolViolation(Text(template, seat=sender, tag=message.TAG))
         kind, seat = due
         if sender != seat:
             if kind is MoveMsg and isinstance(message, MoveMsg):
-                raise OutOfTurn(f"player {sender} sent move {message.n} but player {seat} is to move")
-            raise ProtocolViolation(f"player {sender} sent a {message.TAG!r} while player {seat}'s was due")
+                template = N_("player {sender} sent move {number} but player {seat} is to move")
+                raise OutOfTurn(Text(template, sender=sender, number=message.n, seat=seat))
+            template = N_("player {sender} sent a {tag!r} while player {seat}'s was due")
+            raise ProtocolViolation(Text(template, sender=sender, tag=message.TAG, seat=seat))
         if not isinstance(message, kind):
-            raise ProtocolViolation(f"player {sender} sent a {message.TAG!r} where a {kind.TAG!r} was due")
+            template = N_("player {sender} sent a {tag!r} where a {due!r} was due")
+            raise ProtocolViolation(Text(template, sender=sender, tag=message.TAG, due=kind.TAG))
         if isinstance(message, Commit | Reveal | MoveMsg) and message.game != self.number:
-            raise ProtocolViolation(f"a {message.TAG!r} for game {message.game} during game {self.number}")
+            template = N_("a {tag!r} for game {game} during game {number}")
+            raise ProtocolViolation(Text(template, tag=message.TAG, game=message.game, number=self.number))
         tag, digest = self._digest(message)
         if message is not self._own and not signature_ok(self.keys[sender], tag, digest, message.sig):
-            raise BadSignature(f"player {sender}'s {_describe(message)} has a bad signature")
+            template = N_("player {seat}'s {what} has a bad signature")
+            raise BadSignature(Text(template, seat=sender, what=_describe(message)))
         if isinstance(message, Final):
             if message.transcript != self.transcript:
-                raise ProtocolViolation(f"player {sender} signed another final transcript than ours")
+                raise ProtocolViolation(
+                    Text(N_("player {seat} signed another final transcript than ours"), seat=sender)
+                )
             self._finals[sender] = message.sig
             self.links.append((sender, message))
             self._history.append(self.transcript)
@@ -252,7 +265,8 @@ class Match:
 
     def _commit(self, message: Commit, sender: int) -> None:
         if self._commits.get(1 - sender) == message.commitment:
-            raise CopiedCommitment(f"player {sender}'s commitment for game {self.number} copies the other's")
+            template = N_("player {seat}'s commitment for game {number} copies the other's")
+            raise CopiedCommitment(Text(template, seat=sender, number=self.number))
         self._commits[sender] = message.commitment
 
     def _reveal(self, message: Reveal, sender: int) -> None:
@@ -276,14 +290,17 @@ class Match:
         assert self.game is not None
         game = self.game
         if message.n != len(game.moves) + 1:
-            raise ProtocolViolation(f"move number {message.n} where {len(game.moves) + 1} was due")
+            template = N_("move number {number} where {due} was due")
+            raise ProtocolViolation(Text(template, number=message.n, due=len(game.moves) + 1))
         try:
             move = Move.parse(message.move)
             after = game.position.play(move)
         except (NotationError, IllegalMoveError) as exc:
-            raise IllegalMove(f"move {message.n} ({message.move}) is not legal: {exc}") from None
+            template = N_("move {number} ({move}) is not legal: {error}")
+            raise IllegalMove(Text(template, number=message.n, move=message.move, error=exc)) from None
         if str(move) != message.move:
-            raise IllegalMove(f"move {message.n} ({message.move}) is not written in canonical form")
+            template = N_("move {number} ({move}) is not written in canonical form")
+            raise IllegalMove(Text(template, number=message.n, move=message.move))
         if position_hash(after) != message.hash:
             raise PositionHashMismatch(
                 f"after move {message.n} ({message.move}) the sender's position hash differs from ours "

@@ -14,7 +14,7 @@ p2p.errors.SchemaError: chat.text: must be printable text
 >>> parse({"t": "move", "game": 1})
 Traceback (most recent call last):
 ...
-p2p.errors.SchemaError: move: missing field(s) hash, move, n, sig
+p2p.errors.SchemaError: move: missing fields: hash, move, n, sig
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, Self, TypeVar, cast
 
 from p2p.errors import SchemaError
+from p2p.text import N_, Text
 
 PROTOCOL = 2
 """The protocol version; peers must speak the same one."""
@@ -41,7 +42,7 @@ def _spec(check: Check) -> Any:
 def _bytes(size: int) -> Any:
     def check(value: object, where: str) -> object:
         if not isinstance(value, bytes) or len(value) != size:
-            raise SchemaError(f"{where}: must be {size} bytes")
+            raise SchemaError(Text(N_("{where}: must be {size} bytes"), where=where, size=size))
         return value
 
     return _spec(check)
@@ -50,7 +51,9 @@ def _bytes(size: int) -> Any:
 def _int(low: int, high: int) -> Any:
     def check(value: object, where: str) -> object:
         if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-            raise SchemaError(f"{where}: must be a whole number {low}-{high}")
+            raise SchemaError(
+                Text(N_("{where}: must be a whole number {low}-{high}"), where=where, low=low, high=high)
+            )
         return value
 
     return _spec(check)
@@ -59,7 +62,7 @@ def _int(low: int, high: int) -> Any:
 def _bool() -> Any:
     def check(value: object, where: str) -> object:
         if not isinstance(value, bool):
-            raise SchemaError(f"{where}: must be true or false")
+            raise SchemaError(Text(N_("{where}: must be true or false"), where=where))
         return value
 
     return _spec(check)
@@ -70,11 +73,20 @@ def _text(max_len: int, pattern: str | None = None) -> Any:
 
     def check(value: object, where: str) -> object:
         if not isinstance(value, str) or len(value) > max_len:
-            raise SchemaError(f"{where}: must be text of at most {max_len} characters")
+            raise SchemaError(
+                Text(N_("{where}: must be text of at most {count} characters"), where=where, count=max_len)
+            )
         if regex is not None and not regex.fullmatch(value):
-            raise SchemaError(f"{where}: {value!r} is not of the form {pattern}")
+            raise SchemaError(
+                Text(
+                    N_("{where}: {value!r} is not of the form {pattern}"),
+                    where=where,
+                    value=value,
+                    pattern=pattern,
+                )
+            )
         if not value.isprintable():
-            raise SchemaError(f"{where}: must be printable text")
+            raise SchemaError(Text(N_("{where}: must be printable text"), where=where))
         return value
 
     return _spec(check)
@@ -259,24 +271,27 @@ def message_class(tag: object) -> type[Message]:
     """The message class of wire type ``tag``."""
     cls = _REGISTRY.get(tag) if isinstance(tag, str) else None
     if cls is None:
-        raise SchemaError(f"unknown message type {tag!r}"[:80])
+        raise SchemaError(Text(N_("unknown message type {tag}"), tag=repr(tag)[:58]))
     return cls
 
 
 def parse(obj: object) -> Message:
     """The message ``obj`` (a decoded frame) encodes, checked field by field."""
     if not isinstance(obj, dict):
-        raise SchemaError(f"a message must be a map, not {type(obj).__name__}")
+        raise SchemaError(Text(N_("a message must be a map, not {kind}"), kind=type(obj).__name__))
     tag = obj.get("t")
     cls = message_class(tag)
     specs = fields(cls)
     names = {f.name for f in specs}
     missing = names - obj.keys()
     if missing:
-        raise SchemaError(f"{tag}: missing field(s) {', '.join(sorted(missing))}")
+        raise SchemaError(
+            Text(N_("{tag}: missing fields: {fields}"), tag=tag, fields=", ".join(sorted(missing)))
+        )
     extra = obj.keys() - names - {"t"}
     if extra:
-        raise SchemaError(f"{tag}: unexpected field(s) {', '.join(sorted(map(str, extra)))}"[:120])
+        unexpected = ", ".join(sorted(map(str, extra)))[:100]
+        raise SchemaError(Text(N_("{tag}: unexpected fields: {fields}"), tag=tag, fields=unexpected))
     values = {f.name: f.metadata["check"](obj[f.name], f"{tag}.{f.name}") for f in specs}
     return cls(**values)
 
@@ -289,5 +304,6 @@ def to_json(message: Message) -> dict[str, object]:
 def expect(message: Message, kind: type[M], context: str) -> M:
     """``message`` if it is a ``kind``; :class:`SchemaError` saying what was due otherwise."""
     if not isinstance(message, kind):
-        raise SchemaError(f"{context}: expected a {kind.TAG!r} message, got {message.TAG!r}")
+        template = N_("{context}: expected a {expected!r} message, got {got!r}")
+        raise SchemaError(Text(template, context=context, expected=kind.TAG, got=message.TAG))
     return message
