@@ -198,10 +198,10 @@ def table(args: argparse.Namespace) -> None:
         start = time.perf_counter()
         mean, half = summary([s for s, _ in run_pairs(jobs, args.jobs)])
         results[a, b] = mean
-        print(f"  {a:>7} vs {b:<7} {mean:6.1%} ± {half:.1%}   ({time.perf_counter() - start:.0f} s)")
+        print(f"  {a:>12} vs {b:<12} {mean:6.1%} ± {half:.1%}   ({time.perf_counter() - start:.0f} s)")
     print("Elo-like ratings (Bradley-Terry, first agent = 0):")
     for name, rating in sorted(ratings(names, results, args.deals).items(), key=lambda item: -item[1]):
-        print(f"  {name:>7} {rating:+6.0f}")
+        print(f"  {name:>12} {rating:+6.0f}")
 
 
 def hand_cards(position: Position) -> int:
@@ -289,10 +289,16 @@ def solve(args: argparse.Namespace) -> None:
         )
 
 
+def weights_arg(text: str | None) -> Weights:
+    """Evaluation weights from ``"18,68,20,8,90,10"`` (the current defaults when ``None``)."""
+    return DEFAULT_WEIGHTS if text is None else Weights(*map(int, text.split(",")))
+
+
 def tune(args: argparse.Namespace) -> None:
     """Coordinate search: nudge one weight at a time, keep a change that wins a paired match."""
     budget = Budget(args.seconds, args.nodes)
-    current = DEFAULT_WEIGHTS if args.start is None else Weights(*map(int, args.start.split(",")))
+    current = start = weights_arg(args.start)
+    baseline = weights_arg(args.baseline) if args.baseline else start
     print(f"tuning from {current}: {budget_text(budget)}, {args.deals} deals x 2 seats a trial")
     base = args.base
     for round_number in range(args.rounds):
@@ -317,13 +323,12 @@ def tune(args: argparse.Namespace) -> None:
                     break
     print(f"result: {current}")
     # The trials chose among noisy results: judge the outcome on deals none of them used.
-    start = DEFAULT_WEIGHTS if args.start is None else Weights(*map(int, args.start.split(",")))
     jobs = [
-        PairJob("tuned", "start", budget, *deal_spec(base + 10_000, i), current, start)
+        PairJob("tuned", "baseline", budget, *deal_spec(base + 10_000, i), current, baseline)
         for i in range(args.deals)
     ]
     mean, half = summary([s for s, _ in run_pairs(jobs, args.jobs)])
-    print(f"result vs {start} on fresh deals: {mean:.1%} ± {half:.1%}")
+    print(f"result vs {baseline} on fresh deals: {mean:.1%} ± {half:.1%}")
 
 
 def main() -> None:
@@ -354,6 +359,7 @@ def main() -> None:
     sub.add_argument("--rounds", type=int, default=1)
     sub.add_argument("--step", type=float, default=0.5, help="try each weight times 1 +/- step")
     sub.add_argument("--start", help="weights to start from, comma-separated (default: the current ones)")
+    sub.add_argument("--baseline", help="weights the result is finally judged against (default: --start)")
     common(sub)
     sub.set_defaults(run=tune)
     for name, run, seconds in (("speed", speed, 0.3), ("solve", solve, 0.3)):

@@ -3,7 +3,7 @@
 Levels, weakest first:
 
 - ``easy``: the one-ply greedy player, with a random move half the time;
-- ``medium``: a short search (a few thousand nodes), no clock;
+- ``medium``: the search of ``hard`` cut to 400 nodes (a ply or two at the deal), no clock;
 - ``hard``: iterative-deepening alpha-beta search, 0.5 s a move unless told;
 - ``expert``: the same search, 2 s a move unless told.
 
