@@ -94,3 +94,12 @@ def test_the_search_generates_exactly_the_legal_moves(pickup: str) -> None:
         codes = list(root_codes(position))
         assert len(codes) == len(set(codes))
         assert {move_of(c) for c in codes} == set(position.legal_moves())
+
+
+def test_the_move_cap_draws_the_search_too() -> None:
+    rules = Rules(max_moves=10)
+    position = Position.from_notation("9HJHQHKD/TC/8H SH 0", rules)
+    assert search(position, nodes=20_000).score > 0  # a win with moves to spare
+    earlier = [Position.from_notation("6S/7S/- SH 0", rules)] * 9  # the game's first 9 moves
+    result = search(position, history=earlier, nodes=20_000)
+    assert result.proven and result.score == 0  # the 10th move ends the game drawn

@@ -10,11 +10,12 @@ Exactness. A line that comes back to a position already on the search path (or
 seen earlier in the game) scores a draw, so every search tree is finite and its
 value is the game value with endless play counted as a draw. Two counters make
 the table safe to share between lines: results that met the horizon are stored
-with their depth, results that met no horizon are stored as *solved*, and
-results that met a repetition are not reused at all, because they depend on the
-path that led to them. When an iteration meets no horizon the root is solved and
-its move keeps the exact game value; a proven win is always played by the
-fastest win found, so the winner never repeats a position.
+with their depth, results that met none are stored as *solved* (good at any
+depth), and results with a repetition that went back above their own node keep
+only their move, because their value depends on the path that led to them. When
+an iteration meets no horizon the root is solved and its move keeps the exact
+game value; a proven win is played by the fastest win found, so the winner never
+repeats a position.
 
 >>> from engine import Position
 >>> result = search(Position.from_notation("9HJHQHKD/TC/8H SH 0"), nodes=20_000)
