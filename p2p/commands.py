@@ -69,12 +69,12 @@ def _seconds(text: str) -> float:
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     """Options both sides of a duel take."""
     parser.add_argument(
-        "--name", help=translate(N_("the name your peer sees and remembers you by (default: your login)"))
+        "--name", help=_tr(N_("the name your peer sees and remembers you by (default: your login)"))
     )
     parser.add_argument(
         "--trump",
         metavar="SUITS",
-        help=translate(
+        help=_tr(
             N_(
                 "your trump preference: a suit (S H D C or ♠ ♥ ♦ ♣), optionally followed by a second "
                 "choice for when both want the same suit (e.g. SH); random when left out"
@@ -84,12 +84,12 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bot",
         metavar="LEVEL",
-        help=translate(N_("let the AI play at LEVEL (easy, medium, hard…): no interface")),
+        help=_tr(N_("let the AI play at LEVEL (easy, medium, hard…): no interface")),
     )
     parser.add_argument(
         "--json",
         action="store_true",
-        help=translate(N_("print one JSON line with results, score, transcript and record")),
+        help=_tr(N_("print one JSON line with results, score, transcript and record")),
     )
     parser.add_argument(
         "--timeout",
@@ -112,37 +112,40 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bind",
         metavar="ADDR",
-        help=translate(N_("listen on this address only (default: every IPv4 and IPv6 address)")),
+        help=_tr(N_("listen on this address only (default: every IPv4 and IPv6 address)")),
     )
     parser.add_argument(
         "--advertise",
         metavar="HOST",
-        help=translate(
+        help=_tr(
             N_("the address or name to put in the invite (e.g. your public address when forwarding a port)")
         ),
     )
     parser.add_argument(
-        "--games", type=_games, default=1, metavar="N", help=translate(N_("play a match of N games"))
+        "--games", type=_games, default=1, metavar="N", help=_tr(N_("play a match of N games"))
     )
     parser.add_argument(
         "--pickup",
         choices=("forced", "voluntary"),
         default="forced",
-        help=translate(N_("forced (default): take only when you cannot beat; voluntary: take any time")),
+        help=_tr(N_("forced (default): take only when you cannot beat; voluntary: take any time")),
     )
     parser.add_argument(
-        "--no-sixes", action="store_true", help=translate(N_("do not hand over the sixes of the trump suits"))
+        "--no-sixes", action="store_true", help=_tr(N_("do not hand over the sixes of the trump suits"))
     )
     add_common_arguments(parser)
 
 
 def add_join_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps join``."""
-    parser.add_argument("invite", help=translate(N_("the invite the host gave you: HOST:PORT/FINGERPRINT")))
-    parser.add_argument(
-        "--yes", action="store_true", help=translate(N_("accept the host's rules without asking"))
-    )
+    parser.add_argument("invite", help=_tr(N_("the invite the host gave you: HOST:PORT/FINGERPRINT")))
+    parser.add_argument("--yes", action="store_true", help=_tr(N_("accept the host's rules without asking")))
     add_common_arguments(parser)
+
+
+def _tr(template: str) -> str:
+    """``template`` (marked with ``N_`` where it is written) in the interface's language."""
+    return translate(Text(template))
 
 
 def _say(text: object) -> None:
@@ -169,7 +172,7 @@ def _is_local(host: str) -> bool:
 
 def _describe(terms: Terms) -> str:
     if terms.games == 1:
-        games = translate(N_("one game"))
+        games = _tr(N_("one game"))
     else:
         games = translate(ntext("a match of {count} game", "a match of {count} games", terms.games))
     return f"{games}, {terms.rules.notation()}"
@@ -185,7 +188,7 @@ def _announce(session: Session) -> None:
             code=session.code,
         )
     )
-    _say(N_("  (both screens show the same code when nobody sits in the middle)"))
+    _say(Text(N_("  (both screens show the same code when nobody sits in the middle)")))
 
 
 def _run_to_end(command: str, duel: Coroutine[Any, Any, Report], as_json: bool) -> int:
@@ -242,7 +245,7 @@ def _finish(report: Report, as_json: bool) -> int:
     if report.error is not None:
         _say(Text(N_("the match ended early ({end}): {error}"), end=report.end, error=report.error))
     elif report.end != "complete":
-        _say(N_("you left the match before its end"))
+        _say(Text(N_("you left the match before its end")))
     _say(Text(N_("record: {record}  (check it with: trumps verify {record})"), record=report.record))
     if as_json:
         print(json.dumps(report.as_json(), ensure_ascii=False), flush=True)
@@ -397,13 +400,13 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         return setup
     home, me, name, play_duel = setup
 
-    yes_words = {"y", "yes", *translate(N_("y yes")).lower().split()}
+    yes_words = {"y", "yes", *_tr(N_("y yes")).lower().split()}
 
     async def decide(terms: Terms, host_name: str) -> bool:
         _say(Text(N_("{name} proposes {terms}."), name=host_name, terms=_describe(terms)))
         if args.yes or args.bot:
             return True
-        answer = await asyncio.to_thread(input, translate(N_("Accept these rules? [y/N] ")))
+        answer = await asyncio.to_thread(input, _tr(N_("Accept these rules? [y/N] ")))
         return answer.strip().lower() in yes_words
 
     async def main() -> Report:

@@ -343,6 +343,10 @@ def test_network_commands_speak_the_language(capsys: pytest.CaptureFixture[str])
         cli_main.main(["--lang", "it", "host", "--help"])
     out = capsys.readouterr().out
     assert "porta TCP su cui ascoltare (predefinita 47111)" in out and "ospita un duello" in out
+    assert "gioca un incontro di N partite" in out and "l'indirizzo o il nome da mettere nell'invito" in out
+    with pytest.raises(SystemExit):
+        cli_main.main(["--lang", "hi", "join", "--help"])
+    assert "मेज़बान के नियम बिना पूछे स्वीकार करें" in capsys.readouterr().out
     assert cli_main.main(["--lang", "sq", "join", "nonsense", "--bot", "easy"]) == 1
     assert "nuk është ftesë: pritej HOST:PORT/FINGERPRINT" in capsys.readouterr().err
     assert cli_main.main(["--lang", "kk", "peers"]) == 0
