@@ -53,6 +53,7 @@ def test_a_node_budget_makes_the_move_deterministic() -> None:
         again = search(position, nodes=1_500)
         assert (first.move, first.score, first.depth) == (again.move, again.score, again.depth)
         assert first.nodes <= 1_500
+    assert search(_positions()[0], nodes=50).nodes <= 50
 
 
 def test_the_time_budget_holds_on_a_full_deal() -> None:

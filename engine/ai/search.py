@@ -120,7 +120,7 @@ def search(
     killers = [-1] * (MAX_PLY + 1)  # a move that last cut off at each ply, tried early at its siblings
 
     count = 0
-    next_check = _CHECK_EVERY
+    next_check = _CHECK_EVERY if node_limit is None else min(_CHECK_EVERY, node_limit)
     horizon = 0  # leaves judged by the evaluation (or by a table entry that was)
     repeated = _NO_REPEAT  # the lowest ply a repetition in the current subtree went back to
 
