@@ -17,3 +17,12 @@ def vectors_dir() -> Path:
     if not path.is_dir():
         pytest.fail(f"conformance vectors not found at {path}: set TRUMPS_SHARED to shared/")
     return path
+
+
+@pytest.fixture(autouse=True)
+def temporary_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads or writes the real user's files: a remembered ``--lang``, saved games or keys
+    there would change what the commands print. Tests that need their own home set it after this."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
