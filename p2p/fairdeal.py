@@ -86,7 +86,10 @@ def preference(choice: str | None) -> str:
     if not choice:
         first = SUITS[os.urandom(1)[0] % 4]
         return first + SUITS[(SUITS.index(first) + 1 + os.urandom(1)[0] % 3) % 4]
-    suits = [SUITS[parse_suit(c)] for c in choice.strip()]
+    try:
+        suits = [SUITS[parse_suit(c)] for c in choice.strip()]
+    except ValueError:
+        suits = []
     if not 1 <= len(suits) <= 2 or (len(suits) == 2 and suits[0] == suits[1]):
         template = N_("--trump takes one suit or two different suits (like S or SH), not {choice!r}")
         raise ValueError(Text(template, choice=choice))
