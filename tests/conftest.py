@@ -22,7 +22,11 @@ def vectors_dir() -> Path:
 @pytest.fixture(autouse=True)
 def temporary_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test reads or writes the real user's files: a remembered ``--lang``, saved games or keys
-    there would change what the commands print. Tests that need their own home set it after this."""
+    there would change what the commands print. Nor does the tester's locale choose the language:
+    the tests expect English unless they ask for another. Tests that need their own set it after this."""
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
