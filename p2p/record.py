@@ -223,22 +223,6 @@ class Verified:
         if self.evidence_error is not None:
             lines.append(Text(N_("the kept evidence proves: {error}"), error=self.evidence_error))
         return lines
-        where = f"game {match.number}"
-        if match.game is not None:
-            where += f", after move {len(match.game.moves)}"
-        lines.append(f"INCOMPLETE: the record stops in {where} (score so far {score}); what is there checks")
-        if self.truncated:
-            lines.append("the last line is cut off")
-        if self.end is not None:
-            lines.append(f"the saver's note: {self.end.get('end')}: {self.end.get('detail', '')}")
-            if self.end.get("winner") in (0, 1):
-                lines.append(
-                    f"the saver awards game {self.end.get('game')} to player {self.end['winner']} "
-                    "(its own account: the other player did not sign it)"
-                )
-        if self.evidence_error is not None:
-            lines.append(f"the kept evidence proves: {self.evidence_error}")
-        return "\n".join(lines)
 
 
 def verify(text: str) -> Verified:
