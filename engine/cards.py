@@ -67,11 +67,6 @@ class Card(int):
         """Rank number: 0 for the six up to 8 for the ace."""
         return int(self) % 9
 
-    @property
-    def bit(self) -> int:
-        """This card as a one-card set."""
-        return 1 << int(self)
-
     @classmethod
     def parse(cls, text: str) -> Card:
         """Read a card leniently: any case, ``10`` for ``T``, suit symbols.
@@ -95,11 +90,6 @@ class Card(int):
             else:
                 return _CARDS[9 * suit + RANKS.index(body[0])]
         raise CardError(f"{text!r} is not a card: a rank 6 7 8 9 T J Q K A then a suit S H D C")
-
-    def symbol(self) -> str:
-        """The card with a suit symbol, for people: ``Q♠``, ``10♦``."""
-        rank = "10" if self.rank == 4 else RANKS[self.rank]
-        return rank + SUIT_SYMBOLS[self.suit]
 
     def __str__(self) -> str:
         return _NAMES[self]

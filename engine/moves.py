@@ -76,10 +76,6 @@ class Move:
             raise MoveError(f"in move {text!r}: {exc}") from None
         return cls(*cards)
 
-    def symbols(self) -> str:
-        """The move with suit symbols, for people: ``K♠ 6♥``, ``take``."""
-        return " ".join(c.symbol() for c in self.cards) if self.cards else "take"
-
     def __str__(self) -> str:
         return self._text
 
