@@ -18,26 +18,28 @@ def run(args: argparse.Namespace) -> int:
     from cli import storage
     from cli.app.board import pad
     from cli.app.widths import cell_width
-    from cli.history import history_rows
+    from cli.history import history_rows, match_record_paths
 
     paths = storage.record_paths()
-    if not paths:
-        print(_("No saved games yet (they are kept in {folder}).").format(folder=storage.games_dir()))
+    match_paths = match_record_paths()
+    if not paths and not match_paths:
+        print(_("No saved games yet (they are kept in {folder}).").format(folder=storage.data_dir()))
         return 0
     widths = (17, 22, 34)
     heading = (_("Date"), _("Opponent"), _("Result"))
     print(" ".join(pad(text, width) for text, width in zip(heading, widths, strict=True)), end=" ")
     moves = _("Moves")
     print(" " * (5 - cell_width(moves)) + f"{moves}  {_('File')}")
-    for row in history_rows(paths):
+    rows = history_rows(paths, match_paths)
+    for row in rows:
         cells = (row.date, row.opponent, row.result)
         print(" ".join(pad(text, width) for text, width in zip(cells, widths, strict=True)), end=" ")
         print(f"{row.moves:>5}  {row.file}")
-    count = len(paths)
+    count = len(rows)
     text = ngettext(
         "{count} game in {folder}; replay one with: trumps replay FILE",
         "{count} games in {folder}; replay one with: trumps replay FILE",
         count,
     )
-    print("\n" + text.format(count=count, folder=storage.games_dir()))
+    print("\n" + text.format(count=count, folder=storage.data_dir()))
     return 0

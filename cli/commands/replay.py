@@ -14,7 +14,11 @@ HELP = N_("step through a saved game record with the arrow keys")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps replay``."""
     parser.add_argument(
-        "file", metavar="FILE", help=_("a game record (a path, or a name 'trumps history' lists)")
+        "file",
+        metavar="FILE",
+        help=_("a game record (a path, or a name 'trumps history' lists)")
+        + " "
+        + _("or game N of a network match record: FILE#N"),
     )
     add_display_arguments(parser)
 
@@ -25,20 +29,36 @@ def run(args: argparse.Namespace) -> int:
 
     from cli import storage
     from cli.app.replay import Replay, replay_application
+    from cli.history import network_games
+    from cli.i18n import translated
     from engine import Game, RecordError
+    from p2p import errors as p2p_errors
+    from p2p.home import Home
 
-    path = Path(args.file)
-    if not path.exists() and (storage.games_dir() / args.file).exists():
-        path = storage.games_dir() / args.file
+    name, hash_sign, number = args.file.rpartition("#") if "#" in args.file else (args.file, "", "")
+    path = Path(name)
+    for folder in (storage.games_dir(), Home.default().records):
+        if not path.exists() and (folder / name).exists():
+            path = folder / name
     try:
-        game = Game.from_record(storage.read_text(path))
-    except (storage.StorageError, RecordError) as exc:
-        message = _("{file} cannot be replayed: {error}").format(file=path, error=exc)
+        if path.suffix == ".jsonl" or hash_sign:
+            games = network_games(path)
+            chosen = [game for title, game, _seat in games if title == f"{path.name}#{number or 1}"]
+            if not chosen:
+                count = len(games)
+                raise RecordError(
+                    _("it holds games 1 to {count}, not {number!r}").format(count=count, number=number)
+                )
+            game = chosen[0]
+        else:
+            game = Game.from_record(storage.read_text(path))
+    except (storage.StorageError, RecordError, p2p_errors.RecordError) as exc:
+        message = _("{file} cannot be replayed: {error}").format(file=args.file, error=translated(exc))
         print(f"trumps replay: {message}", file=sys.stderr)
         return 1
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         message = _("the viewer needs a terminal (stdin and stdout must be a tty)")
         print(f"trumps replay: {message}", file=sys.stderr)
         return 2
-    replay_application(Replay(game, path.name, args.ascii), args.four_color).run()
+    replay_application(Replay(game, args.file, args.ascii), args.four_color).run()
     return 0
