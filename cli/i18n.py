@@ -43,7 +43,6 @@ AUTO = "auto"
 _ENVIRONMENT = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 
 _translations: gettext.NullTranslations = gettext.NullTranslations()
-_language = "en"
 
 
 def N_(message: str) -> str:
@@ -88,11 +87,6 @@ def translated(message: object) -> str:
     return text.format(**shown)
 
 
-def language() -> str:
-    """The code of the language in use: ``en``, ``uk``, ..."""
-    return _language
-
-
 def language_code(text: str) -> str | None:
     """The code of :data:`LANGUAGES` that a locale name or language tag means, if any.
 
@@ -131,8 +125,7 @@ def use(code: str | None = None) -> str:
 
     A language without its compiled catalogue falls back to English.
     """
-    global _translations, _language
+    global _translations
     chosen = environment_language() if code is None else (language_code(code) or "en")
     _translations = gettext.translation(DOMAIN, LOCALE_DIR, languages=[chosen], fallback=True)
-    _language = chosen if isinstance(_translations, gettext.GNUTranslations) else "en"
-    return _language
+    return chosen if isinstance(_translations, gettext.GNUTranslations) else "en"

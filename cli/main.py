@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
-import importlib.util
 import sys
 from collections.abc import Sequence
 
@@ -24,15 +23,6 @@ from cli.i18n import N_, _, ngettext
 
 COMMANDS = ("play", "replay", "history", "host", "join", "verify", "peers")
 DEFAULT_COMMAND = "play"
-
-
-def available_commands() -> tuple[str, ...]:
-    """The commands of :data:`COMMANDS` whose module is installed.
-
-    A command under construction (its module not written yet) is left out of
-    the parser rather than breaking every other command.
-    """
-    return tuple(name for name in COMMANDS if importlib.util.find_spec(f"cli.commands.{name}") is not None)
 
 
 ARGPARSE_MESSAGES = (
@@ -79,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in available_commands():
+    for name in COMMANDS:
         module = importlib.import_module(f"cli.commands.{name}")
         sub = commands.add_parser(name, help=_(module.HELP), description=_(module.HELP))
         module.add_arguments(sub)

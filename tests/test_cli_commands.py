@@ -54,13 +54,6 @@ def test_help_imports_no_heavy_module() -> None:
     assert out.strip() == "[]"
 
 
-def test_a_missing_command_module_is_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli_main, "COMMANDS", (*cli_main.COMMANDS, "not_written_yet"))
-    assert "not_written_yet" not in cli_main.available_commands()
-    assert "play" in cli_main.available_commands()
-    cli_main.build_parser()
-
-
 def test_bad_options_are_refused_clearly(capsys: pytest.CaptureFixture[str]) -> None:
     for argv, words in (
         (["--games", "0"], "number of games"),
