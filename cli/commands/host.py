@@ -4,21 +4,17 @@ from __future__ import annotations
 
 import argparse
 
-from cli.i18n import N_, translated
+from cli.commands.duel import add_duel_arguments, run_duel
+from cli.i18n import N_
 
 HELP = N_("host a duel with a friend over the network (prints the 'trumps join' line to send them)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps host`` (see :mod:`p2p.commands`)."""
-    from p2p import commands
-
-    commands.translate = translated  # p2p never translates: the interface shows its text (p2p.text)
-    commands.add_host_arguments(parser)
+    add_duel_arguments(parser, "host")
 
 
 def run(args: argparse.Namespace) -> int:
     """Host the duel; the exit status (0 when the match was played to its end)."""
-    from cli.app.network_opponent import run_command
-
-    return run_command(args, "host")
+    return run_duel(args, "host")

@@ -4,21 +4,17 @@ from __future__ import annotations
 
 import argparse
 
-from cli.i18n import N_, translated
+from cli.commands.duel import add_duel_arguments, run_duel
+from cli.i18n import N_
 
 HELP = N_("join a friend's duel: trumps join HOST:PORT/FINGERPRINT")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps join`` (see :mod:`p2p.commands`)."""
-    from p2p import commands
-
-    commands.translate = translated  # p2p never translates: the interface shows its text (p2p.text)
-    commands.add_join_arguments(parser)
+    add_duel_arguments(parser, "join")
 
 
 def run(args: argparse.Namespace) -> int:
     """Join the duel; the exit status (0 when the match was played to its end)."""
-    from cli.app.network_opponent import run_command
-
-    return run_command(args, "join")
+    return run_duel(args, "join")
