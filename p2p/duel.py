@@ -194,7 +194,7 @@ class Duel:
         """The peer's resume claim, while it is ahead of us: checked once we catch up."""
         self._claim: Forfeit | None = None
         self._peer_done = False
-        self._claimable: str | None = None
+        self._claimable: Text | None = None
         self._reconnects = 0
         self._sent_at = 0.0
         self._round_trips: list[float] = []
@@ -211,11 +211,19 @@ class Duel:
             raise ConnectionClosed(Text(N_("not connected to {name} right now"), name=self.peer_name))
         await self.channel.send(Chat(text=text[:200]))
 
+    @property
+    def claimable(self) -> Text | None:
+        """Why the game may be claimed now (the peer is away past the limit), or ``None``.
+
+        It changes only just before a :attr:`status` line, so a status callback may read it.
+        """
+        return self._claimable
+
     def claim(self) -> bool:
         """Claim the game by forfeit, if the peer has been away past the limit; whether it was."""
         if self._claimable is None:
             return False
-        self._claim = Forfeit(self._claimable)
+        self._claim = Forfeit(Text(N_("{why}: the game was claimed by forfeit"), why=self._claimable))
         self._interrupt()
         return True
 
@@ -496,9 +504,9 @@ class Duel:
                 shown = True
                 self.status(Text(N_("{name} silent for {seconds:.0f} s"), name=self.peer_name, seconds=quiet))
                 continue
+            self._claimable = None
             if shown:
                 self.status("")
-            self._claimable = None
             return message
 
     def _check_forfeit(self, away: float, why: Text) -> None:
@@ -511,7 +519,7 @@ class Duel:
             template = N_("{why} (limit {limit:g} s): the game is claimed by forfeit")
             raise Forfeit(Text(template, why=why, limit=self.patience.forfeit_after))
         if self._claimable is None:
-            self._claimable = Text(N_("{why}: the game was claimed by forfeit"), why=why)
+            self._claimable = why
         self.status(Text(N_("{why}: type /claim to claim the game by forfeit, or keep waiting"), why=why))
 
     async def _resume(self, cause: P2PError) -> None:
@@ -568,7 +576,7 @@ class Duel:
         why = Text(template, name=self.peer_name, detail=refusal.detail)
         if self.patience.auto_claim:
             raise Forfeit(Text(N_("{why}: the game is claimed by forfeit"), why=why))
-        self._claimable = Text(N_("{why}: the game was claimed by forfeit"), why=why)
+        self._claimable = why
         self.status(Text(N_("{why}: type /claim to claim the game by forfeit"), why=why))
 
     async def _exchange(self, channel: Channel) -> None:

@@ -25,7 +25,7 @@ from cli.app.board import hand_lines
 from cli.app.cards import card_text, move_text
 from cli.app.layout import Board
 from cli.app.match import Match
-from cli.app.opponent import Deal, OpponentLeft
+from cli.app.opponent import Deal, OpponentLeft, Table
 from cli.app.resume import load_unfinished
 from cli.app.session import Display, Session
 from engine import TAKE, Game, Move, Rules
@@ -474,29 +474,34 @@ def test_hint_puts_a_legal_move_on_the_line() -> None:
 
 
 class ScriptedOpponent:
-    """A stand-in for a network opponent: remote moves, status lines, chat, leaving."""
+    """A stand-in for a network opponent: remote moves, status lines, chat, leaving, claims."""
 
     name = "Bob"
     local = False
 
-    def __init__(self) -> None:
+    def __init__(self, leave: OpponentLeft | None = None) -> None:
         self.heard: list[str] = []
         self.sent: list[Move] = []
         self.closed = False
         self.release = asyncio.Event()
+        self.leave = leave or OpponentLeft("Bob left the game.")
+        """What ``move`` raises after two moves."""
+        self.away = False
+        """Whether a claim stands."""
+        self.claims = 0
 
-    def attach(self, notify: Callable[[str], None]) -> None:
-        self.notify = notify
+    def attach(self, table: Table) -> None:
+        self.table = table
 
     async def deal(self, number: int, dealer: int | None, trump: str) -> Deal:
         return Deal(bytes(32), 1, "C" + trump, me=1)
 
     async def move(self, game: Game) -> Move:
-        self.notify("Bob is typing…")
+        self.table.chat("Bob is typing…")
         await self.release.wait()
         self.release.clear()
         if len(game.moves) > 2:
-            raise OpponentLeft("Bob left the game.")
+            raise self.leave
         return game.position.legal_moves()[0]
 
     def played(self, game: Game, move: Move) -> None:
@@ -504,6 +509,12 @@ class ScriptedOpponent:
 
     def say(self, text: str) -> None:
         self.heard.append(text)
+
+    def claim(self) -> bool:
+        self.claims += 1
+        if self.away:
+            self.table.end(OpponentLeft("Bob stayed away too long", awarded=1))  # the player sits in seat 1
+        return self.away
 
     def close(self) -> None:
         self.closed = True
@@ -537,6 +548,97 @@ def test_a_remote_opponent_through_the_interface() -> None:
     run(session, script)
     assert bob.closed
     assert storage.load_unfinished() is None  # a network game is not offered for resuming
+
+
+def test_a_game_the_opponent_leaves_is_awarded_and_counts_in_the_match() -> None:
+    bob = ScriptedOpponent(OpponentLeft("Bob left after the deal", awarded=1))
+    session = Session(bob, Match(games=3), trump="S")
+
+    async def script(d: Driver) -> None:
+        for _ in range(2):
+            await d.until(lambda: session.thinking_since is not None)
+            bob.release.set()
+            await d.my_turn()
+            await d.keys(TAB + ENTER)
+        await d.until(lambda: session.thinking_since is not None)
+        bob.release.set()
+        await d.until(lambda: session.question is not None)
+        screen = d.screen()
+        assert "Bob left after the deal: you win by forfeit." in screen
+        assert "Match: You 1 - Bob 0" in screen and "You 1 - Bob 0" in screen.splitlines()[0]
+        assert session.match.played == 1 and session.match.next_dealer == 0  # the loser deals next
+        await d.keys(ENTER)
+
+    run(session, script)
+
+
+def test_a_game_the_opponent_is_awarded_says_so() -> None:
+    bob = ScriptedOpponent()
+    session = Session(bob, Match(games=3), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.thinking_since is not None)
+        bob.table.end(OpponentLeft("You stayed away too long", awarded=1 - session.me))
+        await d.until(lambda: session.question is not None)
+        assert session.result == "You stayed away too long: Bob wins by forfeit."
+        await d.until(lambda: session.thinking_since is None)  # the pending move was cancelled
+        assert "You 0 - Bob 1" in d.screen().splitlines()[0]
+        await d.keys(ENTER)
+
+    run(session, script)
+
+
+def test_claiming_the_game_of_an_opponent_who_is_away() -> None:
+    bob = ScriptedOpponent()
+    session = Session(bob, Match(games=3), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.thinking_since is not None)
+        bob.table.offer_claim("Bob away 3:00")
+        assert "Bob away 3:00 — claim the game? [y/N]" in d.screen()
+        bob.table.offer_claim(None)  # Bob is back before the player answered
+        assert session.question is None and "claim" not in d.screen()
+        bob.table.offer_claim("Bob away 3:00")
+        await d.keys("y" + ENTER)  # but came back just before the claim
+        assert bob.claims == 1 and session.message == "Bob is back: the game goes on."
+        assert session.in_progress
+        bob.away = True
+        bob.table.offer_claim("Bob away 3:05")
+        await d.keys(ENTER)  # no by default
+        assert bob.claims == 1 and session.in_progress and session.question is None
+        bob.table.offer_claim("Bob away 3:10")
+        await d.keys("y" + ENTER)
+        assert bob.claims == 2
+        await d.until(lambda: session.question is not None)
+        assert "Bob stayed away too long: you win by forfeit." in d.screen()
+        assert session.match.halves == [0, 2] and session.me == 1
+        await d.keys(ENTER)
+
+    run(session, script)
+
+
+def test_connection_status_has_its_own_slot_and_leaves_chat_alone() -> None:
+    bob = ScriptedOpponent()
+    session = Session(bob, Match(), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.thinking_since is not None)
+        rows = len(d.screen().splitlines())
+        bob.table.chat("Bob: back in a minute")
+        bob.table.status("reconnecting to Bob… 2:51 left")
+        await d.keys('"take your time' + ENTER)
+        screen = d.screen()
+        assert len(screen.splitlines()) == rows == 24
+        assert "⚠ reconnecting to Bob… 2:51 left" in screen and "Bob: back in a minute" in screen
+        bob.table.chat("Bob: here")
+        bob.table.status("reconnecting to Bob… 2:50 left")
+        screen = d.screen()
+        assert "Bob: here" in screen and "2:50 left" in screen and "2:51" not in screen
+        bob.table.status("")
+        assert "⚠" not in d.screen() and "Bob: here" in d.screen()
+        await d.keys(CTRL_Q + "y" + ENTER)
+
+    run(session, script)
 
 
 # ------------------------------------------------------------------- the screen

@@ -9,6 +9,7 @@ import pytest
 from cli.app.ai_opponent import AIOpponent, game_seed
 from cli.app.match import Match, points_text
 from engine import Game, Outcome, Reason
+from tests.screen_table import Notes
 
 
 def test_the_loser_deals_next_and_a_win_scores_one() -> None:
@@ -64,10 +65,11 @@ def test_a_seeded_ai_deals_reproducibly_and_takes_another_trump() -> None:
 def test_the_ai_opponent_answers_with_legal_moves_off_the_loop() -> None:
     async def play() -> Game:
         ai = AIOpponent("medium", b"\x02" * 32, seconds=0.01)
-        notes: list[str] = []
-        ai.attach(notes.append)
+        notes = Notes()
+        ai.attach(notes)
         ai.say("hello")
-        assert notes and "AI (medium)" in notes[0]
+        assert notes.chats and "AI (medium)" in notes.chats[0]
+        assert not ai.claim()
         deal = await ai.deal(1, None, "S")
         game = Game.from_deal(deal.seed, deal.dealer, deal.trumps)
         while game.result is None:

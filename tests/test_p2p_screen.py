@@ -12,17 +12,18 @@ from cli.app.match import Match as ScreenMatch
 from cli.app.network_opponent import NetworkOpponent
 from cli.app.opponent import OpponentLeft
 from engine import Game, Outcome, Rules
-from p2p.duel import Duel, Report
+from p2p.duel import Duel, Patience, Report
 from p2p.errors import RecordError
 from p2p.handshake import Terms
 from p2p.players import BotPlayer
 from p2p.record import verify
+from tests.screen_table import Notes
 from tests.test_p2p_helpers import Pair, Side, connect_pair, run
 
 
-async def _drive(opponent: NetworkOpponent, games: int, total: int, lines: list[str]) -> list[Outcome]:
+async def _drive(opponent: NetworkOpponent, games: int, total: int, notes: Notes) -> list[Outcome]:
     """Play ``total`` games as the app does (rematches after every ``games``), moving instantly."""
-    opponent.attach(lines.append)
+    opponent.attach(notes)
     screen = ScreenMatch(games, opponent.seat)
     outcomes = []
     for number in range(1, total + 1):
@@ -60,15 +61,15 @@ def test_the_screen_plays_a_whole_match_against_a_bot(tmp_path: Path) -> None:
             ).run()
         )
         opponent = NetworkOpponent(pair.host_channel, pair.host_session, pair.host.me, pair.host.home)
-        lines: list[str] = []
-        outcomes = await _drive(opponent, 2, 2, lines)
+        notes = Notes()
+        outcomes = await _drive(opponent, 2, 2, notes)
         bot_report = await bot
         assert [r.outcome for r in bot_report.match.results] == outcomes
         await pair.join_channel.close()  # the bot wants no rematch
         with pytest.raises(OpponentLeft, match="bob left"):
             await opponent.deal(3, 0, "S")
         opponent.close()
-        return lines, await opponent.finished(), bot_report
+        return notes.chats, await opponent.finished(), bot_report
 
     lines, report, _ = run(scenario())
     assert report.end == "complete"
@@ -80,14 +81,13 @@ def test_two_screens_play_a_match_and_a_rematch_with_chat(tmp_path: Path) -> Non
         pair = await _pair(tmp_path, 2)
         ann = NetworkOpponent(pair.host_channel, pair.host_session, pair.host.me, pair.host.home)
         bob = NetworkOpponent(pair.join_channel, pair.join_session, pair.joiner.me, pair.joiner.home)
-        ann_lines: list[str] = []
-        bob_lines: list[str] = []
-        ann_view, bob_view = await asyncio.gather(_drive(ann, 2, 4, ann_lines), _drive(bob, 2, 4, bob_lines))
+        ann_notes, bob_notes = Notes(), Notes()
+        ann_view, bob_view = await asyncio.gather(_drive(ann, 2, 4, ann_notes), _drive(bob, 2, 4, bob_notes))
         assert ann_view == bob_view
         ann.close()
         bob.close()
         await asyncio.gather(ann.finished(), bob.finished())
-        return ann_lines, bob_lines, ann, bob
+        return ann_notes.chats, bob_notes.chats, ann, bob
 
     ann_lines, bob_lines, ann, bob = run(scenario())
     assert "bob: hello from 1" in ann_lines and "ann: hello from 0" in bob_lines
@@ -116,7 +116,7 @@ def test_leaving_the_screen_ends_the_duel_as_quit(tmp_path: Path) -> None:
             Duel(pair.join_channel, pair.join_session, bob.me, BotPlayer("easy"), bob.home.records, 5).run()
         )
         opponent = NetworkOpponent(pair.host_channel, pair.host_session, pair.host.me, pair.host.home)
-        opponent.attach(lambda text: None)
+        opponent.attach(Notes())
         await opponent.deal(1, None, "H")
         opponent.close()
         report = await opponent.finished()
@@ -188,13 +188,12 @@ def test_a_whole_network_game_on_the_full_screen(tmp_path: Path, monkeypatch: py
 
 
 def test_the_screen_shows_reconnecting_and_offers_the_claim(tmp_path: Path) -> None:
-    """A cut line: the status line says so and the game goes on; /claim is refused while it is early."""
+    """A cut line: the status slot says so and the game goes on; /claim is refused while it is early."""
     from p2p.connect import Redial, join
-    from p2p.duel import Patience
     from tests.test_p2p_helpers import Fault, accept_all
     from tests.test_p2p_resume import resilient
 
-    async def play() -> tuple[list[str], list[Outcome], Report]:
+    async def play() -> tuple[Notes, list[Outcome], Report]:
         async with resilient(tmp_path, {0: Fault("cut", 2500)}) as net:
             channel, session = await join(net.invite, net.bob.me, "bob", net.bob.known, accept_all)
             host_channel, host_session = await net.listener.first()
@@ -204,15 +203,50 @@ def test_the_screen_shows_reconnecting_and_offers_the_claim(tmp_path: Path) -> N
             redial = Redial(net.invite, net.bob.me, "bob", net.bob.known, session, 0.05, 0.2)
             opponent = NetworkOpponent(channel, session, net.bob.me, net.bob.home, redial, patience)
             hosting = asyncio.create_task(bot.run())
-            lines: list[str] = []
-            outcomes = await _drive(opponent, 1, 1, lines)
+            notes = Notes()
+            outcomes = await _drive(opponent, 1, 1, notes)
             opponent.say("/claim")
             await hosting
             opponent.close()
-            return lines, outcomes, await opponent.finished()
+            return notes, outcomes, await opponent.finished()
 
-    lines, outcomes, report = run(play())
+    notes, outcomes, report = run(play())
     assert report.end == "complete" and report.reconnects == 1 and len(outcomes) == 1
-    assert "ann is not away long enough to claim the game." in lines
-    assert any(line.startswith("connection to ann lost") for line in lines)
-    assert "reconnected to ann: the match goes on" in lines
+    assert "ann is not away long enough to claim the game." in notes.chats
+    assert any(line.startswith("connection to ann lost") for line in notes.statuses)
+    assert "reconnected to ann: the match goes on" in notes.statuses
+    assert not notes.offers and not notes.ended
+
+
+def test_a_silent_peer_is_shown_offered_for_claiming_and_forfeits(tmp_path: Path) -> None:
+    """The peer never answers: the status slot says so, the screen is offered the claim, and the
+    claim ends the game as a forfeit awarded to the waiting player."""
+
+    async def scenario() -> tuple[Notes, Report, OpponentLeft]:
+        pair = await _pair(tmp_path, 1)
+        patience = Patience(keepalive=0.1, silent_after=0.2, dead_after=30, forfeit_after=0.6)
+        opponent = NetworkOpponent(
+            pair.host_channel, pair.host_session, pair.host.me, pair.host.home, patience=patience
+        )
+        notes = Notes()
+        opponent.attach(notes)
+        deal = asyncio.ensure_future(opponent.deal(1, None, "H"))
+        while not notes.offers:
+            await asyncio.sleep(0.05)
+        assert len(notes.offers) == 1 and str(notes.offers[0]).startswith("bob has been silent for")
+        assert notes.chats[-1].startswith("Playing bob")  # status lines never go to the chat line
+        assert any("bob silent for" in line for line in notes.statuses)
+        assert opponent.claim()
+        with pytest.raises(OpponentLeft) as left:
+            await deal
+        opponent.close()
+        report = await opponent.finished()
+        await pair.join_channel.close()
+        return notes, report, left.value
+
+    notes, report, left = run(scenario())
+    assert report.end == "forfeit" and report.awarded == 0
+    assert str(left) == "bob stayed away too long" and left.awarded == 0
+    assert [str(e) for e in notes.ended] == ["bob stayed away too long"] and notes.ended[0].awarded == 0
+    note = verify(report.record.read_text()).end
+    assert note is not None and note["end"] == "forfeit" and "claimed by forfeit" in note["detail"]

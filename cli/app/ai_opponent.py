@@ -7,10 +7,9 @@ import functools
 import hashlib
 import os
 import random
-from collections.abc import Callable
 
 from cli.app.names import shown_name
-from cli.app.opponent import Deal
+from cli.app.opponent import Deal, Table
 from cli.i18n import _
 from engine import Game, Move
 from engine.ai import choose
@@ -49,11 +48,11 @@ class AIOpponent:
         self._seed = seed if seed is not None else os.urandom(32)
         self._deal_rng = random.Random(self._seed)
         self._move_rng = random.Random(self._seed[::-1])
-        self._notify: Callable[[str], None] = lambda text: None
+        self._table: Table | None = None
 
-    def attach(self, notify: Callable[[str], None]) -> None:
-        """Keep the status-line callback (the AI only uses it to answer chat)."""
-        self._notify = notify
+    def attach(self, table: Table) -> None:
+        """Keep the screen (the AI only uses it to answer chat)."""
+        self._table = table
 
     async def deal(self, number: int, dealer: int | None, trump: str) -> Deal:
         """The deal of game ``number``; the AI takes a trump other than ``trump``."""
@@ -79,7 +78,12 @@ class AIOpponent:
 
     def say(self, text: str) -> None:
         """The AI does not chat, and says so."""
-        self._notify(_("{name} only answers with cards.").format(name=shown_name(self.name)))
+        if self._table is not None:
+            self._table.chat(_("{name} only answers with cards.").format(name=shown_name(self.name)))
+
+    def claim(self) -> bool:
+        """The AI never goes away: there is nothing to claim."""
+        return False
 
     def close(self) -> None:
         """Nothing to release."""

@@ -1,5 +1,6 @@
 """The screen: title, the opponent's hand, the pile and history, your hand, the
-message and chat/status lines, the move line and the key bar.
+message line, the connection status (when there is one), the chat line, the move
+line and the key bar.
 
 The layout only reads the :class:`~cli.app.session.Session`. Below 80x24 it
 shows a "window too small" note instead of the board; it never depends on
@@ -152,15 +153,14 @@ class Board:
         """The pile, what a pick-up takes, whose turn, and the result when over."""
         s = self.session
         if s.game is None:
-            if s.result:
-                note = s.result
-            elif s.question is not None:
+            width = terminal_size().columns - HISTORY_WIDTH - 2
+            if s.result:  # the game ended early
+                return join_lines([[], *self._result(width)])
+            if s.question is not None:
                 note = _("Answer below (Enter: the choice in brackets). F1: help.")
             else:
                 note = _("Dealing…")
-            return join_lines(
-                [[], *wrapped("class:muted", "  ", note, terminal_size().columns - HISTORY_WIDTH - 2)]
-            )
+            return join_lines([[], *wrapped("class:muted", "  ", note, width)])
         position = s.game.position
         width = terminal_size().columns - HISTORY_WIDTH - 2
         head = pile_heading(len(position.pile))
@@ -169,13 +169,20 @@ class Board:
             head.append(("class:turn", "   " + take))
         lines: list[Line] = [head, *pile_lines(position.pile, width, self._ascii, on_click=s.click_pile), []]
         if s.game.result is not None:
-            lines += wrapped("class:result", " ★ ", s.result, width)
-            score = s.match.score_text(_("You"), s.their_name)
-            lines += wrapped("class:muted", "   ", _("Match: {score}").format(score=score), width)
+            lines += self._result(width)
         else:
             style, mark, text = self._turn()
             lines += wrapped(style, mark, text, width)
         return join_lines(lines)
+
+    def _result(self, width: int) -> list[Line]:
+        """How the game ended, and the match score once a game has counted."""
+        s = self.session
+        lines = wrapped("class:result", " ★ ", s.result, width)
+        if s.match.played:
+            score = s.match.score_text(_("You"), s.their_name)
+            lines += wrapped("class:muted", "   ", _("Match: {score}").format(score=score), width)
+        return lines
 
     def _turn(self) -> tuple[str, str, str]:
         """Whose turn and what to do: the style, a mark and the words."""
@@ -249,8 +256,12 @@ class Board:
             line += [("", " "), ("class:choice.current" if i == index else "class:choice", f" {texts[i]} ")]
         return line
 
-    def status(self) -> StyleAndTextTuples:
-        return [("class:status", " " + self.session.status)]
+    def chat(self) -> StyleAndTextTuples:
+        return [("class:chat", " " + self.session.chat_line)]
+
+    def connection(self) -> StyleAndTextTuples:
+        """The connection status slot (shown only when there is something to report)."""
+        return [("class:connection", " ⚠ " + self.session.connection)]
 
     def prompt(self) -> StyleAndTextTuples:
         return [
@@ -335,7 +346,10 @@ def create_layout(session: Session) -> Layout:
             text_window(board.my_rule, 1),
             text_window(board.my_hand, 4),
             text_window(board.message, Dimension(min=1, max=2), wrap_lines=True),
-            text_window(board.status, 1),
+            ConditionalContainer(
+                text_window(board.connection, 1), Condition(lambda: bool(session.connection))
+            ),
+            text_window(board.chat, 1),
             VSplit([text_window(board.prompt, 1, dont_extend_width=True), move_line]),
             text_window(board.key_bar, 1, style="class:keybar"),
         ]

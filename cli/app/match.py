@@ -59,14 +59,25 @@ class Match:
 
     def finish_game(self, dealer: int, outcome: Outcome) -> None:
         """Score a finished game: the loser deals next; after a draw the deal passes."""
-        self.played += 1
         if outcome.winner is None:
+            self.played += 1
             self.halves[0] += 1
             self.halves[1] += 1
             self.next_dealer = 1 - dealer
         else:
-            self.halves[outcome.winner] += 2
-            self.next_dealer = 1 - outcome.winner
+            self.award(outcome.winner)
+
+    def award(self, seat: int) -> None:
+        """Score a game won by ``seat``, by the rules or by forfeit: the loser deals next.
+
+        >>> match = Match(games=3, me=1)
+        >>> match.award(1)
+        >>> match.played, match.score_text("You", "Bob"), match.next_dealer
+        (1, 'You 1 - Bob 0', 0)
+        """
+        self.played += 1
+        self.halves[seat] += 2
+        self.next_dealer = 1 - seat
 
     def score_text(self, my_name: str, their_name: str) -> str:
         """``You 1½ - AI ½``, the local player first."""

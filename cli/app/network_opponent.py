@@ -5,14 +5,17 @@ the record) runs as a background task from ``attach`` on. This class sits
 between it and the screen: the app's ``deal`` supplies this player's trump
 choice and waits for the fair deal; the app's ``played`` hands the local move
 to the duel; the app's ``move`` waits until the peer's move has been received
-and checked. Chat goes both ways through the status line. When the app deals
+and checked. Chat goes both ways through the chat line. When the app deals
 past the end of the match, both sides agree on a rematch over the same
 connection (``rematch`` messages) and a new duel starts from the old one's end.
 
 When the connection drops the duel reconnects by itself; its status lines
-("reconnecting to Bob… 2:51 left", "Bob silent for 8 s") go to the status
-line. Once the peer has been away past the limit the player may claim the game
-by forfeit by sending the chat line ``/claim`` (a move-line entry ``"/claim``).
+("reconnecting to Bob… 2:51 left", "Bob silent for 8 s") go to the screen's
+status slot. Once the peer has been away past the limit the screen asks the
+player whether to claim the game by forfeit (``table.offer_claim``); the chat
+line ``/claim`` (a move-line entry ``"/claim``) claims it too. When the duel
+ends early the game ends on the screen at once (``table.end``), a game awarded
+by forfeit or abandonment counted for the seat it went to.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from cli.app.opponent import Deal, OpponentLeft
+from cli.app.opponent import Deal, OpponentLeft, Table
 from cli.i18n import _, translated
 from engine import Game, Move
 from p2p.channel import Channel
@@ -38,6 +41,7 @@ from p2p.home import Home
 from p2p.identity import Identity
 from p2p.match import Match
 from p2p.messages import Bye, Chat, Ping, Rematch
+from p2p.text import Text
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
@@ -75,7 +79,9 @@ class NetworkOpponent:
         """Games of the earlier matches on this connection: the app numbers games across rematches."""
         self.report: Report | None = None
         self._task: asyncio.Task[Report] | None = None
-        self._notify: Callable[[str], None] = lambda text: None
+        self._table: Table | None = None
+        self._offered: Text | None = None
+        """The claim the screen was last offered (the duel's ``claimable``)."""
         self._trumps: dict[int, asyncio.Future[str]] = {}
         self._moves: asyncio.Queue[Move] = asyncio.Queue()
         self._changed = asyncio.Event()
@@ -84,11 +90,11 @@ class NetworkOpponent:
 
     # ------------------------------------------------------ the app's side
 
-    def attach(self, notify: Callable[[str], None]) -> None:
+    def attach(self, table: Table) -> None:
         """Start the duel and show the verification code."""
-        self._notify = notify
+        self._table = table
         self._start()
-        notify(
+        table.chat(
             _("Playing {name}. Verification code {code}: {name} must see the same.").format(
                 name=self.name, code=self.session.code
             )
@@ -126,12 +132,16 @@ class NetworkOpponent:
     def say(self, text: str) -> None:
         """Send a chat line; ``/claim`` claims the game when the peer has been away too long."""
         if text.strip() == CLAIM:
-            if not self.duel.claim():
-                self._notify(_("{name} is not away long enough to claim the game.").format(name=self.name))
+            if not self.claim():
+                self._chat(_("{name} is not away long enough to claim the game.").format(name=self.name))
             return
         if text:
             self._background(self._send_chat(text))
-            self._notify(_("You: {text}").format(text=text))
+            self._chat(_("You: {text}").format(text=text))
+
+    def claim(self) -> bool:
+        """Claim the game by forfeit, if the peer is still away past the limit."""
+        return self.duel.claim()
 
     def close(self) -> None:
         """Leave: the duel tells the peer and saves the record, then the connection closes.
@@ -176,7 +186,7 @@ class NetworkOpponent:
 
     def heard(self, text: str) -> None:
         """Show the peer's chat line."""
-        self._notify(f"{self.name}: {text}")
+        self._chat(f"{self.name}: {text}")
 
     def advanced(self, match: Match) -> None:
         """Wake whatever the app is waiting for."""
@@ -187,8 +197,22 @@ class NetworkOpponent:
     def _duel(self, channel: Channel, previous: Match | None = None) -> Duel:
         return Duel(
             channel, self.session, self.me, self, self.home.records, None, previous,
-            self.reconnector, self.patience, lambda text: self._notify(translated(text)),
+            self.reconnector, self.patience, self._status,
         )  # fmt: skip
+
+    def _chat(self, text: str) -> None:
+        if self._table is not None:
+            self._table.chat(text)
+
+    def _status(self, text: str | Text) -> None:
+        """The duel's status line, and the claim it offers or withdraws."""
+        if self._table is None:
+            return
+        self._table.status(translated(text))
+        claimable = self.duel.claimable
+        if claimable is not self._offered:
+            self._offered = claimable
+            self._table.offer_claim(None if claimable is None else translated(claimable))
 
     def _trump(self, number: int) -> asyncio.Future[str]:
         if number not in self._trumps:
@@ -207,8 +231,8 @@ class NetworkOpponent:
             if not task.cancelled() and task.exception() is None:
                 self.report = task.result()
         if self.report is None or self.report.end != "complete":
-            raise OpponentLeft(self._why_ended())
-        self._notify(_("Asking {name} for a rematch…").format(name=self.name))
+            raise self._left()
+        self._chat(_("Asking {name} for a rematch…").format(name=self.name))
         channel = self.duel.channel
         try:
             await channel.send(Rematch(want=True))
@@ -229,7 +253,7 @@ class NetworkOpponent:
         self.report = None
         self.duel = self._duel(channel, previous)
         self._start()
-        self._notify(_("Rematch with {name}: the loser of the last game deals.").format(name=self.name))
+        self._chat(_("Rematch with {name}: the loser of the last game deals.").format(name=self.name))
 
     def _played(self, number: int) -> tuple[Move, ...]:
         number -= self._offset
@@ -244,29 +268,37 @@ class NetworkOpponent:
             if ready():
                 return
             if self._task is not None and self._task.done():
-                raise OpponentLeft(self._why_ended())
+                raise self._left()
             await self._changed.wait()
 
     def _ended(self, task: asyncio.Task[Report]) -> None:
         if not task.cancelled() and task.exception() is None:
             self.report = task.result()
-            if self.report.error is not None:
-                self._notify(self._why_ended())
+            if self.report.error is not None and self._table is not None:
+                self._table.end(self._left())
                 self._background(self.duel.channel.close())
         self._changed.set()
 
-    def _why_ended(self) -> str:
+    def _left(self) -> OpponentLeft:
+        """Why the duel ended early, and the seat awarded the unfinished game, if any."""
         report = self.report
         if report is None or report.error is None:
-            return _("The connection to {name} is closed.").format(name=self.name)
+            return OpponentLeft(_("The connection to {name} is closed.").format(name=self.name))
+        if report.awarded is not None:
+            why = (
+                _("{name} stayed away too long")
+                if report.end == "forfeit"
+                else _("{name} left after the deal")
+            )
+            return OpponentLeft(why.format(name=self.name), report.awarded)
         why = _("The match with {name} ended ({end}): {error}")
-        return why.format(name=self.name, end=report.end, error=translated(report.error))
+        return OpponentLeft(why.format(name=self.name, end=report.end, error=translated(report.error)))
 
     async def _send_chat(self, text: str) -> None:
         try:
             await self.duel.say(text)
         except P2PError as exc:
-            self._notify(_("Chat not sent: {error}").format(error=translated(exc)))
+            self._chat(_("Chat not sent: {error}").format(error=translated(exc)))
 
     def _background(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coroutine)

@@ -7,10 +7,14 @@ opponent is another, and needs nothing from the app beyond this module.
 
 The game calls, in order:
 
-1. ``attach(notify)`` once, before anything else. ``notify(text)`` puts one
-   line in the screen's chat/status line (``"Bob: good luck"``,
-   ``"reconnecting…"``, ``"peer silent for 20 s"``); call it from the event
-   loop's thread at any time. ``notify("")`` clears the line.
+1. ``attach(table)`` once, before anything else. ``table`` is the screen's
+   side of the interface (a :class:`Table`): ``chat(text)`` puts a line in the
+   chat line (``"Bob: good luck"``), ``status(text)`` in the connection
+   status slot, which chat never overwrites (``"reconnecting to Bob… 2:51
+   left"``; ``""`` clears it), ``offer_claim(why)`` asks the player whether to
+   claim the game because the peer is away (``None`` withdraws the question),
+   and ``end(reason)`` ends the game at once (an :class:`OpponentLeft`). Call
+   them from the event loop's thread at any time.
 2. ``await deal(number, dealer, trump)`` at the start of every game:
    ``number`` counts the games dealt in this session from 1 (rematches go on
    counting), ``dealer`` is the seat that must deal by
@@ -23,13 +27,18 @@ The game calls, in order:
    After every move of the local player: ``played(game, move)``, with the move
    already applied to ``game``.
 4. ``say(text)`` when the local player sends a chat line (a move-line entry
-   starting with ``"``).
+   starting with ``"``); ``claim()`` when the player accepts an offered claim
+   (it returns whether the claim still stood).
 5. ``close()`` once when the app ends, finished or not.
 
 ``deal`` and ``move`` may raise :class:`OpponentLeft` (peer gone, resigned,
-cheating detected): the game then ends unfinished with its message shown.
-The app cancels a pending ``move`` when the local player undoes a move or
-starts a new game (only possible when ``local`` is true).
+cheating detected), and ``table.end`` takes one: the game then ends with its
+message shown. Its ``awarded`` seat, when set, wins the game the engine did
+not finish (a forfeit, or abandonment after the deal): the match score counts
+it and the screen says who won and why ("bob left after the deal: you win by
+forfeit."); otherwise the game ends unfinished. The app cancels a pending
+``move`` when the local player undoes a move or starts a new game (only
+possible when ``local`` is true).
 
 Seats: the app's player is ``Deal.me`` (0 or 1) in the engine's terms, the
 opponent the other; the record's ``Players`` header lists both in seat order.
@@ -44,7 +53,6 @@ To play a match against a new kind of opponent::
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -62,7 +70,34 @@ class Deal:
 
 
 class OpponentLeft(Exception):
-    """The opponent cannot go on; ``str(exc)`` says why, for the screen."""
+    """The opponent cannot go on; ``str(exc)`` says why, for the screen.
+
+    ``awarded``: the seat that wins the unfinished game (forfeit or abandonment), if any.
+
+    >>> exc = OpponentLeft("bob left after the deal", awarded=0)
+    >>> str(exc), exc.awarded
+    ('bob left after the deal', 0)
+    """
+
+    def __init__(self, why: str = "", awarded: int | None = None) -> None:
+        super().__init__(why)
+        self.awarded = awarded
+
+
+class Table(Protocol):
+    """The screen as an opponent sees it (see the module docs)."""
+
+    def chat(self, text: str) -> None:
+        """Show a chat line (or a note about the opponent)."""
+
+    def status(self, text: str) -> None:
+        """Show the connection status in its own slot; ``""`` clears it."""
+
+    def offer_claim(self, why: str | None) -> None:
+        """Ask the player whether to claim the game (``why``: the peer is away); ``None`` withdraws."""
+
+    def end(self, reason: OpponentLeft) -> None:
+        """End the game now, as if ``deal`` or ``move`` had raised ``reason``."""
 
 
 class Opponent(Protocol):
@@ -73,8 +108,8 @@ class Opponent(Protocol):
     local: bool
     """Whether the opponent lives on this machine: undo and new game mid-game are allowed."""
 
-    def attach(self, notify: Callable[[str], None]) -> None:
-        """Receive the callback that shows a chat or status line."""
+    def attach(self, table: Table) -> None:
+        """Receive the screen's side of the interface."""
 
     async def deal(self, number: int, dealer: int | None, trump: str) -> Deal:
         """Agree on the deal of game ``number`` (see the module docs)."""
@@ -87,6 +122,9 @@ class Opponent(Protocol):
 
     def say(self, text: str) -> None:
         """The local player sends a chat line."""
+
+    def claim(self) -> bool:
+        """The local player claims the game offered by ``table.offer_claim``; whether it still stood."""
 
     def close(self) -> None:
         """The app is ending."""

@@ -128,7 +128,10 @@ class Session:
     question: Question | None = None
     message: str = ""
     error: bool = False
-    status: str = ""
+    chat_line: str = ""
+    """The last chat line, or note about the opponent."""
+    connection: str = ""
+    """The connection status, in its own slot (empty: nothing to report)."""
     help_open: bool = False
     help_top: int = 0
     thinking_since: float | None = None
@@ -154,7 +157,7 @@ class Session:
 
     def start(self) -> None:
         """The first question, or the first deal (call inside the running event loop)."""
-        self.opponent.attach(self.notify)
+        self.opponent.attach(self)
         if self.resume is not None:
             self._continue(self.resume)
         elif self.offer is not None:
@@ -181,7 +184,7 @@ class Session:
     def _continue(self, resume: Resume) -> None:
         self.offer = self.resume = None
         self.opponent = resume.opponent
-        self.opponent.attach(self.notify)
+        self.opponent.attach(self)
         self.match, self.me, self.path = resume.match, resume.me, resume.path
         self.rules = resume.game.start.rules
         self.game = resume.game
@@ -242,12 +245,13 @@ class Session:
         try:
             self._start_game(await self.opponent.deal(number, dealer, trump))
         except Exception as exc:  # a plug-in opponent's failure ends the game, never the app
-            self._opponent_left(exc)
+            self.end(exc)
 
     def _start_game(self, deal: Deal) -> None:
         names = [self.opponent.name, self.opponent.name]
         names[deal.me] = MY_NAME
         self.me, self.dealer = deal.me, deal.dealer
+        self.match.me = deal.me  # the score reads the local player's seat from the match
         self.game = Game.from_deal(
             deal.seed,
             deal.dealer,
@@ -339,7 +343,7 @@ class Session:
         try:
             move = await self.opponent.move(game)
         except Exception as exc:  # a plug-in opponent's failure ends the game, never the app
-            self._opponent_left(exc)
+            self.end(exc)
             return
         finally:
             self.thinking_since = None
@@ -350,7 +354,7 @@ class Session:
             game.play(move)
         except IllegalMoveError:
             reason = _("{name} played an illegal move ({move}).").format(name=self.their_name, move=move)
-            self._opponent_left(OpponentLeft(reason))
+            self.end(OpponentLeft(reason))
             return
         self._say(move_words(game, len(game.moves), self.their_name, self.display.ascii))
         self._save()
@@ -410,15 +414,46 @@ class Session:
             return _("Draw: the game reached the cap of {count} moves.").format(count=self.rules.max_moves)
         return _("Draw: both hands are empty.")
 
-    def _opponent_left(self, exc: Exception) -> None:
+    def end(self, reason: Exception) -> None:
+        """The opponent cannot go on: end the game, scoring a game awarded to a seat.
+
+        Also what a failing ``deal`` or ``move`` leads to; a pending one is cancelled.
+        """
+        if self._task is not None and self._task is not asyncio.current_task():
+            self._task.cancel()
+        if self.game is not None and self.game.result is not None:  # the result stays on the board
+            self._say(str(reason), error=True)
+            return
         self._save()
-        if isinstance(exc, OpponentLeft):
-            self.result = str(exc) or _("{name} left.").format(name=self.their_name)
+        if isinstance(reason, OpponentLeft):
+            why = str(reason) or _("{name} left").format(name=self.their_name)
+            self.result = self._award_text(why, reason.awarded) if reason.awarded is not None else why
         else:
-            self.result = _("{name} failed: {error}").format(name=self.their_name, error=exc)
+            self.result = _("{name} failed: {error}").format(name=self.their_name, error=reason)
         self.game = None
         self._say(self.result, error=True)
         self.ask(yes_no(_("The game cannot go on. Quit? [Y/n]"), "yes", self._quit_answer))
+
+    def _award_text(self, why: str, seat: int) -> str:
+        """Score the game ``seat`` is awarded, and say who won it and why."""
+        self.match.award(seat)
+        if seat == self.me:
+            return _("{why}: you win by forfeit.").format(why=why)
+        return _("{why}: {name} wins by forfeit.").format(why=why, name=self.their_name)
+
+    def offer_claim(self, why: str | None) -> None:
+        """Ask whether to claim the game while the peer is away (``None``: it is back)."""
+        asking = self.question is not None and self.question.action == self._claim_answer
+        if why is None and asking:
+            self.question = None
+            self.buffer.reset()
+            self._say("")
+        elif why is not None and self.question is None and self.in_progress:
+            self.ask(yes_no(_("{why} — claim the game? [y/N]").format(why=why), "no", self._claim_answer))
+
+    def _claim_answer(self, answer: str) -> None:
+        if answer == "yes" and not self.opponent.claim():
+            self._say(_("{name} is back: the game goes on.").format(name=self.their_name), error=True)
 
     # --------------------------------------------------------------- saving
 
@@ -803,9 +838,14 @@ class Session:
 
     # ----------------------------------------------------------------- chat
 
-    def notify(self, text: str) -> None:
-        """Show the opponent's chat or status line (see :class:`~cli.app.opponent.Opponent`)."""
-        self.status = text
+    def chat(self, text: str) -> None:
+        """Show a chat line from or about the opponent (see :class:`~cli.app.opponent.Table`)."""
+        self.chat_line = text
+        self._invalidate()
+
+    def status(self, text: str) -> None:
+        """Show the connection status in its slot; chat does not overwrite it."""
+        self.connection = text
         self._invalidate()
 
     # -------------------------------------------------------------- helpers
