@@ -82,6 +82,9 @@ class Patience:
     """Claim at once when the limit passes (bots); otherwise the player decides (:meth:`Duel.claim`)."""
     linger: float = 15.0
     """After a complete match, how long to wait for the peer's ``bye`` (resuming meanwhile if needed)."""
+    stall: float = 2.0
+    """A wait that overran its timeout by this much means this program was stopped (a suspended
+    laptop, SIGSTOP), not that the peer was silent: what the peer sent meanwhile is read first."""
 
 
 class Reconnector(Protocol):
@@ -486,11 +489,15 @@ class Duel:
         patience, shown = self.patience, False
         first_wait = min(patience.silent_after, patience.dead_after, patience.forfeit_after)
         while True:
+            wait = min(1.0, first_wait) if shown else first_wait
+            asked = time.monotonic()
             try:
-                message = await self.channel.recv(min(1.0, first_wait) if shown else first_wait)
+                message = await self.channel.recv(wait)
             except SlowFrame:
                 raise
             except PeerTimeout:
+                if time.monotonic() - asked > wait + patience.stall:
+                    continue  # the timer fired before the frames waiting on the socket were read
                 quiet = time.monotonic() - self.channel.heard_at
                 self._check_forfeit(
                     quiet,

@@ -634,6 +634,13 @@ def test_connection_status_has_its_own_slot_and_leaves_chat_alone() -> None:
         bob.table.status("reconnecting to Bob… 2:50 left")
         screen = d.screen()
         assert "Bob: here" in screen and "2:50 left" in screen and "2:51" not in screen
+        bob.table.status(
+            "Bob has been unreachable for 26 s: type /claim to claim the game by forfeit, or keep waiting"
+        )
+        screen = d.screen()
+        assert (
+            "⚠ Bob has been unreachable" in screen and "or keep waiting" in screen and "Bob: here" in screen
+        )
         bob.table.status("")
         assert "⚠" not in d.screen() and "Bob: here" in d.screen()
         await d.keys(CTRL_Q + "y" + ENTER)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from p2p.match import sign_resume
 from p2p.messages import Abort, Resume
 from p2p.players import BotPlayer, Player
 from p2p.record import verify
-from tests.test_p2p_helpers import Fault, FaultyLine, Side, accept_all, run
+from tests.test_p2p_helpers import Fault, FaultyLine, Side, accept_all, connect_pair, run
 
 FAST = Patience(keepalive=0.2, silent_after=0.5, dead_after=1.5, forfeit_after=4.0)
 
@@ -192,6 +193,28 @@ def test_an_interactive_player_claims_only_after_the_limit(tmp_path: Path) -> No
     assert not early
     assert report.end == "forfeit" and "silent" in str(report.error)
     assert any("type /claim to claim the game by forfeit" in line for line in statuses)
+
+
+def test_a_program_that_was_stopped_reads_what_came_before_judging_the_peer(tmp_path: Path) -> None:
+    """Stopped (SIGSTOP, a suspended laptop) past every limit, a side wakes with its read timer
+    and the peer's frames due together: it reads the frames first instead of claiming the game."""
+    patience = Patience(keepalive=0.1, silent_after=0.2, dead_after=5, forfeit_after=0.4, stall=0.2)
+
+    async def scenario() -> Report:
+        side = Side.make(tmp_path, "ann")
+        pair = await connect_pair(side, Side.make(tmp_path, "bob"), Terms(Rules(), 1))
+        duel = Duel(pair.host_channel, pair.host_session, side.me, BotPlayer("easy"), side.home.records,
+                    None, None, None, patience)  # fmt: skip
+        hosting = asyncio.create_task(duel.run())
+        await asyncio.sleep(0.05)
+        await pair.join_channel.send(Abort(reason="quit", detail="changed my mind"))
+        time.sleep(0.8)  # the whole program stops, past the forfeit limit
+        report = await hosting
+        await pair.join_channel.close()
+        return report
+
+    report = run(scenario())
+    assert report.end == "abandoned" and report.awarded is None, report.error
 
 
 def test_leaving_after_the_reveal_is_abandonment_and_loses_the_game(tmp_path: Path) -> None:

@@ -260,8 +260,10 @@ class Board:
         return [("class:chat", " " + self.session.chat_line)]
 
     def connection(self) -> StyleAndTextTuples:
-        """The connection status slot (shown only when there is something to report)."""
-        return [("class:connection", " ⚠ " + self.session.connection)]
+        """The connection status slot (shown only when there is something to report; two lines at most)."""
+        return join_lines(
+            wrapped("class:connection", " ⚠ ", self.session.connection, terminal_size().columns)
+        )
 
     def prompt(self) -> StyleAndTextTuples:
         return [
@@ -347,7 +349,8 @@ def create_layout(session: Session) -> Layout:
             text_window(board.my_hand, 4),
             text_window(board.message, Dimension(min=1, max=2), wrap_lines=True),
             ConditionalContainer(
-                text_window(board.connection, 1), Condition(lambda: bool(session.connection))
+                text_window(board.connection, Dimension(min=1, max=2)),
+                Condition(lambda: bool(session.connection)),
             ),
             text_window(board.chat, 1),
             VSplit([text_window(board.prompt, 1, dont_extend_width=True), move_line]),

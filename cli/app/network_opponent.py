@@ -275,6 +275,7 @@ class NetworkOpponent:
         if not task.cancelled() and task.exception() is None:
             self.report = task.result()
             if self.report.error is not None and self._table is not None:
+                self._table.status("")  # the connection is over: nothing more to wait for
                 self._table.end(self._left())
                 self._background(self.duel.channel.close())
         self._changed.set()
