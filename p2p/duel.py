@@ -227,7 +227,7 @@ class Duel:
         if self._claimable is None:
             return False
         self._claim = Forfeit(Text(N_("{why}: the game was claimed by forfeit"), why=self._claimable))
-        self._interrupt()
+        self.channel.reader.feed_eof()  # wakes the reader, whose claim ends the match; the peer is still told
         return True
 
     async def run(self) -> Report:

@@ -629,7 +629,10 @@ def test_connection_status_has_its_own_slot_and_leaves_chat_alone() -> None:
         await d.keys('"take your time' + ENTER)
         screen = d.screen()
         assert len(screen.splitlines()) == rows == 24
-        assert "⚠ reconnecting to Bob… 2:51 left" in screen and "Bob: back in a minute" in screen
+        lines = screen.splitlines()
+        status = next(i for i, line in enumerate(lines) if "⚠" in line)
+        assert lines[status] == " ⚠ reconnecting to Bob… 2:51 left"
+        assert lines[status + 1] == " Bob: back in a minute"  # one row for a short status, chat kept
         bob.table.chat("Bob: here")
         bob.table.status("reconnecting to Bob… 2:50 left")
         screen = d.screen()

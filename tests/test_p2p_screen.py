@@ -241,7 +241,16 @@ def test_a_silent_peer_is_shown_offered_for_claiming_and_forfeits(tmp_path: Path
             await deal
         opponent.close()
         report = await opponent.finished()
-        await pair.join_channel.close()
+        # bob wakes up (a stopped program) and reads what ann sent meanwhile: the claim
+        bob = NetworkOpponent(pair.join_channel, pair.join_session, pair.joiner.me, pair.joiner.home)
+        bob_notes = Notes()
+        bob.attach(bob_notes)
+        while not bob_notes.ended:
+            await asyncio.sleep(0.05)
+        bob.close()
+        await bob.finished()
+        assert str(bob_notes.ended[0]) == "You were away too long"  # the screen adds: ann wins by forfeit
+        assert bob_notes.ended[0].awarded == 0
         return notes, report, left.value
 
     notes, report, left = run(scenario())

@@ -260,10 +260,15 @@ class Board:
         return [("class:chat", " " + self.session.chat_line)]
 
     def connection(self) -> StyleAndTextTuples:
-        """The connection status slot (shown only when there is something to report; two lines at most)."""
-        return join_lines(
-            wrapped("class:connection", " ⚠ ", self.session.connection, terminal_size().columns)
-        )
+        """The connection status slot (shown only when there is something to report)."""
+        return join_lines(self._connection_lines())
+
+    def connection_height(self) -> Dimension:
+        """One line, or two for a long status."""
+        return Dimension.exact(len(self._connection_lines()))
+
+    def _connection_lines(self) -> list[Line]:
+        return wrapped("class:connection", " ⚠ ", self.session.connection, terminal_size().columns)[:2]
 
     def prompt(self) -> StyleAndTextTuples:
         return [
@@ -315,7 +320,9 @@ def pile_heading(size: int) -> Line:
     return [("class:rule.label", " " + _("Pile")), ("class:muted", f"  {count_cards(size)}")]
 
 
-def text_window(get: object, height: int | Dimension | None = None, **options: object) -> Window:
+def text_window(
+    get: object, height: int | Dimension | Callable[[], Dimension] | None = None, **options: object
+) -> Window:
     """A window showing the fragments ``get()`` returns."""
     return Window(FormattedTextControl(get), height=height, **options)  # type: ignore[arg-type]
 
@@ -349,7 +356,7 @@ def create_layout(session: Session) -> Layout:
             text_window(board.my_hand, 4),
             text_window(board.message, Dimension(min=1, max=2), wrap_lines=True),
             ConditionalContainer(
-                text_window(board.connection, Dimension(min=1, max=2)),
+                text_window(board.connection, board.connection_height),
                 Condition(lambda: bool(session.connection)),
             ),
             text_window(board.chat, 1),

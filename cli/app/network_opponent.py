@@ -34,7 +34,7 @@ from cli.i18n import _, translated
 from engine import Game, Move
 from p2p.channel import Channel
 from p2p.duel import Duel, Patience, Reconnector, Report
-from p2p.errors import P2PError
+from p2p.errors import P2PError, PeerAborted
 from p2p.fairdeal import preference
 from p2p.handshake import Session
 from p2p.home import Home
@@ -292,6 +292,10 @@ class NetworkOpponent:
                 else _("{name} left after the deal")
             )
             return OpponentLeft(why.format(name=self.name), report.awarded)
+        error, match = report.error, report.match
+        if isinstance(error, PeerAborted) and error.reason == "forfeit" and len(match.results) < match.games:
+            # the peer's own account, which we never signed; the game is lost all the same
+            return OpponentLeft(_("You were away too long"), 1 - self.seat)
         why = _("The match with {name} ended ({end}): {error}")
         return OpponentLeft(why.format(name=self.name, end=report.end, error=translated(report.error)))
 
