@@ -18,7 +18,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from cli import __version__, i18n, storage
+from cli import __version__, config, i18n
 from cli.i18n import N_, _, ngettext
 
 COMMANDS = ("play", "replay", "history", "host", "join", "verify", "peers")
@@ -103,7 +103,7 @@ def choose_language(option: str | None) -> str | None:
     """Speak the language ``--lang`` names (and remember it), else the remembered one, else the
     environment's; an error message when ``option`` names no language of the game."""
     if option is None:
-        remembered = storage.load_config().get("lang", "")
+        remembered = config.load_config().get("lang", "")
         i18n.use(remembered if i18n.language_code(remembered) else None)
         return None
     code = None if option == i18n.AUTO else i18n.language_code(option)
@@ -114,7 +114,7 @@ def choose_language(option: str | None) -> str | None:
         )
     i18n.use(code)
     with contextlib.suppress(OSError):
-        storage.save_config(lang=code or "")
+        config.save_config(lang=code or "")
     return None
 
 

@@ -4,7 +4,7 @@
   record format (``Game.to_record``), rewritten after every move.
 - ``<data dir>/unfinished.json``: which record holds the game to resume, and
   its match (only for games against the AI).
-- ``<config dir>/config.json``: remembered choices (your last trump suit).
+- Remembered choices are :mod:`cli.config`'s.
 
 The data dir is ``$XDG_DATA_HOME/trumps`` and the config dir
 ``$XDG_CONFIG_HOME/trumps`` when those variables are set, otherwise what
@@ -24,7 +24,6 @@ from cli.i18n import _
 from p2p.home import Home, write_atomically
 
 _UNFINISHED = "unfinished.json"
-_CONFIG = "config.json"
 
 
 class StorageError(ValueError):
@@ -34,11 +33,6 @@ class StorageError(ValueError):
 def data_dir() -> Path:
     """The user data directory (game records)."""
     return Home.default().data
-
-
-def config_dir() -> Path:
-    """The user config directory (remembered choices)."""
-    return Home.default().config
 
 
 def games_dir() -> Path:
@@ -148,20 +142,3 @@ def _field(raw: Any, key: str, kind: type) -> Any:
             _("{key!r} must be a {kind}, not {value!r}").format(key=key, kind=kind.__name__, value=value)
         )
     return value
-
-
-def load_config() -> dict[str, str]:
-    """The remembered choices; an unreadable file counts as none (it is rewritten on the next save)."""
-    path = config_dir() / _CONFIG
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(raw, dict):
-        return {}
-    return {str(k): v for k, v in raw.items() if isinstance(v, str)}
-
-
-def save_config(**changes: str) -> None:
-    """Remember some choices, keeping the others."""
-    write_atomic(config_dir() / _CONFIG, json.dumps(load_config() | changes, indent=1) + "\n")

@@ -9,15 +9,13 @@ peers on one machine (tests, bot duels) each get their own home by setting them.
 from __future__ import annotations
 
 import os
-import tempfile
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 APP = "trumps"
 
 
-@dataclass(frozen=True)
-class Home:
+class Home(NamedTuple):
     """The config directory (identity key, known peers) and the data directory (records)."""
 
     config: Path
@@ -58,6 +56,8 @@ def _user_dir(variable: str, platform_function: str) -> Path:
 
 def write_atomically(path: Path, data: bytes, mode: int = 0o644) -> None:
     """Write ``data`` to ``path`` so that a crash leaves the old file or the new, never half of one."""
+    import tempfile  # here, not at the top: every start reads the config through this module
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

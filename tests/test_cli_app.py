@@ -17,7 +17,7 @@ from prompt_toolkit.layout.screen import Screen, WritePosition
 from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import DummyOutput
 
-from cli import storage
+from cli import config, storage
 from cli.app import session as session_module
 from cli.app.ai_opponent import AIOpponent
 from cli.app.application import create_application
@@ -165,7 +165,7 @@ def test_a_whole_game_by_tab_and_enter_is_saved_and_offers_a_rematch() -> None:
     assert len(games) == 2
     assert games[0].result is not None and games[1].result is None
     assert games[0].headers["Players"] == "You vs AI (easy)"
-    assert storage.load_config()["trump"] == "H"
+    assert config.load_config()["trump"] == "H"
 
 
 def test_a_match_scores_games_and_the_loser_deals_next() -> None:
@@ -454,7 +454,7 @@ def test_new_game_asks_then_deals_and_hiding_the_opponent() -> None:
 
     run(session, script)
     assert len(saved_games()) == 2
-    assert storage.load_config() == {"show_opponent": "yes", "trump": "H"}
+    assert config.load_config() == {"show_opponent": "yes", "trump": "H"}
 
 
 def test_hint_puts_a_legal_move_on_the_line() -> None:

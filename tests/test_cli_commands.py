@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from prompt_toolkit.input import create_pipe_input
 
+from cli import config, storage
 from cli import main as cli_main
-from cli import storage
 from cli.app.replay import Replay, replay_application
 from cli.history import history_rows
 from engine import Game
@@ -88,7 +88,7 @@ def test_play_needs_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_dirs_follow_xdg(homes: Path) -> None:
     assert storage.data_dir() == homes / "data" / "trumps"
-    assert storage.config_dir() == homes / "config" / "trumps"
+    assert config.config_dir() == homes / "config" / "trumps"
 
 
 def test_atomic_write_leaves_no_temporary_files(homes: Path) -> None:
@@ -112,11 +112,11 @@ def test_a_failed_write_keeps_the_old_file(homes: Path, monkeypatch: pytest.Monk
 
 
 def test_config_remembers_and_survives_damage(homes: Path) -> None:
-    storage.save_config(trump="D")
-    storage.save_config(show_opponent="no")
-    assert storage.load_config() == {"trump": "D", "show_opponent": "no"}
-    (storage.config_dir() / "config.json").write_text("[broken")
-    assert storage.load_config() == {}
+    config.save_config(trump="D")
+    config.save_config(show_opponent="no")
+    assert config.load_config() == {"trump": "D", "show_opponent": "no"}
+    (config.config_dir() / "config.json").write_text("[broken")
+    assert config.load_config() == {}
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from cli import i18n, storage
+from cli import config, i18n
 from cli import main as cli_main
 from cli.app.cards import card_text, face_letters, move_text
 from cli.app.completion import MoveCompleter, normalize
@@ -191,12 +191,12 @@ def test_help_wraps_within_the_screen_and_tells_the_rank_letters(language: str) 
 def test_lang_option_speaks_and_is_remembered(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_main.main(["--lang", "uk", "history"]) == 0
     assert "Збережених ігор ще немає" in capsys.readouterr().out
-    assert storage.load_config()["lang"] == "uk"
+    assert config.load_config()["lang"] == "uk"
     assert cli_main.main(["history"]) == 0  # remembered
     assert "Збережених ігор" in capsys.readouterr().out
     assert cli_main.main(["history", "--lang=auto"]) == 0  # forgotten: the environment's (none: English)
     assert "No saved games yet" in capsys.readouterr().out
-    assert storage.load_config()["lang"] == ""
+    assert config.load_config()["lang"] == ""
 
 
 def test_unknown_language_is_refused(capsys: pytest.CaptureFixture[str]) -> None:

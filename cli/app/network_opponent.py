@@ -326,20 +326,20 @@ async def play_duel(
 
     ``input`` and ``output`` replace the terminal (tests).
     """
-    from cli import storage
+    from cli import config
     from cli.app.application import play
     from cli.app.match import Match as ScreenMatch
     from cli.app.session import Session as Screen
 
     opponent = NetworkOpponent(channel, session, me, home, reconnector, patience)
     terms = session.terms
-    config = storage.load_config()
+    remembered = config.load_config()
     screen = Screen(
         opponent,
         ScreenMatch(games=terms.games, me=session.seat),
         rules=terms.rules,
         trump=trump,
-        last_trump=config.get("trump"),
+        last_trump=remembered.get("trump"),
         show_opponent=True,
     )
     await play(screen, input, output)

@@ -22,7 +22,7 @@ from pathlib import Path
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
 
-from cli import storage
+from cli import config, storage
 from cli.app.ai_opponent import THINK_SECONDS, AIOpponent
 from cli.app.board import move_words
 from cli.app.cards import (
@@ -232,7 +232,7 @@ class Session:
     def _trump_chosen(self, suit: str) -> None:
         self.trump = suit
         with contextlib.suppress(OSError):
-            storage.save_config(trump=suit)
+            config.save_config(trump=suit)
         self._deal()
 
     def _deal(self) -> None:
@@ -825,7 +825,7 @@ class Session:
         """Hide or show the opponent's hand."""
         self.show_opponent = not self.show_opponent
         with contextlib.suppress(OSError):
-            storage.save_config(show_opponent="yes" if self.show_opponent else "no")
+            config.save_config(show_opponent="yes" if self.show_opponent else "no")
 
     def toggle_help(self) -> None:
         """Open or close the help screen."""

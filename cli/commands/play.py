@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     """Start the game; the exit status."""
     import asyncio
 
-    from cli import storage
+    from cli import config
     from cli.app.ai_opponent import AIOpponent
     from cli.app.application import play
     from cli.app.match import Match
@@ -102,17 +102,17 @@ def run(args: argparse.Namespace) -> int:
         message = _("the game needs a terminal (stdin and stdout must be a tty)")
         print(f"trumps play: {message}", file=sys.stderr)
         return 2
-    config = storage.load_config()
+    remembered = config.load_config()
     session = Session(
         AIOpponent(args.level, args.seed),
         Match(args.games),
         rules=Rules(pickup=args.pickup, sixes=not args.no_sixes),
         trump=args.trump,
-        last_trump=config.get("trump"),
+        last_trump=remembered.get("trump"),
         resume=unfinished if args.resume else None,
         offer=None if args.resume else unfinished,
         display=Display(args.ascii, args.four_color),
-        show_opponent=config.get("show_opponent") != "no",
+        show_opponent=remembered.get("show_opponent") != "no",
         message=notice,
         error=bool(notice),
     )
