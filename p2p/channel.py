@@ -20,9 +20,11 @@ from p2p.errors import (
     ConnectionClosed,
     MalformedFrame,
     PeerAborted,
+    ProtocolViolation,
     ReorderedFrame,
     ReplayedFrame,
     TamperedFrame,
+    WireError,
 )
 from p2p.messages import Abort, Message, parse
 from p2p.text import N_, Text
@@ -89,7 +91,15 @@ class Channel:
                 Text(N_("a sealed frame was damaged in transit ({error})"), error=exc)
             ) from None
         self.heard_at = time.monotonic()
-        message = parse(decode(payload))
+        try:
+            message = parse(decode(payload))
+        except WireError as exc:
+            if self._recv is None:
+                raise
+            # it decrypted under the peer's key, so the peer itself sent it: not the line's fault
+            raise ProtocolViolation(
+                Text(N_("the peer sent a malformed message in a sealed frame ({error})"), error=exc)
+            ) from None
         if isinstance(message, Abort):
             raise PeerAborted(message.reason, message.detail)
         return message

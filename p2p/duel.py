@@ -255,15 +255,13 @@ class Duel:
         except CheatError as exc:
             end, error = "cheat", exc
             note = {"end": end, "detail": str(exc), "by": 1 - self.seat, "evidence": exc.evidence}
+            awarded, note = self._left_after_deal(note)
             with contextlib.suppress(P2PError, TimeoutError):
                 await asyncio.wait_for(self.channel.send(Abort(reason="cheat", detail=str(exc)[:300])), 1)
         except PeerAborted as exc:
             end, error = ("abandoned" if exc.reason == "quit" else "aborted"), exc
             note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
-            if end == "abandoned" and self.match.revealed and len(self.match.results) < self.match.games:
-                # it saw the deal and left: the game is ours
-                awarded = self.seat
-                note = self._award(note)
+            awarded, note = self._left_after_deal(note)
         except WireError as exc:
             end, error = "corrupted", exc
             note = {"end": end, "detail": f"the connection was corrupted in transit: {exc}", "by": None}
@@ -314,9 +312,21 @@ class Duel:
     def _award(self, note: dict[str, object]) -> dict[str, object]:
         return note | {"game": self.match.number, "winner": self.seat}
 
+    def _left_after_deal(self, note: dict[str, object]) -> tuple[int | None, dict[str, object]]:
+        """The seat awarded and the note, when the peer ended the match on its own authority.
+
+        Whatever reason it gives (or a violation it signed), a peer that could
+        know the deal of an unfinished game leaves it lost: otherwise seeing a
+        bad deal and walking away would pay (see docs/protocol.md).
+        """
+        match = self.match
+        if len(match.results) < match.games and match.deal_known_to(1 - self.seat):
+            return self.seat, self._award(note)
+        return None, note
+
     def _when(self, error: P2PError) -> str:
         """The error, with whether the peer knew the deal when it happened (see docs/protocol.md)."""
-        if self.match.revealed:
+        if self.match.deal_known_to(1 - self.seat):
             return f"{error} (after the deal of game {self.match.number} was revealed)"
         return f"{error} (before the deal of game {self.match.number})"
 

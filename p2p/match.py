@@ -138,6 +138,14 @@ class Match:
         """Whether both reveals of the current game are in (the deal is known)."""
         return self.game is not None
 
+    def deal_known_to(self, seat: int) -> bool:
+        """Whether ``seat`` can know the current deal: the other player's reveal is in.
+
+        The second revealer can compute the deal before sending its own reveal,
+        so leaving then is leaving a deal it has seen.
+        """
+        return self.game is not None or (1 - seat) in self._reveals
+
     @property
     def finals(self) -> tuple[bytes, bytes] | None:
         """Both players' signatures over the final transcript, once both are in."""

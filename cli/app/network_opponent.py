@@ -285,17 +285,21 @@ class NetworkOpponent:
         report = self.report
         if report is None or report.error is None:
             return OpponentLeft(_("The connection to {name} is closed.").format(name=self.name))
+        error = report.error
+        # the peer's "forfeit" is its own unsigned account: it never costs us the game
+        says_away = isinstance(error, PeerAborted) and error.reason == "forfeit"
         if report.awarded is not None:
-            why = (
-                _("{name} stayed away too long")
-                if report.end == "forfeit"
-                else _("{name} left after the deal")
-            )
-            return OpponentLeft(why.format(name=self.name), report.awarded)
-        error, match = report.error, report.match
-        if isinstance(error, PeerAborted) and error.reason == "forfeit" and len(match.results) < match.games:
-            # the peer's own account, which we never signed; the game is lost all the same
-            return OpponentLeft(_("You were away too long"), 1 - self.seat)
+            if report.end == "forfeit":
+                why = _("{name} stayed away too long")
+            elif report.end == "cheat":
+                why = _("{name} broke the protocol after the deal: {error}")
+            elif says_away:
+                why = _("{name} says you were away too long, and left after the deal")
+            else:
+                why = _("{name} left after the deal")
+            return OpponentLeft(why.format(name=self.name, error=translated(error)), report.awarded)
+        if says_away:
+            return OpponentLeft(_("{name} says you were away too long, and left").format(name=self.name))
         why = _("The match with {name} ended ({end}): {error}")
         return OpponentLeft(why.format(name=self.name, end=report.end, error=translated(report.error)))
 
