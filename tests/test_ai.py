@@ -7,10 +7,11 @@ import time
 
 import pytest
 
-from engine import Game, Position, Rules, deal
+from engine import TAKE, Card, Game, Position, Rules, deal
 from engine.ai import LEVELS, choose
 from engine.ai.board import move_code, move_of, pile_cards, pile_code
-from engine.ai.search import root_codes, search
+from engine.ai.search import MATE_BOUND, _child, _out_value, position_key, root_codes, search
+from engine.cards import BEATERS
 
 
 def _positions() -> list[Position]:
@@ -88,13 +89,56 @@ def test_the_raw_representation_round_trips() -> None:
             assert move_of(move_code(move)) is move
 
 
+def _random_position(rng: random.Random, pickup: str) -> Position:
+    """Any position at all: tiny or empty hands, an empty or long pile, single cards."""
+    cards = rng.sample(range(36), rng.randint(2, 36))
+    first = rng.randint(0, len(cards))
+    second = rng.randint(first, len(cards))
+    mine = cards[: rng.randint(0, 3)] if rng.random() < 0.5 else cards[:first]
+    pile = tuple(Card(c) for c in cards[second:])
+    trumps = rng.sample(range(4), 2)
+    hands = (sum(1 << c for c in mine), sum(1 << c for c in cards[first:second]))
+    return Position(hands, pile, (trumps[0], trumps[1]), rng.randrange(2), Rules(pickup=pickup))
+
+
 @pytest.mark.parametrize("pickup", ["forced", "voluntary"])
-def test_the_search_generates_exactly_the_legal_moves(pickup: str) -> None:
-    for position in _positions():
-        position = position._replace(rules=Rules(pickup=pickup))
+def test_the_search_agrees_with_the_engine_on_moves_play_and_outcome(pickup: str) -> None:
+    # A differential test: the search's own generator, board play and game end against the engine's.
+    rng = random.Random(pickup)
+    checked = 0
+    while checked < 2_000:
+        position = _random_position(rng, pickup)
+        legal = position.legal_moves()
+        if not legal:
+            continue
+        checked += 1
         codes = list(root_codes(position))
-        assert len(codes) == len(set(codes))
-        assert {move_of(c) for c in codes} == set(position.legal_moves())
+        assert len(codes) == len(set(codes)), position
+        assert {move_of(c) for c in codes} == set(legal), position
+        me, opp, pile, turn = position_key(position)
+        for code in codes:
+            after = position.play(move_of(code))
+            me2, pile2 = _child(me, pile, code, position.trumps[turn])
+            assert (me2, pile_cards(pile2)) == (after.hand_sets[turn], list(after.pile)), (position, code)
+            if not me2:
+                outcome = after.outcome()
+                assert outcome is not None
+                value = _out_value(opp, pile2, BEATERS[position.trumps[1 - turn]], 1)
+                assert (value == 0) == (outcome.winner is None), (position, code)
+
+
+@pytest.mark.parametrize(
+    "notation", ["6C/9C/KHQH8SQC9S CS 0", "JD/AD/6DACTCKS8D9C DH 0"], ids=["six", "jack"]
+)
+def test_a_voluntary_pick_up_is_considered_when_the_last_card_could_beat(notation: str) -> None:
+    # Beating with the last card only draws (the other's last card beats back); taking wins.
+    position = Position.from_notation(notation, Rules(pickup="voluntary"))
+    beat, take = position.legal_moves()
+    assert take == TAKE and position.play(beat).outcome().winner is None  # type: ignore[union-attr]
+    result = search(position, nodes=100_000)
+    assert result.proven and result.score > MATE_BOUND
+    assert result.move == TAKE
+    assert choose(position, "hard", nodes=100_000) == TAKE
 
 
 def test_the_move_cap_draws_the_search_too() -> None:

@@ -354,12 +354,12 @@ def _ordered_moves(
     if beat_set == me and not me & (me - 1):
         if me.bit_length() != tried:
             yield me.bit_length()  # beating with one's last card: no second card
-        return
-    for beat in sorted(cards_of(beat_set), key=costs.__getitem__):
-        head = (beat + 1) << 6
-        for second in seconds:
-            code = head | (second + 1)
-            if second != beat and code != tried and code != also_tried:
-                yield code
+    else:
+        for beat in sorted(cards_of(beat_set), key=costs.__getitem__):
+            head = (beat + 1) << 6
+            for second in seconds:
+                code = head | (second + 1)
+                if second != beat and code != tried and code != also_tried:
+                    yield code
     if voluntary and tried:
         yield 0
