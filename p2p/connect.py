@@ -25,7 +25,6 @@ from p2p.errors import (
     PeerAborted,
     PeerBusy,
     PeerTimeout,
-    RulesDeclined,
     WireError,
 )
 from p2p.handshake import HANDSHAKE_TIMEOUT, Session, Terms, host_handshake, join_handshake
@@ -130,12 +129,7 @@ class Listener:
             session = await host_handshake(
                 channel, self.me, self.name, self.terms, self.known, self.playing, self.hello_timeout
             )
-        except RulesDeclined as exc:
-            if not self._first.done():
-                self._first.set_exception(exc)
-            await channel.close()
-            return
-        except P2PError as exc:
+        except P2PError as exc:  # a decline too: it is unauthenticated, anyone could send it
             self.refused(channel.peer_address, exc)
             await channel.close()
             return

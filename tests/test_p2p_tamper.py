@@ -240,9 +240,12 @@ def test_a_changed_host_key_is_refused_loudly_by_the_joiner(tmp_path: Path) -> N
         run(connect_pair(new_ann, bob))
 
 
-def test_declined_rules_end_both_sides(tmp_path: Path) -> None:
-    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+def test_declined_rules_end_the_joiner_and_the_host_keeps_waiting(tmp_path: Path) -> None:
+    """A decline is unauthenticated (anyone reaching the port could send one): the host reports it
+    and keeps listening, and the next joiner still gets the match."""
+    ann, bob, cat = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), Side.make(tmp_path, "cat")
     seen: list[Terms] = []
+    refused: list[P2PError] = []
 
     async def decline(terms: Terms, name: str) -> bool:
         seen.append(terms)
@@ -251,21 +254,30 @@ def test_declined_rules_end_both_sides(tmp_path: Path) -> None:
     async def scenario() -> None:
         sock = listening_socket("127.0.0.1", 0)
         hosting = asyncio.create_task(
-            host(sock, ann.me, "ann", Terms(games=3, rules=Rules(sixes=False)), ann.known, lambda a, e: None)
-        )
-        with pytest.raises(RulesDeclined):
-            await join(
-                Invite("127.0.0.1", sock.getsockname()[1], ann.me.fingerprint),
-                bob.me,
-                "bob",
-                bob.known,
-                decline,
+            host(
+                sock,
+                ann.me,
+                "ann",
+                Terms(games=3, rules=Rules(sixes=False)),
+                ann.known,
+                lambda a, e: refused.append(e),
             )
-        with pytest.raises(RulesDeclined, match="bob declined"):
-            await hosting
+        )
+        invite = Invite("127.0.0.1", sock.getsockname()[1], ann.me.fingerprint)
+        with pytest.raises(RulesDeclined):
+            await join(invite, bob.me, "bob", bob.known, decline)
+        while not refused:
+            await asyncio.sleep(0.01)
+        assert not hosting.done()
+        channel, _ = await join(invite, cat.me, "cat", cat.known, accept_all)
+        host_channel, session = await hosting
+        assert session.hello.name == "cat"
+        await channel.close()
+        await host_channel.close()
 
     run(scenario())
     assert seen[0].games == 3 and not seen[0].rules.sixes
+    assert len(refused) == 1 and isinstance(refused[0], RulesDeclined) and "bob declined" in str(refused[0])
 
 
 def test_an_incompatible_peer_gets_a_clear_refusal(tmp_path: Path) -> None:
