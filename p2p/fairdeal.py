@@ -11,8 +11,6 @@ know, and cannot steer, the deal:
 'e538d1d4baf31897'
 >>> resolve_trumps(("SH", "SD"), dealer=1)  # both want spades: the elder (0) keeps them
 'SD'
->>> next_dealer(dealer=0, winner=1), next_dealer(dealer=0, winner=None)  # loser deals; a draw passes
-(0, 1)
 """
 
 from __future__ import annotations
@@ -68,11 +66,6 @@ def resolve_trumps(prefs: tuple[str, str], dealer: int) -> str:
     if suits[0] == suits[1]:
         suits[dealer] = prefs[dealer][1]
     return "".join(suits)
-
-
-def next_dealer(dealer: int, winner: int | None) -> int:
-    """Who deals the next game of a match: the loser; after a draw, the other player."""
-    return 1 - dealer if winner is None else 1 - winner
 
 
 def preference(choice: str | None) -> str:

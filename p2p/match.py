@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from engine import Game, IllegalMoveError, Move, NotationError, Outcome, Position, Rules
 from engine.game import result_text
+from engine.match import next_dealer
 from p2p.crypto import sign, signature_ok, tagged_hash
 from p2p.errors import (
     BadSignature,
@@ -38,7 +39,7 @@ from p2p.errors import (
     ProtocolViolation,
     RevealMismatch,
 )
-from p2p.fairdeal import Pledge, coin, game_seed, next_dealer, resolve_trumps
+from p2p.fairdeal import Pledge, coin, game_seed, resolve_trumps
 from p2p.messages import Commit, Final, MoveMsg, Resume, Reveal, Signed, to_json
 from p2p.text import N_, Text
 from p2p.wire import encode

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Rules, deal
-from p2p.fairdeal import Pledge, coin, game_seed, next_dealer, preference, resolve_trumps
+from engine.match import next_dealer
+from p2p.fairdeal import Pledge, coin, game_seed, preference, resolve_trumps
 
 SESSION = bytes(range(32))
 OTHER = bytes([7]) * 32

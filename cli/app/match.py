@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from cli.i18n import _
 from engine import Outcome
+from engine.match import next_dealer, score_halves
 
 
 def points_text(halves: int) -> str:
@@ -59,25 +60,23 @@ class Match:
 
     def finish_game(self, dealer: int, outcome: Outcome) -> None:
         """Score a finished game: the loser deals next; after a draw the deal passes."""
-        if outcome.winner is None:
-            self.played += 1
-            self.halves[0] += 1
-            self.halves[1] += 1
-            self.next_dealer = 1 - dealer
-        else:
-            self.award(outcome.winner)
+        self._score(dealer, outcome.winner)
 
-    def award(self, seat: int) -> None:
-        """Score a game won by ``seat``, by the rules or by forfeit: the loser deals next.
+    def award(self, dealer: int, seat: int) -> None:
+        """Score a game won by ``seat`` by forfeit: the loser deals next.
 
         >>> match = Match(games=3, me=1)
-        >>> match.award(1)
+        >>> match.award(dealer=1, seat=1)
         >>> match.played, match.score_text("You", "Bob"), match.next_dealer
         (1, 'You 1 - Bob 0', 0)
         """
+        self._score(dealer, seat)
+
+    def _score(self, dealer: int, winner: int | None) -> None:
         self.played += 1
-        self.halves[seat] += 2
-        self.next_dealer = 1 - seat
+        for seat, halves in enumerate(score_halves(winner)):
+            self.halves[seat] += halves
+        self.next_dealer = next_dealer(dealer, winner)
 
     def score_text(self, my_name: str, their_name: str) -> str:
         """``You 1½ - AI ½``, the local player first."""

@@ -436,7 +436,7 @@ class Session:
 
     def _award_text(self, why: str, seat: int) -> str:
         """Score the game ``seat`` is awarded, and say who won it and why."""
-        self.match.award(seat)
+        self.match.award(self.dealer, seat)
         if seat == self.me:
             return _("{why}: you win by forfeit.").format(why=why)
         return _("{why}: {name} wins by forfeit.").format(why=why, name=self.their_name)
