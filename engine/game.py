@@ -36,7 +36,7 @@ from engine.rules import Rules
 RECORD_TITLE = "# Your trumps game record"
 _DERIVED = ("Rules", "Start", "Result")
 _HEADER = re.compile(r"([A-Za-z][A-Za-z0-9_-]{0,39}): ?(.*)")
-_MOVE_LINE = re.compile(r"(\d+)\.\s+(\S.*)")
+_MOVE_LINE = re.compile(r"([0-9]{1,7})\.\s+(\S.*)")
 _REPEATS_FOR_DRAW = 3
 
 
@@ -50,6 +50,8 @@ class Game:
     def __init__(self, start: Position, headers: Mapping[str, str] | None = None) -> None:
         self.start = start
         self.headers: dict[str, str] = dict(headers or {})
+        for key, value in self.headers.items():
+            _check_header(key, value)
         self._positions: list[Position] = [start]
         self._moves: list[Move] = []
         self._seen: Counter[Position] = Counter({start: 1})
@@ -131,7 +133,9 @@ class Game:
     def to_record(self) -> str:
         """The plain-text game record (see the module docs)."""
         lines = [RECORD_TITLE]
-        lines += [f"{key}: {value}" for key, value in self.headers.items()]
+        for key, value in self.headers.items():
+            _check_header(key, value)
+            lines.append(f"{key}: {value}")
         lines.append(f"Rules: {self.start.rules.notation()}")
         lines.append(f"Start: {self.start.notation()}")
         lines.append(f"Result: {result_text(self._result)}")
@@ -151,8 +155,8 @@ class Game:
         ...
         engine.errors.RecordError: line 5: move 1 (7S) is not legal: player 0 does not hold 7S
         """
-        lines = text.splitlines()
-        if not lines or lines[0].strip() != RECORD_TITLE:
+        lines = [line.removesuffix("\r") for line in text.removesuffix("\n").split("\n")]
+        if not lines or lines[0].lstrip("\ufeff").strip() != RECORD_TITLE:
             raise RecordError(f"not a game record: the first line must be {RECORD_TITLE!r}", 1)
         headers: dict[str, str] = {}
         header_line: dict[str, int] = {}
@@ -160,13 +164,13 @@ class Game:
         for number, line in enumerate(lines[1:], 2):
             if not line.strip():
                 break
-            match = _HEADER.fullmatch(line.strip())
+            match = _HEADER.fullmatch(line)
             if match is None:
                 raise RecordError(f"{line.strip()!r} is not a 'Key: value' header", number)
             key, value = match.groups()
             if key in headers:
                 raise RecordError(f"header {key!r} appears twice", number)
-            headers[key] = value.strip()
+            headers[key] = value
             header_line[key] = number
         else:
             number += 1
@@ -189,7 +193,9 @@ class Game:
                 raise RecordError(
                     f"move {expected} ({match.group(2)}) is not legal: {detail}", number
                 ) from None
-        claimed = headers.get("Result", "*")
+        if "Result" not in headers:
+            raise RecordError("the record has no 'Result:' header (* for an unfinished game)")
+        claimed = headers["Result"]
         if claimed != result_text(game._result):
             raise RecordError(
                 f"the result says {claimed!r} but the moves give {result_text(game._result)!r}",
@@ -213,6 +219,12 @@ class Game:
         if "Seed" in free:
             _check_deal(free, start, where)
         return cls(start, free)
+
+
+def _check_header(key: str, value: str) -> None:
+    """A free header must read back as it was written: a plain key, a one-line value."""
+    if _HEADER.fullmatch(f"{key}: {value}") is None or key in _DERIVED or "\n" in value or "\r" in value:
+        raise RecordError(f"header {key!r}: {value!r} cannot be written in a record")
 
 
 def result_text(outcome: Outcome | None) -> str:

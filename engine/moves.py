@@ -65,7 +65,7 @@ class Move:
         cleaned = text.strip()
         if cleaned.lower() == "take":
             return TAKE
-        parts = [p for p in re.split(r"\s*[,+ ]\s*", cleaned)]
+        parts = re.split(r"\s*[,+\s]\s*", cleaned)
         if not 1 <= len(parts) <= 2 or not all(parts):
             raise MoveError(
                 f"{text!r} is not a move: write take, one card (7C) or a beat and a second card (8C,9D)"

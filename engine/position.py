@@ -203,7 +203,7 @@ class Position(NamedTuple):
         else:
             held = cards_of(hand)
             moves = [PAIR_MOVES[36 * b + s] for b in cards_of(beat_set) for s in held if s != b]
-        if self.rules.pickup == "voluntary":
+        if self.rules.voluntary:
             moves.append(TAKE)
         return moves
 
@@ -255,7 +255,7 @@ class Position(NamedTuple):
             return None
         beat_set = hand & BEATERS[self.trumps[self.turn]][pile[-1]]
         if not cards:
-            if beat_set and self.rules.pickup == "forced":
+            if beat_set and not self.rules.voluntary:
                 return f"{cards_of(beat_set)[0]} beats {pile[-1]}, so you must beat (forced pick-up rule)"
             return None
         if not beat_set >> cards[0] & 1:

@@ -60,6 +60,6 @@ class Rules:
         if sixes not in ("on", "off"):
             raise RulesError(f"sixes must be 'on' or 'off', not {sixes!r}")
         max_moves = values.get("max_moves", "1000")
-        if not max_moves.isdigit() or len(max_moves) > 7:
+        if not (max_moves.isascii() and max_moves.isdigit()) or len(max_moves) > 7:
             raise RulesError(f"max_moves must be a whole number, not {max_moves!r}")
         return cls(values.get("pickup", "forced"), sixes == "on", int(max_moves))

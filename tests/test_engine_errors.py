@@ -174,3 +174,34 @@ def test_any_text_is_a_move_or_a_move_error(text: str) -> None:
 def test_any_text_is_a_record_or_a_record_error(text: str) -> None:
     with contextlib.suppress(RecordError):
         Game.from_record("# Your trumps game record\n" + text)
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        "# Your trumps game record\nRules: max_moves=²\nStart: 6S/7S/- SH 0\nResult: *\n",
+        "# Your trumps game record\nStart: 6S/7S/- SH 0\nResult: *\n\n" + "9" * 5000 + ". 6S\n",
+        "# Your trumps game record\nStart: 6S/7S/- SH 0\n",
+    ],
+)
+def test_odd_records_raise_only_record_errors(record: str) -> None:
+    with pytest.raises(RecordError):
+        Game.from_record(record)
+
+
+def test_records_round_trip_odd_header_values_and_a_bom() -> None:
+    game = Game(Position.from_notation("6S/7S/- SH 0"), {"Players": " Ann  vs Bob ", "Note": "a\u2028b\x85c"})
+    again = Game.from_record("\ufeff" + game.to_record())
+    assert again == game
+
+
+@pytest.mark.parametrize(
+    ("key", "value"), [("Two words", "x"), ("Note", "line\nbreak"), ("Result", "1-0 out")]
+)
+def test_headers_that_cannot_be_written_are_refused(key: str, value: str) -> None:
+    with pytest.raises(RecordError, match="cannot be written"):
+        Game(Position.from_notation("6S/7S/- SH 0"), {key: value})
+
+
+def test_a_tab_separates_the_cards_of_a_move() -> None:
+    assert str(Move.parse("ks\t6h")) == "KS,6H"
