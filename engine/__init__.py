@@ -23,7 +23,7 @@ from engine.errors import (
 )
 from engine.game import Game
 from engine.moves import TAKE, Move
-from engine.position import Outcome, Position, Reason
+from engine.position import Illegal, Outcome, Position, Reason
 from engine.rules import Rules
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "Card",
     "CardError",
     "Game",
+    "Illegal",
     "IllegalMoveError",
     "Move",
     "MoveError",

@@ -39,6 +39,23 @@ class Reason(StrEnum):
     """The game reached the rules' ``max_moves`` without ending: a draw."""
 
 
+class Illegal(StrEnum):
+    """Which rule an illegal move breaks (:meth:`Position.why_illegal`)."""
+
+    GAME_OVER = "game over"
+    """A hand is empty: nobody moves any more."""
+    NOT_HELD = "not held"
+    """The move plays a card the side to move does not hold."""
+    EMPTY_PILE = "empty pile"
+    """On the empty pile a player lays exactly one card."""
+    MUST_BEAT = "must beat"
+    """A pick-up while a card beats, under the forced pick-up rule."""
+    NO_BEAT = "does not beat"
+    """The first card does not beat the top card."""
+    NO_SECOND_CARD = "no second card"
+    """A beat must be followed by a second card unless it was the last card."""
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """How a game ended: ``winner`` is 0, 1, or ``None`` for a draw."""
@@ -209,14 +226,56 @@ class Position(NamedTuple):
 
     def is_legal(self, move: Move) -> bool:
         """Whether ``move`` is legal here."""
-        return self._illegal_reason(move) is None
+        return self.why_illegal(move) is None
+
+    def why_illegal(self, move: Move) -> Illegal | None:
+        """Which rule ``move`` breaks here, or ``None`` when it is legal.
+
+        >>> p = Position.from_notation("6S7SAH/TDQD9C/7C8C SH 0")
+        >>> p.why_illegal(Move.parse("AH,6S")), p.why_illegal(Move.parse("take"))
+        (<Illegal.NO_BEAT: 'does not beat'>, <Illegal.MUST_BEAT: 'must beat'>)
+        """
+        hands = self.hand_sets
+        if not (hands[0] and hands[1]):
+            return Illegal.GAME_OVER
+        hand = hands[self.turn]
+        pile = self.pile
+        cards = move.cards
+        if any(not hand >> card & 1 for card in cards):
+            return Illegal.NOT_HELD
+        if not pile:
+            return None if len(cards) == 1 else Illegal.EMPTY_PILE
+        beat_set = hand & BEATERS[self.trumps[self.turn]][pile[-1]]
+        if not cards:
+            return Illegal.MUST_BEAT if beat_set and not self.rules.voluntary else None
+        if not beat_set >> cards[0] & 1:
+            return Illegal.NO_BEAT
+        if len(cards) == 1 and hand != 1 << cards[0]:
+            return Illegal.NO_SECOND_CARD
+        return None
 
     def play(self, move: Move) -> Position:
         """The position after ``move``; :class:`IllegalMoveError` if it is not legal."""
-        reason = self._illegal_reason(move)
+        reason = self.why_illegal(move)
         if reason is not None:
-            raise IllegalMoveError(f"{move} is not legal in {self.notation()}: {reason}")
+            raise IllegalMoveError(f"{move} is not legal in {self.notation()}: {self._explain(move, reason)}")
         return self._after(move)
+
+    def _explain(self, move: Move, reason: Illegal) -> str:
+        """``reason`` in words, with the cards concerned (the interface has its own, translated)."""
+        top = self.pile[-1] if self.pile else None
+        if reason is Illegal.NOT_HELD:
+            missing = next(c for c in move.cards if not self.hand_sets[self.turn] >> c & 1)
+            return f"player {self.turn} does not hold {missing}"
+        if reason is Illegal.MUST_BEAT:
+            return f"{self.beaters()[0]} beats {top}, so you must beat (forced pick-up rule)"
+        if reason is Illegal.NO_BEAT:
+            return f"{move.cards[0]} does not beat {top}"
+        if reason is Illegal.NO_SECOND_CARD:
+            return f"after beating with {move.cards[0]} you must play a second card"
+        if reason is Illegal.EMPTY_PILE:
+            return "the pile is empty: play one card onto it"
+        return "the game is over"
 
     def _after(self, move: Move) -> Position:
         # The caller has checked legality: this is the search's fast path.
@@ -238,31 +297,6 @@ class Position(NamedTuple):
                 mover |= 1 << card
         new_hands = (mover, hands[1]) if turn == 0 else (hands[0], mover)
         return Position(new_hands, pile, self.trumps, 1 - turn, self.rules)
-
-    def _illegal_reason(self, move: Move) -> str | None:
-        hands = self.hand_sets
-        if not (hands[0] and hands[1]):
-            return "the game is over"
-        hand = hands[self.turn]
-        pile = self.pile
-        cards = move.cards
-        for card in cards:
-            if not hand >> card & 1:
-                return f"player {self.turn} does not hold {card}"
-        if not pile:
-            if len(cards) != 1:
-                return "the pile is empty: play one card onto it"
-            return None
-        beat_set = hand & BEATERS[self.trumps[self.turn]][pile[-1]]
-        if not cards:
-            if beat_set and not self.rules.voluntary:
-                return f"{cards_of(beat_set)[0]} beats {pile[-1]}, so you must beat (forced pick-up rule)"
-            return None
-        if not beat_set >> cards[0] & 1:
-            return f"{cards[0]} does not beat {pile[-1]}"
-        if len(cards) == 1 and hand != 1 << cards[0]:
-            return f"after beating with {cards[0]} you must play a second card"
-        return None
 
 
 def parse_trumps(text: str) -> tuple[int, int]:
