@@ -304,7 +304,11 @@ def _root(header: dict[str, Any], session: Session) -> tuple[bytes, int | None]:
 
 
 def _recheck(match: Match, evidence: object) -> CheatError | None:
-    """Apply the kept evidence to the verified state: the violation it proves, if any."""
+    """Apply the kept evidence to the verified state: the violation it proves, if any.
+
+    Only a link its alleged sender signed proves anything about that sender: the
+    saver could write any unsigned (or badly signed) message into its own note.
+    """
     if not isinstance(evidence, dict) or evidence.get("by") not in (0, 1):
         return None
     by = evidence["by"]
@@ -313,6 +317,8 @@ def _recheck(match: Match, evidence: object) -> CheatError | None:
         if isinstance(link, Resume):
             match.check_resume(link, by)
         elif isinstance(link, Signed):
+            if not signature_ok(match.keys[by], *match._digest(link), link.sig):
+                return None
             match.apply(link, by)
     except CheatError as exc:
         return exc

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -139,7 +140,31 @@ def test_cheats_end_the_match_with_evidence(tmp_path: Path, attack: str, error: 
     verified = verify(report.record.read_text())
     assert not verified.complete
     assert verified.end is not None and verified.end["end"] == "cheat"
-    assert type(verified.evidence_error) is error  # the kept evidence proves it on its own
+    if error is BadSignature:  # a bad signature proves nothing about its alleged sender
+        assert verified.evidence_error is None
+    else:
+        assert type(verified.evidence_error) is error  # the kept evidence proves it on its own
+
+
+def test_forged_evidence_in_the_savers_note_proves_nothing(tmp_path: Path) -> None:
+    """The saver writes an unsigned out-of-turn move "by" its peer into its own end note:
+    verify shows the note but does not say the evidence proves a cheat."""
+    report, _ = run(bot_duel(tmp_path, games=1))
+    lines = report.record.read_text().splitlines()
+    cut = next(
+        i for i, line in enumerate(lines[1:], 1) if json.loads(line).get("link", {}).get("t") == "move"
+    )
+    due = json.loads(lines[cut])
+    link = due["link"]
+    forged = {"by": 1 - due["by"], **link, "move": "take", "hash": "00" * 32, "sig": "00" * 64}
+    note = {"end": "cheat", "detail": "moved out of turn", "by": 1 - due["by"], "evidence": forged}
+    verified = verify("\n".join([*lines[:cut], json.dumps(note)]) + "\n")
+    assert verified.end is not None and verified.end["end"] == "cheat"
+    assert verified.evidence_error is None
+    assert not any("proves" in str(line) for line in verified.summary_lines())
+    # a real link of the record, attributed to the other player: its signature is not theirs
+    note["evidence"] = {**link, "by": 1 - due["by"]}
+    assert verify("\n".join([*lines[:cut], json.dumps(note)]) + "\n").evidence_error is None
 
 
 async def _send_two_chats(tmp_path: Path, meddle) -> Report:  # type: ignore[no-untyped-def]
