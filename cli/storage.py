@@ -15,12 +15,14 @@ platformdirs gives for the platform (``~/.local/share/trumps``, ...): the same
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from cli.i18n import _
+from engine.ai import LEVELS
 from p2p.home import Home, write_atomically
 
 _UNFINISHED = "unfinished.json"
@@ -68,7 +70,7 @@ def record_paths() -> list[Path]:
 def _record_order(path: Path) -> tuple[str, int]:
     """Names sort by date, and ``…Z-2.txt`` (a second game in the same second) after ``…Z.txt``."""
     base, _, number = path.stem.rpartition("-")
-    if base.endswith("Z") and number.isdigit():
+    if base.endswith("Z") and re.fullmatch("[0-9]{1,9}", number):
         return base, int(number)
     return path.stem, 1
 
@@ -116,13 +118,22 @@ def load_unfinished() -> Unfinished | None:
         return None
     try:
         raw = json.loads(read_text(path))
+        games = _whole(raw, "games", 1, 999)
+        played = _whole(raw, "played", 0, games - 1)
+        halves = _field(raw, "halves", list)
+        if len(halves) != 2:
+            raise ValueError(
+                _("{key!r} must be a {kind}, not {value!r}").format(
+                    key="halves", kind="[int, int]", value=halves
+                )
+            )
         unfinished = Unfinished(
             record=_field(raw, "record", str),
-            level=_field(raw, "level", str),
-            games=_field(raw, "games", int),
-            played=_field(raw, "played", int),
-            halves=(int(raw["halves"][0]), int(raw["halves"][1])),
-            me=_field(raw, "me", int),
+            level=_level(_field(raw, "level", str)),
+            games=games,
+            played=played,
+            halves=(_whole(halves, 0, 0, 2 * played), _whole(halves, 1, 0, 2 * played)),
+            me=_whole(raw, "me", 0, 1),
         )
     except (ValueError, KeyError, TypeError, IndexError) as exc:
         raise StorageError(
@@ -135,10 +146,27 @@ def load_unfinished() -> Unfinished | None:
     return unfinished
 
 
-def _field(raw: Any, key: str, kind: type) -> Any:
+def _field(raw: Any, key: str | int, kind: type) -> Any:
     value = raw[key]
     if type(value) is not kind:
         raise ValueError(
             _("{key!r} must be a {kind}, not {value!r}").format(key=key, kind=kind.__name__, value=value)
         )
     return value
+
+
+def _whole(raw: Any, key: str | int, low: int, high: int) -> int:
+    value: int = _field(raw, key, int)
+    if not low <= value <= high:
+        raise ValueError(
+            _("{where}: must be a whole number {low}-{high}").format(where=repr(key), low=low, high=high)
+        )
+    return value
+
+
+def _level(level: str) -> str:
+    if level not in LEVELS:
+        raise ValueError(
+            _("unknown level {level!r}: choose one of {levels}").format(level=level, levels=", ".join(LEVELS))
+        )
+    return level

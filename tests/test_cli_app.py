@@ -211,7 +211,14 @@ def test_invalid_input_gets_one_line_and_changes_nothing() -> None:
         await d.my_turn()
         assert session.game is not None
         before = len(session.game.moves)
-        for text, words in (("zz", "not a card"), ("99", "no card 99"), ("ks 6h 7h", "not a move")):
+        for text, words in (
+            ("zz", "not a card"),
+            ("99", "no card 99"),
+            ("ks 6h 7h", "not a move"),
+            ("²", "not a card"),
+            ("① 2", "not a card"),
+            ("1" * 4400, "no card 111"),
+        ):
             await d.keys("\x15" + text + ENTER)  # Ctrl-U first: a refused line is kept for fixing
             assert session.error and words in session.message, session.message
             assert "\n" not in session.message and len(session.game.moves) == before

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -57,6 +58,8 @@ def test_help_imports_no_heavy_module() -> None:
 def test_bad_options_are_refused_clearly(capsys: pytest.CaptureFixture[str]) -> None:
     for argv, words in (
         (["--games", "0"], "number of games"),
+        (["--games", "²"], "number of games"),
+        (["--games", "1" * 4400], "number of games"),
         (["--seed", "xyz"], "not hexadecimal"),
         (["--trump", "x"], "not a suit"),
         (["--pickup", "sometimes"], "invalid choice"),
@@ -126,6 +129,16 @@ def test_config_remembers_and_survives_damage(homes: Path) -> None:
         "[]",
         '{"record": 5}',
         '{"record": "../x.txt", "level": "hard", "games": 1, "played": 0, "halves": [0, 0], "me": 0}',
+        '{"record": "g.txt", "level": "foo", "games": 1, "played": 0, "halves": [0, 0], "me": 0}',
+        '{"record": "g.txt", "level": "hard", "games": 1, "played": 0, "halves": [0, 0], "me": 5}',
+        '{"record": "g.txt", "level": "hard", "games": 0, "played": 0, "halves": [0, 0], "me": 0}',
+        '{"record": "g.txt", "level": "hard", "games": 1000, "played": 0, "halves": [0, 0], "me": 0}',
+        '{"record": "g.txt", "level": "hard", "games": 3, "played": 3, "halves": [2, 4], "me": 0}',
+        '{"record": "g.txt", "level": "hard", "games": 3, "played": -1, "halves": [0, 0], "me": 0}',
+        '{"record": "g.txt", "level": "hard", "games": 3, "played": 1, "halves": [-1, 3], "me": 0}',
+        '{"record": "g.txt", "level": "hard", "games": 3, "played": 1, "halves": [0, "2"], "me": 0}',
+        '{"record": "g.txt", "level": "hard", "games": 3, "played": 1, "halves": [0, 2, 0], "me": 0}',
+        '{"record": "g.txt", "level": "hard", "games": 3, "played": 1, "halves": 2, "me": 0}',
     ],
 )
 def test_a_damaged_unfinished_note_raises_a_clear_error(text: str) -> None:
@@ -133,6 +146,28 @@ def test_a_damaged_unfinished_note_raises_a_clear_error(text: str) -> None:
     (storage.data_dir() / "unfinished.json").write_text(text)
     with pytest.raises(storage.StorageError, match=r"unfinished\.json"):
         storage.load_unfinished()
+
+
+def test_play_resume_with_a_damaged_note_says_so_and_forgets_it(capsys: pytest.CaptureFixture[str]) -> None:
+    for level, me in (("foo", 0), ("easy", 5)):
+        storage.write_atomic(storage.games_dir() / "g.txt", finished_game().to_record())
+        note = {"record": "g.txt", "level": level, "games": 1, "played": 0, "halves": [0, 0], "me": me}
+        storage.write_atomic(storage.data_dir() / "unfinished.json", json.dumps(note))
+        assert cli_main.main(["play", "--resume"]) == 1
+        err = capsys.readouterr().err
+        assert "no unfinished game" in err and "unfinished.json" in err and "Traceback" not in err
+        assert storage.load_unfinished() is None
+
+
+def test_odd_digits_in_record_names_sort_without_error(
+    homes: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = ["2026-11-30T10-02-11Z-².txt", "2026-11-30T10-02-11Z-2.txt", "2026-11-30T10-02-11Z.txt"]
+    for name in names:
+        storage.write_atomic(storage.games_dir() / name, finished_game().to_record())
+    assert [p.name for p in storage.record_paths()] == [names[2], names[1], names[0]]
+    assert cli_main.main(["history"]) == 0
+    assert "Z-².txt" in capsys.readouterr().out
 
 
 def test_record_names_never_collide(homes: Path) -> None:

@@ -536,7 +536,7 @@ class Session:
         The :class:`NotationError` raised says what is wrong, for the screen.
         """
         numbers = text.replace(",", " ").split()
-        if numbers and all(n.isdigit() for n in numbers):
+        if numbers and all(re.fullmatch("[0-9]+", n) for n in numbers):
             cards = self._numbered_cards(numbers)
         elif text.strip().lower() in ("take", _("take").lower()):
             return TAKE
@@ -555,7 +555,7 @@ class Session:
     def _numbered_cards(self, numbers: list[str]) -> list[Card]:
         hand = self.my_hand()
         for n in numbers:
-            if not 1 <= int(n) <= len(hand):
+            if len(n) > 3 or not 1 <= int(n) <= len(hand):  # int() refuses 4300 digits and more
                 raise NotationError(
                     _("There is no card {number}: your cards are numbered 1 to {count}.").format(
                         number=n, count=len(hand)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from cli.i18n import N_, _
@@ -21,7 +22,7 @@ def _suit(text: str) -> str:
 
 
 def _games(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 999:
+    if not re.fullmatch("[0-9]{1,3}", text) or not 1 <= int(text) <= 999:
         raise argparse.ArgumentTypeError(
             _("{text!r} is not a number of games from 1 to 999").format(text=text)
         )
