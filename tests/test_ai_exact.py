@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from engine import Card, Position, Rules
+from engine import Card, Game, Position, Rules
 from engine.ai import choose
 from engine.ai.search import MATE_BOUND, search
 
@@ -104,11 +104,86 @@ def test_hard_keeps_the_exact_value_with_at_most_8_cards(seed: int) -> None:
         assert proven == values[position], (position, result)
 
 
-def test_coming_back_to_an_earlier_position_is_a_draw() -> None:
+class _OutOfBudget(Exception):
+    """The game-rule solver gave up: too many positions."""
+
+
+def game_value(game: Game, budget: list[int]) -> int:
+    """The exact value for the side to move of ``game`` as it stands, by :class:`Game`'s own rules.
+
+    A plain depth-first search through ``Game.play`` and ``Game.undo``, so the
+    third occurrence of a position ends a line as a draw exactly as in a game.
+    """
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _OutOfBudget
+    result = game.result
+    if result is not None:
+        return DRAW if result.winner is None else WIN if result.winner == game.position.turn else LOSS
+    best = LOSS
+    for move in game.position.legal_moves():
+        game.play(move)
+        try:
+            best = max(best, -game_value(game, budget))
+        finally:
+            game.undo()
+        if best == WIN:
+            break
+    return best
+
+
+def test_a_third_occurrence_is_a_draw_and_a_second_is_not() -> None:
     position = Position.from_notation("9HJHQHKD/TC/8H SH 0")
     values = solve_all(position)
     winning = [position.play(m) for m in position.legal_moves() if values[position.play(m)] == LOSS]
-    result = search(position, history=winning, nodes=100_000)
-    # Every win now repeats the game, so the best left is a draw by repetition, not a loss.
+    # Seen twice already: every win would be a third occurrence, so the best left is a draw.
+    result = search(position, history=winning * 2, nodes=100_000)
     assert result.proven and result.score == 0
     assert position.play(result.move) in winning
+    # Seen once: going there again is only the second time, and the win still stands.
+    result = search(position, history=winning, nodes=100_000)
+    assert result.proven and result.score > MATE_BOUND
+    assert position.play(result.move) in winning
+
+
+def test_a_position_seen_once_before_is_no_draw_yet() -> None:
+    # The game is back at its start: a second occurrence, and still a loss (it was scored a draw).
+    game = Game(Position.from_notation("TS6HAD/JS9D6C8C/- SC 0"))
+    for move in ("TS", "JS,8C", "take", "9D", "JS,8C", "take"):
+        game.play(move)
+    assert game.position == game.start and game.result is None
+    assert game_value(game, [100_000]) == LOSS
+    result = search(game.position, history=game.positions[:-1], nodes=100_000)
+    assert result.proven and result.score < -MATE_BOUND
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_search_applies_the_repetition_rule_to_the_history(seed: int) -> None:
+    # Games of random moves that repeat positions, against the rules as Game applies them.
+    rng = random.Random(seed)
+    checked = 0
+    while checked < 40:
+        game = Game(random_endgame(rng, 7))
+        for _ in range(rng.randint(2, 12)):
+            if game.result is not None:
+                break
+            game.play(rng.choice(game.position.legal_moves()))
+        if game.result is not None or len(set(game.positions)) == len(game.positions):
+            continue
+        moves = game.position.legal_moves()
+        if len(moves) < 2:
+            continue
+        after = {}
+        try:
+            for move in moves:
+                game.play(move)
+                after[move] = -game_value(game, [20_000])
+                game.undo()
+        except _OutOfBudget:
+            continue
+        checked += 1
+        value = max(after.values())
+        result = search(game.position, history=game.positions[:-1], nodes=200_000)
+        assert result.proven, game.positions
+        proven = WIN if result.score > MATE_BOUND else LOSS if result.score < -MATE_BOUND else DRAW
+        assert (proven, after[result.move]) == (value, value), game.positions

@@ -6,9 +6,10 @@ Scores are from the side to move's point of view: a win ``MATE - plies``, a loss
 pick-ups cost no depth (there is nothing to choose), so the horizon never falls
 in the middle of one.
 
-Exactness. A line that comes back to a position already on the search path (or
-seen earlier in the game) scores a draw, so every search tree is finite and its
-value is the game value with endless play counted as a draw. Two counters make
+Exactness. A line that comes back to a position already on the search path, or
+to one the game has already seen twice (a third occurrence), scores a draw, so
+every search tree is finite and its value is the game value with endless play
+counted as a draw. Two counters make
 the table safe to share between lines: results that met the horizon are stored
 with their depth, results that met none are stored as *solved* (good at any
 depth), and results with a repetition that went back above their own node keep
@@ -26,6 +27,7 @@ repeats a position.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -98,8 +100,9 @@ def search(
 ) -> SearchResult:
     """Search ``position`` within ``seconds`` and/or ``nodes``; iterate to ``max_depth``.
 
-    ``history`` holds the game's earlier positions: coming back to one of them
-    counts as a draw. With only ``nodes`` the result is deterministic.
+    ``history`` holds the game's earlier positions: coming back to one seen twice
+    there is a draw (its third occurrence); one seen once draws when the line comes
+    back to it again. With only ``nodes`` the result is deterministic.
     """
     root_moves = position.legal_moves()
     if not root_moves:
@@ -112,8 +115,11 @@ def search(
     voluntary = position.rules.voluntary
     evaluate = evaluator(trumps, weights)
     costs = (_COSTS[trumps[0]], _COSTS[trumps[1]])
-    # Each position on the search path, with its ply; the game's earlier positions sit above the root.
-    path: dict[Key, int] = dict.fromkeys(map(position_key, history), -1)
+    # Each position on the search path, with its ply. A position the game has seen twice already
+    # sits above the root (coming back to it is the third time: a draw). One seen once is searched
+    # like any other: reaching it again is only its second time, and only a return on the path draws.
+    seen = Counter(map(position_key, history))
+    path: dict[Key, int] = {key: -1 for key, times in seen.items() if times >= 2}
     cap = position.rules.max_moves - len(history)  # plies left before the move cap draws
     stop_ply = min(cap, MAX_PLY)
     table: dict[Key, tuple[int, int, int, int]] = {}
