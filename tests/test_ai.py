@@ -10,6 +10,7 @@ import pytest
 from engine import TAKE, Card, Game, Position, Rules, deal
 from engine.ai import LEVELS, choose
 from engine.ai.board import move_code, move_of, pile_cards, pile_code
+from engine.ai.greedy import greedy_move
 from engine.ai.search import MATE_BOUND, _child, _out_value, position_key, root_codes, search
 from engine.cards import BEATERS
 
@@ -39,6 +40,16 @@ def test_a_whole_game_between_levels_ends() -> None:
         level = ("medium", "hard")[game.position.turn]
         game.play(choose(game.position, level, nodes=400, history=game.positions, rng=rng))
     assert game.result.reason.value in ("out", "last card", "repetition", "move cap")
+
+
+def test_easy_without_an_rng_is_random_about_half_the_time_yet_deterministic() -> None:
+    positions = [p for p in _positions() if len(p.legal_moves()) > 2]  # so a random move is seldom greedy
+    moves = [choose(p, "easy") for p in positions]
+    assert moves == [choose(p, "easy") for p in positions]
+    off_greedy = sum(
+        move != greedy_move(p, p.legal_moves()) for p, move in zip(positions, moves, strict=True)
+    )
+    assert 0.2 * len(positions) < off_greedy < 0.8 * len(positions), (off_greedy, len(positions))
 
 
 def test_unknown_level_and_finished_game_are_refused() -> None:

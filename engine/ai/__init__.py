@@ -52,7 +52,9 @@ def choose(
     alone the move is deterministic); with neither the level's own budget
     applies. ``history`` holds the game's earlier positions (for the
     repetition rule; the current position may be its last entry) and ``rng``
-    is the only source of randomness (a fixed one when ``None``).
+    is the only source of randomness; when it is ``None``, ``easy`` draws from
+    one seeded by the position's notation (so the same position always gets the
+    same move, and about half the positions get a random one).
     """
     if level not in LEVELS:
         raise ValueError(f"unknown AI level {level!r}: choose one of {', '.join(LEVELS)}")
@@ -62,7 +64,9 @@ def choose(
     if len(moves) == 1:
         return moves[0]
     if level == "easy":
-        rng = rng if rng is not None else random.Random(0)
+        # Without an rng, one seeded by the position: still deterministic, yet random half the time
+        # across positions (a fixed seed would draw the same number, and the same branch, every move).
+        rng = rng if rng is not None else random.Random(position.notation())
         return rng.choice(moves) if rng.random() < 0.5 else greedy_move(position, moves)
     if history and history[-1] == position:
         history = history[:-1]
