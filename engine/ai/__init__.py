@@ -25,7 +25,7 @@ import random
 from collections.abc import Sequence
 
 from engine.ai.greedy import greedy_move
-from engine.ai.search import search
+from engine.ai.search import search as _search  # the name `search` stays the submodule
 from engine.errors import IllegalMoveError
 from engine.moves import Move
 from engine.position import Position
@@ -74,4 +74,4 @@ def choose(
         nodes = MEDIUM_NODES if nodes is None else min(nodes, MEDIUM_NODES)
     elif seconds is None and nodes is None:
         seconds = DEFAULT_SECONDS[level]
-    return search(position, history, seconds=seconds, nodes=nodes).move
+    return _search(position, history, seconds=seconds, nodes=nodes).move

@@ -11,7 +11,8 @@ that playing it is ``pile << (6 * cards) | code``.
 >>> pile = pile_code(p.pile)
 >>> str(p.pile[-1]), (pile & 63) - 1 == p.pile[-1]
 ('8C', True)
->>> str(move_of(move_code(Move.parse("7S,AH"))))
+>>> seven, ace = Move.parse("7S,AH").cards
+>>> str(move_of((seven + 1) << 6 | (ace + 1)))
 '7S,AH'
 """
 
@@ -29,24 +30,6 @@ def pile_code(pile: Iterable[int]) -> int:
     """The pile (bottom to top) as one int, top card in the lowest 6 bits."""
     code = 0
     for card in pile:
-        code = code << 6 | (card + 1)
-    return code
-
-
-def pile_cards(code: int) -> list[int]:
-    """The cards of a pile code, bottom to top."""
-    cards = []
-    while code:
-        cards.append((code & 63) - 1)
-        code >>= 6
-    cards.reverse()
-    return cards
-
-
-def move_code(move: Move) -> int:
-    """The code of a move (see the module docs)."""
-    code = 0
-    for card in move.cards:
         code = code << 6 | (card + 1)
     return code
 

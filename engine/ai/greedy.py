@@ -11,11 +11,9 @@ from engine.cards import BEATERS
 from engine.moves import Move
 from engine.position import Position
 
-
-def card_cost(position: Position, card: int) -> int:
-    """How dear a card is to spend for the side to move: own trumps dearest, then rank."""
-    trump = position.trumps[position.turn]
-    return (9 if card // 9 == trump else 0) + card % 9
+COSTS = tuple(tuple(c % 9 + (9 if c // 9 == trump else 0) for c in range(36)) for trump in range(4))
+"""``COSTS[trump][card]``: how dear a card is to part with for the holder of ``trump``:
+own trumps dearest, then rank. The search orders its moves by it too."""
 
 
 def pressure(position: Position, card: int) -> int:
@@ -27,12 +25,14 @@ def pressure(position: Position, card: int) -> int:
 def greedy_move(position: Position, moves: list[Move]) -> Move:
     """The greedy choice among ``moves`` (the legal moves of ``position``)."""
 
+    costs = COSTS[position.trumps[position.turn]]
+
     def score(move: Move) -> tuple[int, int, int]:
         cards = move.cards
         if not cards:
             return (99, 0, 0)  # take only when nothing else is allowed or sensible
-        beat = card_cost(position, cards[0]) if position.pile else 0
+        beat = costs[cards[0]] if position.pile else 0
         lead = cards[-1]
-        return (beat, pressure(position, lead), card_cost(position, lead))
+        return (beat, pressure(position, lead), costs[lead])
 
     return min(moves, key=score)

@@ -34,6 +34,7 @@ from itertools import chain
 
 from engine.ai.board import Key, move_of, pile_code
 from engine.ai.evaluation import DEFAULT_WEIGHTS, Weights, evaluator
+from engine.ai.greedy import COSTS
 from engine.cards import BEATERS, cards_of
 from engine.errors import IllegalMoveError
 from engine.moves import Move
@@ -50,8 +51,6 @@ _CHECK_EVERY = 256  # nodes between looks at the clock
 _ACE = 8
 _NO_REPEAT = 1 << 30
 _LATE = 4  # moves tried at a node before the rest are first searched one ply shallower
-_COSTS = tuple(tuple(c % 9 + (9 if c // 9 == trump else 0) for c in range(36)) for trump in range(4))
-"""``_COSTS[trump][card]``: how dear a card is to part with: own trumps dearest, then rank."""
 
 
 class _Aborted(Exception):
@@ -87,7 +86,7 @@ def root_codes(position: Position) -> Iterator[int]:
     if pile and not beat_set:
         return iter((0,))
     theirs = BEATERS[position.trumps[1 - turn]]
-    return _ordered_moves(me, opp, beat_set, theirs, _COSTS[trump], position.rules.voluntary, -1, -1)
+    return _ordered_moves(me, opp, beat_set, theirs, COSTS[trump], position.rules.voluntary, -1, -1)
 
 
 def search(
@@ -114,7 +113,7 @@ def search(
     beaters = (BEATERS[trumps[0]], BEATERS[trumps[1]])
     voluntary = position.rules.voluntary
     evaluate = evaluator(trumps, weights)
-    costs = (_COSTS[trumps[0]], _COSTS[trumps[1]])
+    costs = (COSTS[trumps[0]], COSTS[trumps[1]])
     # Each position on the search path, with its ply. A position the game has seen twice already
     # sits above the root (coming back to it is the third time: a draw). One seen once is searched
     # like any other: reaching it again is only its second time, and only a return on the path draws.
