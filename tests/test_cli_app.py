@@ -28,7 +28,7 @@ from cli.app.match import Match
 from cli.app.opponent import Deal, OpponentLeft, Table
 from cli.app.resume import load_unfinished
 from cli.app.session import Display, Session
-from engine import TAKE, Game, Move, Rules
+from engine import TAKE, Card, Game, Move, Position, Rules
 
 TAB, ENTER = "\t", "\r"
 F1, F2, F3, F4, F5 = "\x1bOP", "\x1bOQ", "\x1bOR", "\x1bOS", "\x1b[15~"
@@ -784,6 +784,59 @@ def test_when_nothing_beats_enter_or_a_click_on_the_pile_takes() -> None:
 
     run(session, script)
     assert takes == 2
+
+
+def session_at(notation: str, pickup: str = "forced") -> Session:
+    """A session (seat 0, against the AI) at a chosen position, driven by its methods."""
+    session = ai_session(trump="S")
+    session.connect(lambda: None, lambda: None)
+    session.game = Game(Position.from_notation(notation, Rules(pickup=pickup)))
+    return session
+
+
+def test_refusals_say_which_rule_the_engine_names() -> None:
+    async def main() -> None:
+        for notation, text, words in (
+            ("9C7H6D/KSAS/8C SH 0", "take", "9♣ beats 8♣, so you must beat (forced pick-up)"),
+            ("9C7H6D/KSAS/8C SH 0", "7h 6d", "7♥ does not beat 8♣"),
+            ("9C7H6D/KSAS/8C SH 0", "as", "You do not hold A♠"),
+            ("9C7H6D/KSAS/- SH 0", "9c 7h", "The pile is empty: lay one card on it"),
+            ("9C7H6D/KSAS/8C SH 0", "9c", "After beating with 9♣ you must lay a second card on it"),
+        ):
+            session = session_at(notation)
+            assert session.game is not None
+            session.submit(text)
+            assert session.error and words in session.message, (text, session.message)
+            assert session.game.moves == ()
+        session = session_at("9C7H6D/KSAS/8C SH 0")
+        session.click_pile(Card.parse("8C"))
+        assert "You cannot take now" in session.message
+        session.pick(Card.parse("7H"))
+        assert "7♥ does not beat 8♣" in session.message and session.picked == []
+        session = session_at("7H6D/KSAS/8C SH 0")
+        session.pick(Card.parse("7H"))
+        assert "Nothing of yours beats 8♣: take 1 card" in session.message
+        session.close()
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("how", ["click", "typed"])
+def test_under_voluntary_pick_up_a_held_beating_card_does_not_stop_a_take(how: str) -> None:
+    async def main() -> None:
+        session = session_at("9C7H6D/KSAS/8C SH 0", pickup="voluntary")
+        assert session.game is not None
+        session.pick(Card.parse("9C"))
+        assert session.picked == [Card.parse("9C")]
+        if how == "click":
+            session.click_pile(Card.parse("8C"))
+        else:
+            session.buffer.insert_text("take")
+            session.enter()
+        assert session.game.moves == (TAKE,) and session.picked == [] and not session.error
+        session.close()
+
+    asyncio.run(main())
 
 
 class BrokenOpponent(ScriptedOpponent):

@@ -38,7 +38,7 @@ from cli.app.match import Match
 from cli.app.names import MY_NAME, shown_name
 from cli.app.opponent import Deal, Opponent, OpponentLeft
 from cli.i18n import _, ngettext
-from engine import TAKE, Card, Game, IllegalMoveError, Move, NotationError, Outcome, Reason, Rules
+from engine import TAKE, Card, Game, Illegal, IllegalMoveError, Move, NotationError, Outcome, Reason, Rules
 from engine.ai import LEVELS, choose
 from engine.cards import SUITS
 
@@ -506,15 +506,18 @@ class Session:
         return self.game.position.legal_moves() == [TAKE]
 
     def click_pile(self, card: Card) -> None:
-        """A click on the pile takes, when taking is allowed."""
-        if self.my_turn and TAKE in self._moves_from_picked():
+        """A click on the pile takes, when taking is allowed (a card held to beat with is put back)."""
+        if not self.my_turn:
+            self._not_now()
+            return
+        assert self.game is not None
+        if self.game.position.is_legal(TAKE):
+            self.picked.clear()
             self._play(TAKE)
-        elif self.my_turn:
+        else:
             self._say(
                 _("You cannot take now: a card of yours beats the top card (forced pick-up)."), error=True
             )
-        else:
-            self._not_now()
 
     def submit(self, text: str) -> None:
         """Play the move typed on the move line, or explain in one line why not."""
@@ -529,6 +532,11 @@ class Session:
             return
         self._play(move)
 
+    def _is_take(self, text: str) -> bool:
+        """Whether the move line asks to take, after any card held to beat with (``KS take``)."""
+        typed = text.removeprefix(self.picked_text()).strip().lower()
+        return typed in ("take", _("take").lower())
+
     def parse(self, text: str) -> Move:
         """A move from the move line: notation (``ks 6h``, ``K♠,6♥``, ``take``, the language's
         rank letters and word for take) or card numbers (``3 7``).
@@ -538,7 +546,7 @@ class Session:
         numbers = text.replace(",", " ").split()
         if numbers and all(re.fullmatch("[0-9]+", n) for n in numbers):
             cards = self._numbered_cards(numbers)
-        elif text.strip().lower() in ("take", _("take").lower()):
+        elif self._is_take(text):
             return TAKE
         else:
             cards = self._written_cards(text)
@@ -580,15 +588,11 @@ class Session:
     def _play(self, move: Move) -> None:
         game = self.game
         assert game is not None
-        missing = [c for c in move.cards if c not in game.position.hand(self.me)]
-        if missing:
-            self._say(_("You do not hold {card}.").format(card=self._card(missing[0])), error=True)
+        reason = game.position.why_illegal(move)
+        if reason is not None:
+            self._say(self._refusal(move, reason), error=True)
             return
-        try:
-            game.play(move)
-        except IllegalMoveError:
-            self._say(self._why_illegal(move), error=True)
-            return
+        game.play(move)
         self.buffer.reset()
         self.picked.clear()
         self.opponent.played(game, move)
@@ -619,39 +623,39 @@ class Session:
                 )
             )
             return
-        position = self.game.position
-        if self.picked or not position.pile:
+        if self.picked:  # the held card chosen again
             self._say(_("That card cannot be played now."), error=True)
-        elif position.beats(card):
-            self._say(_("{card} cannot be played now.").format(card=self._card(card)), error=True)
-        elif not position.beaters():
-            self._say(
-                _("Nothing of yours beats {top}: take {cards} (Enter on an empty line).").format(
-                    top=self._card(position.top or card), cards=count_cards(position.take_count())
-                ),
-                error=True,
-            )
-        else:
-            self._say(self._not_beating(card), error=True)
+            return
+        single = Move(card)
+        reason = self.game.position.why_illegal(single)
+        assert reason is not None  # a legal single card was played above
+        self._say(self._refusal(single, reason), error=True)
 
-    def _not_beating(self, card: Card) -> str:
-        assert self.game is not None
-        top = self.game.position.top
-        return _("{card} does not beat {top}.").format(card=self._card(card), top=self._card(top or card))
-
-    def _why_illegal(self, move: Move) -> str:
-        """Why the engine refused ``move`` (cards the player holds), asked of the engine's position."""
+    def _refusal(self, move: Move, reason: Illegal) -> str:
+        """Why the engine refuses ``move`` (its :meth:`~engine.Position.why_illegal`), in the player's words."""
         assert self.game is not None
         position = self.game.position
-        if not position.pile:
+        top = position.top
+        if reason is Illegal.NOT_HELD:
+            missing = next(c for c in move.cards if c not in position.hand(self.me))
+            return _("You do not hold {card}.").format(card=self._card(missing))
+        if reason is Illegal.EMPTY_PILE:
             return _("The pile is empty: lay one card on it.")
-        if move.is_take:
-            beater = position.beaters()[0]
+        if reason is Illegal.GAME_OVER:
+            return _("No game in play: answer the question below.")
+        assert top is not None  # the other rules concern a card on the pile
+        if reason is Illegal.MUST_BEAT:
             return _("{card} beats {top}, so you must beat (forced pick-up).").format(
-                card=self._card(beater), top=self._card(position.top or beater)
+                card=self._card(position.beaters()[0]), top=self._card(top)
             )
-        if not position.beats(move.cards[0]):
-            return self._not_beating(move.cards[0])
+        if reason is Illegal.NO_BEAT and self._only_take():
+            return _("Nothing of yours beats {top}: take {cards} (Enter on an empty line).").format(
+                top=self._card(top), cards=count_cards(position.take_count())
+            )
+        if reason is Illegal.NO_BEAT:
+            return _("{card} does not beat {top}.").format(
+                card=self._card(move.cards[0]), top=self._card(top)
+            )
         return _("After beating with {card} you must lay a second card on it.").format(
             card=self._card(move.cards[0])
         )
