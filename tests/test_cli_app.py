@@ -442,6 +442,16 @@ def test_a_damaged_unfinished_note_is_reported_not_fatal(homes: Path) -> None:
     assert load_unfinished() == (None, "")
 
 
+def test_an_unfinished_record_without_its_deal_is_reported_not_fatal(homes: Path) -> None:
+    record = Game.from_deal(bytes(32), 0, "SH", Players="You vs AI (easy)").to_record()
+    record = record.replace(f"Seed: {'0' * 64}\n", "").replace("Dealer: 0", "Dealer: x")
+    storage.write_atomic(storage.games_dir() / "g.txt", record)
+    storage.save_unfinished(storage.Unfinished("g.txt", "easy", 1, 0, (0, 0)))
+    resume, notice = load_unfinished()
+    assert resume is None and "could not be read" in notice and "Seed" in notice
+    assert load_unfinished() == (None, "")
+
+
 def test_new_game_asks_then_deals_and_hiding_the_opponent() -> None:
     session = ai_session(trump="H")
 
@@ -794,6 +804,11 @@ def session_at(notation: str, pickup: str = "forced") -> Session:
     return session
 
 
+def table_text(session: Session) -> str:
+    with create_pipe_input() as pipe, set_app(create_application(session, input=pipe, output=SizedOutput())):
+        return " ".join("".join(fragment[1] for fragment in Board(session).table()).split())  # unwrapped
+
+
 def test_refusals_say_which_rule_the_engine_names() -> None:
     async def main() -> None:
         for notation, text, words in (
@@ -809,6 +824,7 @@ def test_refusals_say_which_rule_the_engine_names() -> None:
             assert session.error and words in session.message, (text, session.message)
             assert session.game.moves == ()
         session = session_at("9C7H6D/KSAS/8C SH 0")
+        assert "then lay a card on it." in table_text(session)
         session.click_pile(Card.parse("8C"))
         assert "You cannot take now" in session.message
         session.pick(Card.parse("7H"))
@@ -825,7 +841,7 @@ def test_refusals_say_which_rule_the_engine_names() -> None:
 def test_under_voluntary_pick_up_a_held_beating_card_does_not_stop_a_take(how: str) -> None:
     async def main() -> None:
         session = session_at("9C7H6D/KSAS/8C SH 0", pickup="voluntary")
-        assert session.game is not None
+        assert session.game is not None and "then lay a card on it, or take." in table_text(session)
         session.pick(Card.parse("9C"))
         assert session.picked == [Card.parse("9C")]
         if how == "click":

@@ -34,6 +34,7 @@ from cli.app.keys import COMMAND_KEYS, key_label
 from cli.app.session import Session
 from cli.app.widths import cell_width
 from cli.i18n import _
+from engine import TAKE
 
 MIN_COLUMNS, MIN_ROWS = 80, 24
 HISTORY_WIDTH = 27
@@ -203,17 +204,17 @@ class Board:
             )
         elif top is None:
             text = _("Your turn: lay any card.")
-        elif position.beaters() and position.rules.pickup == "voluntary":
+        elif not position.beaters():
+            text = _("Nothing beats {card}: Enter takes {cards}.").format(
+                card=card_text(top, self._ascii), cards=count_cards(position.take_count())
+            )
+        elif position.is_legal(TAKE):
             text = _("Your turn: beat {card}, then lay a card on it, or take.").format(
                 card=card_text(top, self._ascii)
             )
-        elif position.beaters():
+        else:
             text = _("Your turn: beat {card}, then lay a card on it.").format(
                 card=card_text(top, self._ascii)
-            )
-        else:
-            text = _("Nothing beats {card}: Enter takes {cards}.").format(
-                card=card_text(top, self._ascii), cards=count_cards(position.take_count())
             )
         return "class:turn.mine", " ▶ ", text
 

@@ -21,6 +21,8 @@ def load_unfinished() -> tuple[Resume | None, str]:
         if saved is None:
             return None, ""
         game = Game.from_record(storage.read_text(saved.path))
+        if "Seed" not in game.headers:  # the engine checks Dealer and Trumps against the seed only
+            raise RecordError("the record does not name its deal (Seed, Dealer, Trumps)")
     except (storage.StorageError, RecordError) as exc:
         storage.clear_unfinished()
         return None, _("Your unfinished game could not be read, so a new one starts: {error}").format(
