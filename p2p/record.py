@@ -214,7 +214,7 @@ class Verified:
                 detail=self.end.get("detail", ""),
             )
             lines.append(note)
-            if self.end.get("winner") in (0, 1):
+            if _seat(self.end.get("winner")) is not None:
                 template = N_(
                     "the saver awards game {game} to player {winner} "
                     "(its own account: the other player did not sign it)"
@@ -234,7 +234,7 @@ def verify(text: str) -> Verified:
     for number, line in enumerate(raw_lines, 1):
         try:
             row = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: arrays nested deeper than the stack
             raise RecordError(Text(N_("line {number}: not JSON"), number=number)) from None
         if not isinstance(row, dict):
             raise RecordError(Text(N_("line {number}: not a JSON object"), number=number))
@@ -257,8 +257,8 @@ def verify(text: str) -> Verified:
             end = row
             evidence_error = _recheck(match, row.get("evidence"))
             continue
-        by = row.get("by")
-        if by not in (0, 1) or isinstance(by, bool):
+        by = _seat(row.get("by"))
+        if by is None:
             raise RecordError(Text(N_("line {number}: 'by' must be player 0 or 1"), number=number))
         try:
             link = from_json(row.get("link"))
@@ -278,8 +278,8 @@ def _session(header: dict[str, Any]) -> Session:
         check_signatures(hello, offer, accept)
     except P2PError as exc:
         raise RecordError(Text(N_("line {number}: {error}"), number=1, error=exc)) from None
-    seat = header.get("saved_by")
-    return Session(hello, offer, accept, seat if seat in (0, 1) else offer.host_seat)
+    seat = _seat(header.get("saved_by"))
+    return Session(hello, offer, accept, offer.host_seat if seat is None else seat)
 
 
 def _root(header: dict[str, Any], session: Session) -> tuple[bytes, int | None]:
@@ -293,7 +293,7 @@ def _root(header: dict[str, Any], session: Session) -> tuple[bytes, int | None]:
         dealer = previous["dealer"]
     except (TypeError, KeyError, ValueError):
         raise RecordError(Text(N_("line 1: 'rematch_of' is unreadable"))) from None
-    if len(finals) != 2 or dealer not in (0, 1) or isinstance(dealer, bool):
+    if len(finals) != 2 or _seat(dealer) is None:
         raise RecordError(Text(N_("line 1: 'rematch_of' needs two final signatures and a dealer 0 or 1")))
     for seat in (0, 1):
         if not signature_ok(session.keys[seat], "final-sig", transcript, finals[seat]):
@@ -309,9 +309,11 @@ def _recheck(match: Match, evidence: object) -> CheatError | None:
     Only a link its alleged sender signed proves anything about that sender: the
     saver could write any unsigned (or badly signed) message into its own note.
     """
-    if not isinstance(evidence, dict) or evidence.get("by") not in (0, 1):
+    if not isinstance(evidence, dict):
         return None
-    by = evidence["by"]
+    by = _seat(evidence.get("by"))
+    if by is None:
+        return None
     try:
         link = from_json({k: v for k, v in evidence.items() if k != "by"})
         if isinstance(link, Resume):
@@ -325,3 +327,12 @@ def _recheck(match: Match, evidence: object) -> CheatError | None:
     except RecordError:
         return None
     return None
+
+
+def _seat(value: object) -> int | None:
+    """``value`` if it is a seat, 0 or 1; JSON's ``0.0`` and ``true`` compare equal but are not.
+
+    >>> _seat(1), _seat(1.0), _seat(True), _seat(2)
+    (1, None, None, None)
+    """
+    return value if type(value) is int and value in (0, 1) else None

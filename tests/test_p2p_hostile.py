@@ -3,9 +3,11 @@ and half-open sockets, garbage; and the frame decoder, message schema and record
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
+import re
 import time
 import tracemalloc
 from pathlib import Path
@@ -14,6 +16,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from cli.commands import verify as verify_command
 from engine import Rules
 from p2p.channel import Channel
 from p2p.connect import Listener, join, listening_socket
@@ -222,8 +225,66 @@ def test_fuzz_verify_says_what_fails_and_never_crashes(record_text: str, data: s
     target = row.get("link", row)
     key = data.draw(st.sampled_from(sorted(target)))
     target[key] = data.draw(
-        st.none() | st.integers() | st.text(max_size=8) | st.lists(st.integers(), max_size=2)
+        st.none()
+        | st.integers()
+        | st.sampled_from([0.0, 1.0, True])
+        | st.text(max_size=8)
+        | st.lists(st.integers(), max_size=2)
     )
     lines[index] = json.dumps(row) + "\n"
     with contextlib.suppress(RecordError):
         verify("".join(lines))
+
+
+def _tampered(record_text: str, how: str) -> str:
+    lines = record_text.splitlines()
+    header, first = json.loads(lines[0]), json.loads(lines[1])
+    if how == "by 0.0":
+        first["by"] = float(first["by"])
+        return "\n".join([lines[0], json.dumps(first), *lines[2:]]) + "\n"
+    if how == "deep nesting":
+        return lines[0] + "\n" + "[" * 100_000 + "]" * 100_000 + "\n"
+    if how == "rematch dealer 1.0":
+        header["rematch_of"] = {"transcript": "00" * 32, "finals": ["00" * 64] * 2, "dealer": 1.0}
+        return json.dumps(header) + "\n"
+    if how == "saved_by 0.0":
+        header["saved_by"] = 0.0
+        return "\n".join([json.dumps(header), *lines[1:]]) + "\n"
+    assert how == "evidence by 1.0"
+    note = {"end": "cheat", "detail": "x", "by": 1, "evidence": {**first["link"], "by": 1.0}}
+    return "\n".join([*lines[:5], json.dumps(note)]) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("how", "fails"),
+    [
+        ("by 0.0", "line 2: 'by' must be player 0 or 1"),
+        ("deep nesting", "line 2: not JSON"),
+        ("rematch dealer 1.0", "dealer 0 or 1"),
+        ("saved_by 0.0", None),  # ignored: the host's seat is used
+        ("evidence by 1.0", None),  # ignored: evidence of nobody proves nothing
+    ],
+)
+def test_tampered_seats_and_nesting_fail_cleanly(record_text: str, how: str, fails: str | None) -> None:
+    """0.0 and 1.0 are not seats, though they compare equal to 0 and 1; nesting past the stack is not JSON."""
+    text = _tampered(record_text, how)
+    if fails is not None:
+        with pytest.raises(RecordError, match=re.escape(fails)):
+            verify(text)
+        return
+    verified = verify(text)
+    assert type(verified.session.seat) is int and verified.evidence_error is None
+
+
+def test_verify_command_reports_an_unforeseen_failure_without_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(text: str) -> None:
+        raise TypeError("an unforeseen damage")
+
+    monkeypatch.setattr("p2p.record.verify", broken)
+    record = tmp_path / "match.jsonl"
+    record.write_text("{}\n")
+    assert verify_command.run(argparse.Namespace(record=str(record))) == 2
+    err = capsys.readouterr().err
+    assert "FAILED" in err and "an unforeseen damage" in err and "Traceback" not in err

@@ -37,5 +37,9 @@ def run(args: argparse.Namespace) -> int:
         message = _("{file}: FAILED: {error}").format(file=args.record, error=translated(exc))
         print(f"trumps verify: {message}", file=sys.stderr)
         return 2
+    except Exception as exc:  # a damage no check foresaw: still a failed record, not a crash
+        template = _("{file}: FAILED: the record is damaged in a way this program cannot read ({error})")
+        print(f"trumps verify: {template.format(file=args.record, error=repr(exc)[:200])}", file=sys.stderr)
+        return 2
     print("\n".join(translated(line) for line in verified.summary_lines()))
     return 0 if verified.complete else 1
