@@ -198,6 +198,10 @@ class Duel:
         self._claim: Forfeit | None = None
         self._peer_done = False
         self._claimable: Text | None = None
+        self._owing_since: float | None = None
+        """Since when our own link has been due (our player thinking), while it is."""
+        self._stalled: Text | None = None
+        """Why the game may be claimed while the peer, though connected, owes its link past the limit."""
         self._reconnects = 0
         self._sent_at = 0.0
         self._round_trips: list[float] = []
@@ -261,7 +265,8 @@ class Duel:
         except PeerAborted as exc:
             end, error = ("abandoned" if exc.reason == "quit" else "aborted"), exc
             note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
-            awarded, note = self._left_after_deal(note)
+            if exc.reason != "forfeit" or not self._stalled_myself():
+                awarded, note = self._left_after_deal(note)
         except WireError as exc:
             end, error = "corrupted", exc
             note = {"end": end, "detail": f"the connection was corrupted in transit: {exc}", "by": None}
@@ -324,6 +329,11 @@ class Duel:
             return self.seat, self._award(note)
         return None, note
 
+    def _stalled_myself(self) -> bool:
+        """Whether the peer's forfeit claim is plausible: we have owed our link past our own limit."""
+        owing = self._owing_since
+        return owing is not None and time.monotonic() - owing >= self.patience.forfeit_after
+
     def _when(self, error: P2PError) -> str:
         """The error, with whether the peer knew the deal when it happened (see docs/protocol.md)."""
         if self.match.deal_known_to(1 - self.seat):
@@ -346,7 +356,9 @@ class Duel:
         while (due := match.due()) is not None:
             kind, seat = due
             if seat == self.seat:
+                self._owing_since = time.monotonic()
                 link = await self._race(self._my_link(kind), reader)
+                self._owing_since = None
                 match.apply(link, self.seat)
                 self._recorded()
                 self._sent_at = time.monotonic()
@@ -376,7 +388,10 @@ class Duel:
         """Wait until the reader has applied the peer's due link."""
         self._progress.clear()
         try:
-            await self._race(asyncio.wait_for(self._progress.wait(), self.peer_timeout), reader)
+            if self.peer_timeout is None:  # a person: past the limit the game is offered, not claimed
+                await self._race(self._await_owed(due), reader)
+            else:
+                await self._race(asyncio.wait_for(self._progress.wait(), self.peer_timeout), reader)
         except TimeoutError:
             if self.match.due() == due:
                 if self._live:
@@ -392,6 +407,32 @@ class Duel:
         except (ConnectionClosed, PeerTimeout):
             if self.match.due() == due:  # the link did not come before the failure
                 raise
+
+    async def _await_owed(self, due: tuple[type[Signed], int]) -> None:
+        """Wait for the peer's due link; once it is owed past the forfeit limit, offer the claim.
+
+        Keep-alives do not withdraw this offer (the peer is there but does not play); the link does.
+        """
+        limit = self.patience.forfeit_after
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._progress.wait(), limit)
+            return
+        template = N_("{name} did not send its {tag} within {seconds:g} s")
+        self._stalled = Text(template, name=self.peer_name, tag=due[0].TAG, seconds=limit)
+        try:
+            if self._claimable is None:
+                self._claimable = self._stalled
+            self.status(
+                Text(
+                    N_("{why}: type /claim to claim the game by forfeit, or keep waiting"), why=self._stalled
+                )
+            )
+            await self._progress.wait()
+        finally:
+            if self._claimable is self._stalled:
+                self._claimable = None
+                self.status("")
+            self._stalled = None
 
     async def _race(self, work: Awaitable[T], reader: asyncio.Task[None]) -> T:
         """``work``'s result, unless the reader fails first (its error is raised then)."""
@@ -521,7 +562,7 @@ class Duel:
                 shown = True
                 self.status(Text(N_("{name} silent for {seconds:.0f} s"), name=self.peer_name, seconds=quiet))
                 continue
-            self._claimable = None
+            self._claimable = self._stalled  # the peer is heard; a stall stays claimable
             if shown:
                 self.status("")
             return message
@@ -610,6 +651,6 @@ class Duel:
         if match.done:
             await channel.send(Bye())
         self._live = True
-        self._claimable = None
+        self._claimable = self._stalled
         self._reconnects += 1
         self.status(Text(N_("reconnected to {name}: the match goes on"), name=self.peer_name))

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import Rules
-from p2p.duel import Duel
+from engine import Game, Move, Rules
+from p2p.duel import Duel, Patience, Report
 from p2p.errors import ProtocolViolation
 from p2p.fairdeal import Pledge
 from p2p.handshake import Terms
@@ -22,6 +22,7 @@ from p2p.match import Match, position_hash
 from p2p.messages import Abort, Commit, MoveMsg, Ping, Reveal, Signed
 from p2p.players import BotPlayer
 from p2p.record import verify
+from p2p.text import Text
 from tests.test_p2p_helpers import Side, connect_pair, run
 
 
@@ -109,3 +110,41 @@ def test_a_malformed_sealed_message_is_the_peers_violation_not_the_lines(tmp_pat
         await pair.host_channel.close()
 
     run(scenario())
+
+
+class _Staller(BotPlayer):
+    """Keeps the line alive (the duel's keep-alives) but never moves."""
+
+    async def choose(self, game: Game) -> Move:
+        await asyncio.sleep(3600)
+        raise AssertionError("unreachable")
+
+
+def test_a_connected_peer_that_never_moves_can_be_claimed_against(tmp_path: Path) -> None:
+    """A person's side offers the claim once the peer owes its link past the limit; keep-alives do not
+    withdraw the offer; the claim awards the game, and the staller's side does not count it as won."""
+
+    async def scenario() -> tuple[Report, Report, Text | None]:
+        ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+        pair = await connect_pair(ann, bob, Terms(Rules(), 1))
+        patience = Patience(
+            keepalive=0.1, silent_after=0.5, dead_after=5, forfeit_after=0.6, auto_claim=False
+        )
+        victim = Duel(pair.host_channel, pair.host_session, ann.me, BotPlayer("easy"), ann.home.records, None,
+                      patience=patience)  # fmt: skip
+        staller = Duel(pair.join_channel, pair.join_session, bob.me, _Staller("easy"), bob.home.records, None,
+                       patience=patience)  # fmt: skip
+        hosting, joining = asyncio.create_task(victim.run()), asyncio.create_task(staller.run())
+        while victim.claimable is None:
+            await asyncio.sleep(0.05)
+        due = victim.match.due()
+        assert due is not None and due[1] == 1 and due[0] is MoveMsg  # the staller owes a move
+        await asyncio.sleep(0.5)  # several keep-alives later the offer stands
+        offered = victim.claimable
+        assert victim.claim()
+        return await hosting, await asyncio.wait_for(joining, 5), offered
+
+    mine, theirs, offered = run(scenario())
+    assert offered is not None and str(offered) == "bob did not send its move within 0.6 s"
+    assert (mine.end, mine.awarded) == ("forfeit", 0)
+    assert theirs.end == "aborted" and theirs.awarded is None  # it stalled: the claim is not baseless
