@@ -56,8 +56,11 @@ def load_identity(home: Home) -> Identity:
     path = home.identity_file
     if not path.exists():
         key = Ed25519PrivateKey.generate()
-        write_atomically(path, key.private_bytes_raw(), mode=0o600)
-        return Identity.from_key(key)
+        try:
+            write_atomically(path, key.private_bytes_raw(), mode=0o600, exclusive=True)
+            return Identity.from_key(key)
+        except FileExistsError:
+            pass  # another first run made one meanwhile: that one is the identity
     if path.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise P2PError(f"the identity key {path} is readable by others: run 'chmod 600 {path}'")
     raw = path.read_bytes()
