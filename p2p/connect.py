@@ -139,6 +139,7 @@ class Listener:
         if self.playing is not None:
             self._came_back(channel, session)
         elif not self._first.done():
+            self.known.check(session.hello.name, session.accept.key)  # checked in the handshake
             self._first.set_result((channel, session))
         else:  # another joiner was faster
             self.refused(

@@ -173,9 +173,9 @@ def _check_protocol(proto: int, program: str) -> IncompatiblePeer | None:
     )
 
 
-def _busy(me: str, playing: Session) -> PeerBusy:
-    template = N_("{me} is playing a match with {other} right now: try again later")
-    return PeerBusy(Text(template, me=me, other=playing.hello.name))
+def _busy(me: str) -> PeerBusy:
+    """Who the host plays is not told to whoever knocks."""
+    return PeerBusy(Text(N_("{me} is playing another match right now: try again later"), me=me))
 
 
 async def host_handshake(
@@ -197,7 +197,7 @@ async def host_handshake(
     if (error := _check_protocol(hello.proto, hello.program)) is not None:
         raise await _refuse(channel, "incompatible", error)
     if playing is not None and hello.name != playing.hello.name:
-        raise await _refuse(channel, "busy", _busy(name, playing))
+        raise await _refuse(channel, "busy", _busy(name))
     secret, eph = _ephemeral()
     rules = terms.rules
     unsigned = Offer(
@@ -218,9 +218,9 @@ async def host_handshake(
     to_joiner, to_host = _derive(secret, hello.eph, session.session_id)
     channel.seal(to_joiner, to_host)
     if playing is not None and accept.key != playing.accept.key:
-        raise await _refuse(channel, "busy", _busy(name, playing))
-    try:
-        known.check(hello.name, accept.key)
+        raise await _refuse(channel, "busy", _busy(name))
+    try:  # remembered only once it gets the match (the listener's part): it may lose the race
+        known.check(hello.name, accept.key, remember=False)
     except IdentityChanged as exc:
         raise await _refuse(channel, "identity", exc) from None
     return session

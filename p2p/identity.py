@@ -93,8 +93,8 @@ class KnownPeers:
         text = json.dumps(peers, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
         write_atomically(self.path, text.encode(), mode=0o600)
 
-    def check(self, name: str, public: bytes) -> bool:
-        """Accept ``name`` with key ``public``: ``True`` if newly remembered.
+    def check(self, name: str, public: bytes, remember: bool = True) -> bool:
+        """Accept ``name`` with key ``public``: ``True`` if new (and remembered, if ``remember``).
 
         Raises :class:`IdentityChanged` if ``name`` was seen with another key.
         """
@@ -108,6 +108,8 @@ class KnownPeers:
             )
             old = fingerprint(bytes.fromhex(known["key"]))
             raise IdentityChanged(Text(template, name=name, old=old, new=fingerprint(public)))
+        if not remember:
+            return known is None
         peers[name] = {"key": public.hex(), "first_seen": now, "last_seen": now} | (
             {"first_seen": known["first_seen"]} if known else {}
         )

@@ -22,6 +22,7 @@ from p2p.channel import Channel
 from p2p.connect import Listener, join, listening_socket
 from p2p.errors import P2PError, PeerTimeout, RecordError, SlowFrame, WireError
 from p2p.handshake import Terms
+from p2p.identity import KnownPeers
 from p2p.invite import Invite
 from p2p.messages import Ping, Resume, parse
 from p2p.record import verify
@@ -92,6 +93,31 @@ def test_a_burst_of_hostile_connections_stays_bounded_and_the_friend_gets_in(tmp
     assert most <= 8
     assert took < 2.0
     assert len(refused) >= 100  # every hostile connection was turned away, none crashed the host
+
+
+def test_only_the_joiner_that_gets_the_match_is_remembered(tmp_path: Path) -> None:
+    """Two joiners finish the handshake at once: the loser of the race is refused, and its
+    self-chosen name is not bound to its key in the host's known peers."""
+    refused: list[P2PError] = []
+    cat, dan = Side.make(tmp_path, "cat"), Side.make(tmp_path, "dan")
+
+    async def scenario() -> tuple[str, KnownPeers]:
+        ann, listener, port = _listener(tmp_path, refused)
+        invite = Invite("127.0.0.1", port, ann.me.fingerprint)
+        async with listener:
+            joins = [join(invite, side.me, side.name, side.known, accept_all) for side in (cat, dan)]
+            results = await asyncio.gather(*joins)
+            host_channel, session = await listener.first()
+            for channel, _ in results:
+                await channel.close()
+            await host_channel.close()
+            while not refused:
+                await asyncio.sleep(0.01)
+        return session.hello.name, ann.known
+
+    winner, known = run(scenario())
+    assert set(known.load()) == {winner}
+    assert len(refused) == 1 and "another joiner completed the handshake first" in str(refused[0])
 
 
 def test_a_slow_sender_is_cut_off_per_frame_not_per_byte(tmp_path: Path) -> None:
