@@ -20,7 +20,10 @@ from dataclasses import dataclass
 
 from p2p.channel import Channel
 from p2p.errors import (
+    BadHandshakeSignature,
     ConnectionClosed,
+    FingerprintMismatch,
+    IncompatiblePeer,
     P2PError,
     PeerAborted,
     PeerBusy,
@@ -202,6 +205,11 @@ async def join(
     return channel, session
 
 
+_UNPROVEN = (PeerAborted, PeerBusy, FingerprintMismatch, BadHandshakeSignature, IncompatiblePeer)
+"""Refusals a redial meets before the host's signature is checked (a clear ``abort``, an offer
+under another key): anyone on the path could forge them, so they cannot end the match."""
+
+
 @dataclass
 class Redial:
     """The joiner's way back to the host after a drop: redial with backoff (a :class:`~p2p.duel.Reconnector`).
@@ -224,7 +232,7 @@ class Redial:
         while True:
             try:
                 return await join(self.invite, self.me, self.name, self.known, self._same_terms)
-            except (ConnectionClosed, PeerTimeout, WireError):
+            except (ConnectionClosed, PeerTimeout, WireError, *_UNPROVEN):
                 pass
             await asyncio.sleep(delay * random.uniform(0.8, 1.2))  # jitter, not secrecy
             delay = min(delay * 2, self.max_delay)

@@ -16,7 +16,7 @@ from p2p.channel import Channel
 from p2p.connect import Listener, Redial, join, listening_socket
 from p2p.duel import Duel, Patience, Report
 from p2p.errors import Forfeit, HistoryMismatch, P2PError
-from p2p.handshake import Session, Terms
+from p2p.handshake import Session, Terms, host_handshake
 from p2p.invite import Invite
 from p2p.match import sign_resume
 from p2p.messages import Abort, Resume
@@ -342,3 +342,40 @@ def test_each_reconnection_runs_a_fresh_handshake_with_fresh_keys(tmp_path: Path
     first = joiner.session.session_id
     assert len(sessions) == 2 and len({first, *sessions}) == 3  # new session ids, hence new keys
     assert host.match.session_id == first  # the match keeps its root
+
+
+def test_a_redial_is_not_ended_by_refusals_anyone_could_forge(tmp_path: Path) -> None:
+    """While the joiner redials, a clear 'busy' or 'declined' and an offer under another key are
+    not the host's word: the redial keeps trying (the duel's forfeit limit bounds it)."""
+    ann, bob, eve = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
+    attempts: list[int] = []
+
+    async def impostor(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        attempts.append(1)
+        channel = Channel(reader, writer)
+        if len(attempts) % 3 == 0:  # an offer signed by eve, not by the invite's key
+            with contextlib.suppress(P2PError):
+                await host_handshake(channel, eve.me, "ann", Terms(Rules()), eve.known)
+        else:
+            await channel.recv(5)  # the hello
+            await channel.send(
+                Abort(reason="busy" if len(attempts) % 3 == 1 else "declined", detail="go away")
+            )
+        await channel.close()
+
+    async def scenario() -> None:
+        server = await asyncio.start_server(impostor, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        pair = await connect_pair(ann, bob)
+        redial = Redial(Invite("127.0.0.1", port, ann.me.fingerprint), bob.me, "bob", bob.known,
+                        pair.join_session, 0.01, 0.02)  # fmt: skip
+        attempt = asyncio.ensure_future(redial.reconnect())
+        while len(attempts) < 7 and not attempt.done():
+            await asyncio.sleep(0.02)
+        assert not attempt.done(), attempt.exception()
+        attempt.cancel()
+        server.close()
+        await pair.join_channel.close()
+        await pair.host_channel.close()
+
+    run(scenario())
