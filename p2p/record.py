@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from p2p.crypto import signature_ok
+from p2p.crypto import fingerprint, signature_ok
 from p2p.errors import CheatError, P2PError, RecordError, WireError
 from p2p.handshake import Session, check_signatures
 from p2p.home import write_atomically
@@ -178,6 +178,9 @@ class Verified:
             ),
             Text(N_("session {id}"), id=self.session.session_id.hex()),
         ]
+        for seat, (name, key) in enumerate(zip(names, self.session.keys, strict=True)):
+            template = N_("player {seat} ({name}): key {fingerprint}")
+            lines.append(Text(template, seat=seat, name=name, fingerprint=fingerprint(key)))
         for result in match.results:
             template = N_("game {number}: dealer {dealer}, trumps {trumps}, seed {seed}…: {result}")
             seed = result.seed.hex()[:16]

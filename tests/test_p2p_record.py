@@ -13,8 +13,9 @@ import pytest
 
 from cli.main import main
 from p2p.errors import RecordError
+from p2p.home import Home
 from p2p.record import verify
-from tests.test_p2p_helpers import bot_duel, run
+from tests.test_p2p_helpers import Side, bot_duel, run
 
 
 @pytest.fixture(scope="module")
@@ -159,3 +160,24 @@ def test_host_and_join_commands_play_a_bot_match(tmp_path: Path) -> None:
 def test_join_with_a_bad_invite_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["join", "nonsense", "--bot", "easy"]) == 1
     assert "is not an invite" in capsys.readouterr().err
+
+
+def test_verify_shows_whose_keys_and_whether_this_home_knows_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    host, _ = run(bot_duel(tmp_path, games=1))
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+    monkeypatch.setattr(Home, "default", classmethod(lambda cls: ann.home))
+    assert main(["verify", str(host.record)]) == 0
+    out = capsys.readouterr().out
+    assert f"player 0 (ann): key {ann.me.fingerprint}" in out
+    assert f"player 1 (bob): key {bob.me.fingerprint}" in out
+    assert "player 0 (ann): your own key" in out
+    assert "player 1 (bob): the key your known peers hold for bob" in out
+    cat = Side.make(tmp_path / "elsewhere", "cat")  # a home that met another "bob"
+    cat.known.check("bob", Side.make(tmp_path / "elsewhere", "bob").me.public)
+    monkeypatch.setattr(Home, "default", classmethod(lambda cls: cat.home))
+    assert main(["verify", str(host.record)]) == 0
+    out = capsys.readouterr().out
+    assert "player 0 (ann): not in your known peers" in out
+    assert "player 1 (bob): your known peers hold ANOTHER key for bob" in out

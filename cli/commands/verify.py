@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cli.i18n import N_, _, translated
+
+if TYPE_CHECKING:
+    from p2p.handshake import Session
 
 HELP = N_("check a network match record: re-derive every deal, replay every move, check every signature")
 
@@ -42,4 +46,33 @@ def run(args: argparse.Namespace) -> int:
         print(f"trumps verify: {template.format(file=args.record, error=repr(exc)[:200])}", file=sys.stderr)
         return 2
     print("\n".join(translated(line) for line in verified.summary_lines()))
+    for line in _whose_keys(verified.session):
+        print(line)
     return 0 if verified.complete else 1
+
+
+def _whose_keys(session: Session) -> list[str]:
+    """How each player's key compares with this machine's identity and known peers."""
+    from p2p.errors import P2PError
+    from p2p.home import Home
+    from p2p.identity import KnownPeers, load_identity
+
+    home = Home.default()
+    try:
+        peers = KnownPeers(home).load()
+        own = load_identity(home).public if home.identity_file.exists() else None
+    except (P2PError, OSError):  # no usable home: the fingerprints above are all there is
+        return []
+    lines = []
+    for seat, (name, key) in enumerate(zip(session.names, session.keys, strict=True)):
+        known = peers.get(name)
+        if key == own:
+            template = _("player {seat} ({name}): your own key")
+        elif known is None:
+            template = _("player {seat} ({name}): not in your known peers")
+        elif known["key"] == key.hex():
+            template = _("player {seat} ({name}): the key your known peers hold for {name}")
+        else:
+            template = _("player {seat} ({name}): your known peers hold ANOTHER key for {name}")
+        lines.append(template.format(seat=seat, name=name))
+    return lines
