@@ -95,9 +95,16 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
         "--timeout",
         type=_seconds,
         metavar="SECONDS",
-        help="when the peer is silent or unreachable this long, the game may be claimed by forfeit "
-        "(bots claim at once, and also when the peer does not move for this long; in the game you are "
-        f"offered the claim: '\"/claim'); the joiner redials meanwhile (default {_BOT_TIMEOUT:g})",
+        help=translate(
+            Text(
+                N_(
+                    "when the peer is silent, unreachable or owes its move this long, you may claim "
+                    "the game by forfeit (bots claim at once; in the game you are asked); the joiner "
+                    "redials meanwhile (default {seconds:g})"
+                ),
+                seconds=_BOT_TIMEOUT,
+            )
+        ),
     )
 
 
