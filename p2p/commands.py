@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import re
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +40,7 @@ translate: Callable[[object], str] = str
 
 
 def _games(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 99:
+    if not re.fullmatch("[0-9]{1,2}", text) or not 1 <= int(text) <= 99:
         raise argparse.ArgumentTypeError(
             translate(Text(N_("{text!r} is not a number of games from 1 to 99"), text=text))
         )
@@ -47,7 +48,7 @@ def _games(text: str) -> int:
 
 
 def _port(text: str) -> int:
-    if not text.isdigit() or not 0 <= int(text) <= 65535:
+    if not re.fullmatch("[0-9]{1,5}", text) or not 0 <= int(text) <= 65535:
         raise argparse.ArgumentTypeError(
             translate(Text(N_("{text!r} is not a port number (0-65535; 0 picks a free one)"), text=text))
         )
