@@ -46,8 +46,13 @@ looks its ``_`` and ``ngettext`` up by name when it formats, and :func:`main` po
 :mod:`cli.i18n`, so usage, help and errors speak the player's language."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every command's sub-parser (in the language in use)."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every command's sub-parser (in the language in use).
+
+    Only ``command``'s sub-parser gets its options (all do when ``None``): a run
+    parses one command, and the others' options (the network's among them) would
+    only slow every start.
+    """
     argparse._ = _  # type: ignore[attr-defined]
     argparse.ngettext = ngettext  # type: ignore[attr-defined]
     parser = argparse.ArgumentParser(
@@ -72,7 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMANDS:
         module = importlib.import_module(f"cli.commands.{name}")
         sub = commands.add_parser(name, help=_(module.HELP), description=_(module.HELP))
-        module.add_arguments(sub)
+        if command in (None, name):
+            module.add_arguments(sub)
     return parser
 
 
@@ -125,10 +131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if problem is not None:
         print(f"trumps: {problem}", file=sys.stderr)
         return 2
-    parser = build_parser()
     if not args_list or (args_list[0].startswith("-") and args_list[0] not in ("-h", "--help", "--version")):
         args_list.insert(0, DEFAULT_COMMAND)
-    args = parser.parse_args(args_list)
+    args = build_parser(args_list[0]).parse_args(args_list)
     module = importlib.import_module(f"cli.commands.{args.command}")
     try:
         return int(module.run(args))
