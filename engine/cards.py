@@ -6,13 +6,11 @@ for the card with index ``i``.
 
 >>> Card.parse("TD"), Card.parse("10♦"), int(Card.parse("ac"))
 (Card('TD'), Card('TD'), 35)
->>> [str(c) for c in cards_of(mask_of([Card.parse("AS"), Card.parse("6S")]))]
+>>> [str(c) for c in cards_of(1 << 8 | 1 << 0)]
 ['6S', 'AS']
 """
 
 from __future__ import annotations
-
-from collections.abc import Iterable
 
 from engine.errors import CardError, NotationError
 
@@ -21,9 +19,8 @@ RANKS = "6789TJQKA"
 SUIT_SYMBOLS = "♠♥♦♣"
 FULL_DECK = (1 << 36) - 1
 
-_SYMBOL_TO_LETTER = dict(zip(SUIT_SYMBOLS, SUITS, strict=True))
-# White suit symbols are what many fonts and keyboards produce as well.
-_SYMBOL_TO_LETTER.update(dict(zip("♤♡♢♧", SUITS, strict=True)))
+SYMBOL_LETTERS = dict(zip(SUIT_SYMBOLS + "♤♡♢♧", SUITS + SUITS, strict=True))
+"""Suit symbol → suit letter; the white symbols too, which many fonts and keyboards produce."""
 
 
 def parse_suit(text: str) -> int:
@@ -32,7 +29,7 @@ def parse_suit(text: str) -> int:
     >>> parse_suit("h"), parse_suit("♣")
     (1, 3)
     """
-    letter = _SYMBOL_TO_LETTER.get(text, text.upper())
+    letter = SYMBOL_LETTERS.get(text, text.upper())
     if len(letter) != 1 or letter not in SUITS:
         raise NotationError(f"{text!r} is not a suit: use one of S H D C or ♠ ♥ ♦ ♣")
     return SUITS.index(letter)
@@ -115,14 +112,6 @@ _LOW, _MID, _HIGH = _chunk_table(0), _chunk_table(12), _chunk_table(24)
 def cards_of(mask: int) -> tuple[Card, ...]:
     """The cards of a set, in index order."""
     return _LOW[mask & 0xFFF] + _MID[mask >> 12 & 0xFFF] + _HIGH[mask >> 24]
-
-
-def mask_of(cards: Iterable[int]) -> int:
-    """The set holding the given cards."""
-    mask = 0
-    for card in cards:
-        mask |= 1 << card
-    return mask
 
 
 def suit_mask(suit: int) -> int:

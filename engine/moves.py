@@ -85,9 +85,6 @@ class Move:
     def __reduce__(self) -> tuple[type[Move], tuple[Card, ...]]:
         return (Move, self.cards)
 
-    def __lt__(self, other: Move) -> bool:
-        return self._text < other._text
-
 
 TAKE = Move._make(())
 SINGLE_MOVES = tuple(Move._make((c,)) for c in ALL_CARDS)

@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from engine import Game, IllegalMoveError, Move, NotationError, Outcome, Position, Rules
 from engine.game import result_text
-from engine.match import next_dealer
+from engine.match import next_dealer, score_halves
 from p2p.crypto import sign, signature_ok, tagged_hash
 from p2p.errors import (
     BadSignature,
@@ -157,12 +157,8 @@ class Match:
     @property
     def score(self) -> tuple[float, float]:
         """Points of player 0 and player 1: 1 a win, ½ a draw."""
-        points = [0.0, 0.0]
-        for result in self.results:
-            for seat in (0, 1):
-                winner = result.outcome.winner
-                points[seat] += 0.5 if winner is None else float(winner == seat)
-        return points[0], points[1]
+        halves = [score_halves(result.outcome.winner) for result in self.results]
+        return sum(h[0] for h in halves) / 2, sum(h[1] for h in halves) / 2
 
     def transcript_at(self, count: int) -> bytes:
         """The transcript hash after the first ``count`` links (the root for 0)."""

@@ -11,9 +11,9 @@ from prompt_toolkit.document import Document
 from cli.app.cards import canonical_ranks, move_text
 from cli.app.session import Session
 from cli.i18n import _
-from engine.cards import SUIT_SYMBOLS, SUITS
+from engine.cards import SYMBOL_LETTERS
 
-_SUIT_LETTERS = str.maketrans(SUIT_SYMBOLS + "♤♡♢♧", SUITS + SUITS)
+_SUIT_LETTERS = str.maketrans(SYMBOL_LETTERS)
 
 
 def normalize(text: str) -> str:
