@@ -1,4 +1,4 @@
-"""Every conformance vector of shared/vectors, read from the files as they are."""
+"""Every conformance vector, read as they are from the repository's copy (tests/vectors/shared)."""
 
 from __future__ import annotations
 
@@ -8,31 +8,46 @@ from pathlib import Path
 import pytest
 
 from engine import Move, Position, Rules, deal, shuffled_deck
-from tests.conftest import SHARED
+from tests.conftest import REPO, VECTORS
 
 VOLUNTARY = Rules(pickup="voluntary")
 
 
+SHARED_VECTORS = REPO.parent / "shared" / "vectors"
+"""Where the steering repository's vectors sit when this checkout has them beside it."""
+
+
 def _load_positions() -> list[dict[str, object]]:
-    path = SHARED / "vectors"
-    cases: list[dict[str, object]] = []
-    if (path / "positions.jsonl").exists():
-        cases += [json.loads(line) for line in (path / "positions.jsonl").open() if line.strip()]
-    if (path / "edge_cases.json").exists():
-        cases += json.loads((path / "edge_cases.json").read_text())
+    lines = (VECTORS / "positions.jsonl").read_text(encoding="utf-8").splitlines()
+    cases: list[dict[str, object]] = [json.loads(line) for line in lines if line.strip()]
+    cases += json.loads((VECTORS / "edge_cases.json").read_text(encoding="utf-8"))
     return cases
 
 
 POSITION_CASES = _load_positions()
 
 
-def test_vector_files_are_there(vectors_dir: Path) -> None:
+def test_vector_files_are_there() -> None:
     assert len(POSITION_CASES) > 300
-    assert (vectors_dir / "deals.json").exists()
+    assert (VECTORS / "deals.json").is_file()
 
 
-def test_deals(vectors_dir: Path) -> None:
-    cases = json.loads((vectors_dir / "deals.json").read_text())
+def _files(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir()) if path.is_file()}
+
+
+def test_repository_copy_matches_shared_vectors() -> None:
+    """A newer set of shared vectors is noticed: the copy must be refreshed (tests/vectors/README.md)."""
+    if not SHARED_VECTORS.is_dir():
+        pytest.skip(f"no shared vectors beside this checkout ({SHARED_VECTORS}) to compare the copy with")
+    shared, copy = _files(SHARED_VECTORS), _files(VECTORS)
+    assert sorted(copy) == sorted(shared), "the copy has other files than shared/vectors"
+    changed = [name for name in shared if copy[name] != shared[name]]
+    assert not changed, f"tests/vectors/shared differs from {SHARED_VECTORS} in {changed}: copy it again"
+
+
+def test_deals() -> None:
+    cases = json.loads((VECTORS / "deals.json").read_text(encoding="utf-8"))
     assert cases
     for case in cases:
         seed = bytes.fromhex(case["seed"])
