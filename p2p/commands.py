@@ -336,7 +336,8 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     import time
 
     from engine import Rules
-    from p2p.connect import Listener, advertised_address, listening_socket
+    from p2p.addresses import host_addresses, socket_families
+    from p2p.connect import Listener, listening_socket
     from p2p.errors import P2PError
     from p2p.handshake import Terms
     from p2p.identity import KnownPeers
@@ -359,7 +360,8 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
         )
         return _fail("host", OSError(error), args.json)
     port = sock.getsockname()[1]
-    invite = Invite(args.advertise or advertised_address(sock, args.bind), port, me.fingerprint)
+    addresses = host_addresses(args.bind, **socket_families(sock))  # the invite's list in protocol 3
+    invite = Invite(args.advertise or addresses[0], port, me.fingerprint)
     print(translate(Text(N_("Send this to your friend:  trumps join {invite}"), invite=invite)), flush=True)
     _say(
         Text(

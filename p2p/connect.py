@@ -243,24 +243,3 @@ class Redial:
     def watch(self, interrupt: Callable[[], None]) -> None:
         """The joiner learns of a broken line by reading it: nothing to watch."""
 
-
-def advertised_address(sock: socket.socket, bind: str | None) -> str:
-    """The address to put in the invite: the bound one, else this machine's LAN address.
-
-    Best effort without sending anything: the addresses the host name resolves
-    to, preferring IPv4 and anything but loopback.
-    """
-    if bind is not None and bind not in ("::", "0.0.0.0", ""):
-        return bind
-    candidates: list[str] = []
-    with contextlib.suppress(OSError):
-        for family, _, _, _, address in socket.getaddrinfo(
-            socket.gethostname(), None, type=socket.SOCK_STREAM
-        ):
-            if family in (socket.AF_INET, socket.AF_INET6):
-                candidates.append(str(address[0]))
-    usable = [a for a in candidates if not a.startswith(("127.", "::1", "fe80"))]
-    usable.sort(key=lambda a: ":" in a)
-    if usable:
-        return usable[0]
-    return "::1" if sock.family == socket.AF_INET6 and not socket.has_dualstack_ipv6() else "127.0.0.1"
