@@ -129,6 +129,27 @@ def default_gateway() -> ipaddress.IPv4Address | None:
     return None if route is None else route[1]
 
 
+def default_gateway6() -> ipaddress.IPv6Address | None:
+    """The IPv6 default gateway (Linux: ``/proc/net/ipv6_route``), with its interface as scope if link-local."""
+    return default_route6(_read("/proc/net/ipv6_route"))
+
+
+def default_route6(table: str) -> ipaddress.IPv6Address | None:
+    """The next hop of the first default route in ``/proc/net/ipv6_route``'s text ``table``.
+
+    >>> default_route6("0" * 32 + " 00 " + "0" * 32 + " 00 fe800000000000000000000000000001 00000400 0 0 3 wlan0")
+    IPv6Address('fe80::1%wlan0')
+    """
+    for line in table.splitlines():
+        fields = line.split()
+        if len(fields) < 10 or fields[0] != "0" * 32 or fields[1] != "00" or fields[4] == "0" * 32:
+            continue
+        with contextlib.suppress(ValueError):
+            hop = ipaddress.IPv6Address(bytes.fromhex(fields[4]))
+            return ipaddress.IPv6Address(f"{hop}%{fields[9]}") if hop.is_link_local else hop
+    return None
+
+
 def default_route(table: str) -> tuple[str, ipaddress.IPv4Address] | None:
     """The interface and gateway of the first default route in ``/proc/net/route``'s text ``table``.
 

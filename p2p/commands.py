@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from p2p.handshake import Session, Terms
     from p2p.home import Home
     from p2p.identity import Identity
+    from p2p.portmap import MapResult
 
     Play = Callable[[Channel, Session, Identity, Home, Reconnector], Awaitable[Report]]
     """Plays a handshaken duel to its end, getting the peer back through the
@@ -128,6 +129,11 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
         help=_tr(
             N_("the address or name to put in the invite (e.g. your public address when forwarding a port)")
         ),
+    )
+    parser.add_argument(
+        "--no-map",
+        action="store_true",
+        help=_tr(N_("do not ask the home router to open the port (UPnP, NAT-PMP, PCP)")),
     )
     parser.add_argument(
         "--games", type=_games, default=1, metavar="N", help=_tr(N_("play a match of N games"))
@@ -341,7 +347,7 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     from p2p.errors import P2PError
     from p2p.handshake import Terms
     from p2p.identity import KnownPeers
-    from p2p.invite import Invite
+    from p2p.portmap import PortMapping, default_mappers
 
     setup = _setup(args, "host", play)
     if isinstance(setup, int):
@@ -360,9 +366,38 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
         )
         return _fail("host", OSError(error), args.json)
     port = sock.getsockname()[1]
-    addresses = host_addresses(args.bind, **socket_families(sock))  # the invite's list in protocol 3
-    invite = Invite(args.advertise or addresses[0], port, me.fingerprint)
-    print(translate(Text(N_("Send this to your friend:  trumps join {invite}"), invite=invite)), flush=True)
+    families = socket_families(sock)
+    local = host_addresses(args.bind, **families)
+
+    def refused(address: str, error: P2PError) -> None:
+        _say(Text(N_("refused a connection from {address}: {error}"), address=address, error=error))
+
+    async def main() -> Report:
+        ipv4, ipv6 = ([], []) if args.no_map else default_mappers(args.bind, **families)
+        async with PortMapping(port, ipv4, ipv6) as mapping:  # the router's port, deleted on exit
+            _show_invite(args, mapping.result, local, port, me.fingerprint, terms)
+            async with Listener(sock, me, name, terms, KnownPeers(home), refused) as listener:
+                channel, session = await listener.first()
+                start = time.monotonic()
+                report = await play_duel(channel, session, me, home, listener)
+                report.timing["match_s"] = round(time.monotonic() - start, 3)
+                return report
+
+    return _run_to_end("host", main(), args.json)
+
+
+def _show_invite(
+    args: argparse.Namespace, mapped: MapResult, local: list[str], port: int, fingerprint: str, terms: Terms
+) -> None:
+    """Print the invite (stdout) and say on stderr how a friend can reach us: what the router
+    did, the other addresses, or the manual steps when nothing outside can reach this machine."""
+    from p2p.invite import Invite
+
+    reachable = [(args.advertise, port)] if args.advertise else mapped.reachable(local, port)
+    invites = [Invite(address, number, fingerprint) for address, number in reachable]
+    print(
+        translate(Text(N_("Send this to your friend:  trumps join {invite}"), invite=invites[0])), flush=True
+    )
     _say(
         Text(
             N_("Hosting {terms} on port {port}; waiting for your friend to join…"),
@@ -370,25 +405,24 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
             port=port,
         )
     )
-    if args.advertise is None and _is_local(invite.host):
+    if mapped.mapped is not None:
+        lease = mapped.mapped
+        template = N_("Your router opened port {port} ({method}); the invite uses {address}.")
+        _say(Text(template, port=lease.external_port, method=lease.method, address=lease.external_address))
+    if mapped.pinhole is not None:
+        template = N_("Your router's firewall lets IPv6 connections in to port {port} ({method}).")
+        _say(Text(template, port=mapped.pinhole.external_port, method=mapped.pinhole.method))
+    for other in invites[1:]:
+        _say(Text(N_("  or, if that does not connect:  trumps join {invite}"), invite=other))
+    if args.advertise is None and mapped.mapped is None and _is_local(invites[0].host):
+        if mapped.failures:
+            reasons = "; ".join(f"{method}: {translate(error)}" for method, error in mapped.failures)
+            _say(Text(N_("Your router did not open the port ({reasons})."), reasons=reasons))
         template = N_(
             "(That address only works nearby. Across the internet, forward TCP port {port} on your router "
             "to this machine and run again with --advertise YOUR-PUBLIC-ADDRESS, or give an IPv6 address.)"
         )
         _say(Text(template, port=port))
-
-    def refused(address: str, error: P2PError) -> None:
-        _say(Text(N_("refused a connection from {address}: {error}"), address=address, error=error))
-
-    async def main() -> Report:
-        async with Listener(sock, me, name, terms, KnownPeers(home), refused) as listener:
-            channel, session = await listener.first()
-            start = time.monotonic()
-            report = await play_duel(channel, session, me, home, listener)
-            report.timing["match_s"] = round(time.monotonic() - start, 3)
-            return report
-
-    return _run_to_end("host", main(), args.json)
 
 
 def run_join(args: argparse.Namespace, play: Play | None = None) -> int:

@@ -1,0 +1,195 @@
+"""Reaching a friend across a small internet in network namespaces (tests/netlab.py): bot matches
+through a port the home router opened by UPnP and by PCP (and NAT-PMP), over an IPv6 pinhole, at
+5 % packet loss each way; a router that opens nothing; a host name that maps to 127.0.1.1.
+
+Skipped, with the one reason, where the lab cannot be built (not root, no ``ip netns``, no miniupnpd)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from p2p.invite import Invite
+from tests.netlab import REPO, Lab, Program, skip_reason
+
+PORT = 47111
+BOT = ["--bot", "easy", "--json", "--timeout", "20"]
+
+reason = skip_reason()
+pytestmark = pytest.mark.skipif(reason is not None, reason=reason or "")
+
+
+@pytest.fixture(scope="module")
+def lab() -> Iterator[Lab]:
+    built = Lab().build()
+    try:
+        yield built
+    finally:
+        built.close()
+
+
+def _host(lab: Lab, role: str, tmp_path: Path, *options: str) -> tuple[Program, Invite]:
+    host = lab.trumps(role, tmp_path / "ann", "host", "--name", "ann", *BOT, *options)
+    return host, Invite.parse(host.invite())
+
+
+def _play(
+    lab: Lab, host: Program, role: str, invite: Invite, tmp_path: Path
+) -> tuple[dict[str, object], str]:
+    """Join ``invite`` from ``role``, play to the end; both summaries checked, the host's stderr returned."""
+    joiner = lab.trumps(role, tmp_path / "bob", "join", str(invite), "--name", "bob", *BOT)
+    mine, join_err = joiner.finish(90)
+    theirs, host_err = host.finish(30)
+    assert mine.get("end") == theirs.get("end") == "complete", (join_err[-1500:], host_err[-1500:])
+    assert mine["transcript"] == theirs["transcript"]
+    for summary in (mine, theirs):  # `trumps verify` on each side's record
+        verified = subprocess.run([sys.executable, "-m", "cli", "verify", str(summary["record"])],
+                                  capture_output=True, text=True, timeout=60, cwd=REPO)  # fmt: skip
+        assert verified.returncode == 0 and "COMPLETE" in verified.stdout.upper(), (
+            verified.stdout + verified.stderr
+        )
+    return theirs, host_err
+
+
+def test_the_lab_reaches_nothing_but_itself(lab: Lab) -> None:
+    lab.check_isolated()
+    assert "default" not in lab.exec("inet", "ip", "route").stdout  # the "internet" leads nowhere else
+
+
+def test_the_lab_leaves_nothing_behind() -> None:
+    small = Lab(homes={"c": Lab().homes["c"]}).build()
+    names = list(small.namespaces)
+    small.close()
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, timeout=10).stdout
+    assert names and not any(name in listed for name in names)
+
+
+def test_a_match_through_the_port_a_upnp_router_opened_which_is_closed_after(
+    lab: Lab, tmp_path: Path
+) -> None:
+    host, invite = _host(lab, "a1", tmp_path)
+    try:
+        assert (invite.host, invite.port) == (lab.wan("a"), PORT)
+        assert f"dnat ip to {lab.lan('a1')}:{PORT}" in lab.mappings("a")
+        _, err = _play(lab, host, "b1", invite, tmp_path)
+    finally:
+        host.stop()
+    assert f"Your router opened port {PORT} (UPnP); the invite uses {lab.wan('a')}." in err
+    assert "forward TCP port" not in err
+    assert "dnat" not in lab.mappings("a")
+
+
+def test_a_match_through_the_port_a_pcp_router_opened_which_is_closed_after(lab: Lab, tmp_path: Path) -> None:
+    host, invite = _host(lab, "b1", tmp_path)
+    try:
+        assert (invite.host, invite.port) == (lab.wan("b"), PORT)
+        assert f"dnat ip to {lab.lan('b1')}:{PORT}" in lab.mappings("b")
+        _, err = _play(lab, host, "a1", invite, tmp_path)
+    finally:
+        host.stop()
+    assert f"Your router opened port {PORT} (PCP); the invite uses {lab.wan('b')}." in err
+    assert "dnat" not in lab.mappings("b")
+
+
+def test_a_match_over_ipv6_through_the_pinhole_the_router_opened(lab: Lab, tmp_path: Path) -> None:
+    host, invite = _host(lab, "b1", tmp_path)
+    try:
+        pinhole = Invite(lab.lan("b1", 6), invite.port, invite.fingerprint)
+        _, err = _play(lab, host, "a1", pinhole, tmp_path)
+    finally:
+        host.stop()
+    assert f"lets IPv6 connections in to port {PORT} (PCP)" in err
+    assert f"trumps join [{lab.lan('b1', 6)}]:{PORT}/" in err  # offered as another address
+
+
+def test_the_home_router_lets_no_unasked_ipv6_connection_in(lab: Lab) -> None:
+    probe = (
+        "import socket; s = socket.socket(socket.AF_INET6); s.settimeout(1.0)\n"
+        "try: s.connect((%r, 9)); print('connected')\n"
+        "except OSError as e: print(type(e).__name__)\n"
+    )
+    listener = subprocess.Popen(["ip", "netns", "exec", lab.ns("c1"), sys.executable, "-c",
+                                 "import socket,time; s=socket.create_server(('::', 9), family=socket.AF_INET6); time.sleep(5)"])  # fmt: skip
+    try:
+        outside = lab.exec("a1", sys.executable, "-c", probe % lab.lan("c1", 6)).stdout.strip()
+        inside = lab.exec("c2", sys.executable, "-c", probe % lab.lan("c1", 6)).stdout.strip()
+    finally:
+        listener.kill()
+        listener.wait(5)
+    assert (outside, inside) == ("TimeoutError", "connected")
+
+
+def test_natpmp_opens_and_deletes_a_mapping_on_the_real_daemon(lab: Lab) -> None:
+    script = (
+        "import asyncio, ipaddress\n"
+        "from p2p.portmap.mappers import NatPmpMapper\n"
+        "async def main():\n"
+        "    mapper = NatPmpMapper(ipaddress.IPv4Address({!r}), 2.0)\n"
+        "    lease = await mapper.map(47112, 47112, 60)\n"
+        "    print(lease.method, lease.external_address, lease.external_port, lease.lifetime, flush=True)\n"
+        "    input()\n"
+        "    await mapper.unmap(lease)\n"
+        "asyncio.run(main())\n"
+    ).format(lab.router_lan("b"))
+    process = subprocess.Popen(["ip", "netns", "exec", lab.ns("b1"), sys.executable, "-c", script],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO)  # fmt: skip
+    try:
+        assert process.stdout is not None and process.stdin is not None
+        granted = process.stdout.readline().split()
+        held = lab.mappings("b")
+        process.stdin.write("\n")
+        process.stdin.flush()
+        assert process.wait(10) == 0
+    finally:
+        process.kill()
+    assert granted == ["NAT-PMP", lab.wan("b"), "47112", "60"]
+    assert f"dnat ip to {lab.lan('b1')}:47112" in held and "dnat" not in lab.mappings("b")
+
+
+def test_a_router_that_opens_nothing_gets_the_manual_steps_and_the_lan_join_works(
+    lab: Lab, tmp_path: Path
+) -> None:
+    host, invite = _host(lab, "c1", tmp_path)
+    try:
+        assert invite.host == lab.lan("c1")
+        _, err = _play(lab, host, "c2", invite, tmp_path)
+    finally:
+        host.stop()
+    assert "Your router did not open the port (PCP: nothing answers on the router at 10.3.0.1" in err
+    assert f"forward TCP port {PORT} on your router" in err
+
+
+def test_a_match_at_five_percent_loss_each_way_completes(lab: Lab, tmp_path: Path) -> None:
+    for role in ("a1", "b1"):
+        lab.lossy(role, 0.05)
+    try:
+        host, invite = _host(lab, "a1", tmp_path, "--games", "2")
+        try:
+            summary, _ = _play(lab, host, "b1", invite, tmp_path)
+        finally:
+            host.stop()
+        dropped = [lab.dropped(role) for role in ("a1", "b1")]
+    finally:
+        for role in ("a1", "b1"):
+            lab.lossless(role)
+    assert len(summary["result"]) == 2  # type: ignore[arg-type]
+    assert all(dropped), dropped  # the loss was real, both ways
+
+
+def test_a_host_whose_name_maps_to_127_0_1_1_invites_with_its_lan_address(lab: Lab, tmp_path: Path) -> None:
+    lab.hosts_file("c1", "127.0.0.1 localhost\n127.0.1.1 box\n")
+    resolve = "import socket; print(socket.gethostbyname(socket.gethostname()))"
+    trap = lab.exec(
+        "c1", "unshare", "--uts", "sh", "-c", f'hostname box && exec {sys.executable} -c "{resolve}"'
+    )
+    assert trap.stdout.strip() == "127.0.1.1"  # the Debian default is really in place
+    host = lab.trumps("c1", tmp_path / "ann", "host", "--name", "ann", "--no-map", *BOT, hostname="box")
+    try:
+        invite = Invite.parse(host.invite())
+    finally:
+        host.stop()
+    assert invite.host == lab.lan("c1")
