@@ -230,7 +230,7 @@ def play(args: argparse.Namespace) -> dict[str, object]:
                     f"tc netem: delay {args.delay} ms ± {args.jitter} ms, loss {args.loss}% each way"
                 )
             timeout = ["--timeout", str(args.patience)]
-            host = _trumps(spaces.host, root / "ann", "host", "--bind", HOST_ADDRESS, "--port", str(PORT),
+            host = _trumps(spaces.host, root / "ann", "host", "--bind", HOST_ADDRESS, "--port", str(PORT), "--no-map",
                            "--bot", "easy", "--games", str(args.games), "--json", "--name", "ann", *timeout)  # fmt: skip
             processes.append(host)
             assert host.stdout is not None

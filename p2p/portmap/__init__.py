@@ -34,8 +34,9 @@ LIFETIME = 1200
 BUDGET = 1.5
 """Seconds each protocol may take to answer before the host gives up on it (the invite waits)."""
 
-UPNP_DISCOVERY_MS = 500
-"""How long each of miniupnpc's SSDP searches waits (it makes up to four when nothing answers)."""
+UPNP_BUDGET = 2.5
+"""Seconds UPnP's discovery may take: miniupnpc waits a second for each kind of device it
+searches for (up to four); most routers answer the first or second."""
 UNMAP_BUDGET = 1.0
 RETRY_AFTER_FAILED_RENEWAL = 30.0
 
@@ -83,7 +84,7 @@ def default_mappers(bind: str | None, ipv4: bool, ipv6: bool) -> tuple[list[Mapp
     gateway, gateway6 = default_gateway(), default_gateway6()
     found4: list[Mapper] = [PcpMapper(gateway, BUDGET), NatPmpMapper(gateway, BUDGET)] if gateway else []
     found6: list[Mapper] = [PcpMapper(gateway6, BUDGET)] if gateway6 else []
-    return ([*found4, UpnpMapper(UPNP_DISCOVERY_MS)] if ipv4 else []), (found6 if ipv6 else [])
+    return ([*found4, UpnpMapper(UPNP_BUDGET)] if ipv4 else []), (found6 if ipv6 else [])
 
 
 class PortMapping:
@@ -108,10 +109,6 @@ class PortMapping:
             self._first(self._ipv4, failures), self._first(self._ipv6, failures)
         )
         self.result = MapResult(mapped, pinhole, tuple(failures))
-        held = [h.mapper for h in self._held]
-        for mapper in self._ipv4 + self._ipv6:
-            if isinstance(mapper, UpnpMapper) and mapper not in held:
-                mapper.close()
         return self
 
     async def _first(

@@ -12,6 +12,7 @@ import asyncio
 import ipaddress
 import os
 import random
+import threading
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -110,26 +111,45 @@ class NatPmpMapper:
 class UpnpMapper:
     """UPnP-IGD through ``miniupnpc`` (the reference client), its blocking calls run in threads.
 
-    Discovery (an SSDP search lasting ``discover_ms``) starts at construction, so that it
-    runs while the faster protocols are tried.
+    Discovery starts at construction, so that it runs while the faster protocols are tried,
+    and is awaited at most ``budget`` seconds from then: miniupnpc's SSDP search waits at
+    least a second for each of up to four device types, four seconds where nothing answers.
+    It runs in a daemon thread, which a host that is done with it does not wait for.
     """
 
     method = "UPnP"
     _DESCRIPTION = "Your trumps"
 
-    def __init__(self, discover_ms: int) -> None:
-        self._found = asyncio.ensure_future(asyncio.to_thread(self._discover, discover_ms))
-        self._found.add_done_callback(lambda done: done.cancelled() or done.exception())  # seen, if unused
+    def __init__(self, budget: float) -> None:
+        loop = asyncio.get_running_loop()
+        self._deadline = loop.time() + budget
+        self._found: asyncio.Future[Any] = loop.create_future()
+
+        def discover() -> None:
+            try:
+                client = self._discover()
+            except PortMapError as exc:
+                loop.call_soon_threadsafe(self._settle, None, exc)
+            else:
+                loop.call_soon_threadsafe(self._settle, client, None)
+
+        threading.Thread(target=discover, name="upnp-discovery", daemon=True).start()
+
+    def _settle(self, client: Any, error: PortMapError | None) -> None:
+        if self._found.done():  # given up on already
+            return
+        if error is None:
+            self._found.set_result(client)
+        else:
+            self._found.set_exception(error)
 
     @staticmethod
-    def _discover(discover_ms: int) -> Any:
+    def _discover() -> Any:
         import miniupnpc  # type: ignore[import-not-found,unused-ignore]  # a C extension without types
 
         client = miniupnpc.UPnP()
-        client.discoverdelay = discover_ms
         try:
-            found = client.discover()
-            if not found:
+            if not client.discover():
                 raise NoAnswer(Text(N_("no UPnP router answered")))
             client.selectigd()
         except PortMapError:
@@ -138,8 +158,15 @@ class UpnpMapper:
             raise NoAnswer(Text(N_("no UPnP router answered"))) from None
         return client
 
+    async def _client(self) -> Any:
+        wait = max(0.0, self._deadline - asyncio.get_running_loop().time())
+        try:
+            return await asyncio.wait_for(asyncio.shield(self._found), wait)
+        except TimeoutError:
+            raise NoAnswer(Text(N_("no UPnP router answered"))) from None
+
     async def map(self, internal_port: int, external_port: int, lifetime: int) -> Lease:
-        client = await self._found
+        client = await self._client()
 
         def add(lease: int) -> None:
             client.addportmapping(
@@ -160,12 +187,8 @@ class UpnpMapper:
         return Lease(self.method, external, external_port, internal_port, lifetime)
 
     async def unmap(self, lease: Lease) -> None:
-        client = await self._found
+        client = await self._client()
         try:
             await asyncio.to_thread(client.deleteportmapping, lease.external_port, "TCP")
         except Exception as exc:
             raise refused(self.method, str(exc), 0) from None
-
-    def close(self) -> None:
-        """Stop waiting for the discovery (its thread ends by itself within ``discover_ms``)."""
-        self._found.cancel()
