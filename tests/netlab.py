@@ -5,7 +5,8 @@
                          inet  (bridge "wan": 11.0.0.254/24, 2001:db8:ff::fe/64)
           ┌────────────────────┼─────────────────────┐
     router a 11.0.0.1     router b 11.0.0.2      router c 11.0.0.3
-    miniupnpd: UPnP only  miniupnpd: NAT-PMP+PCP  no port mapping at all
+    miniupnpd: UPnP       miniupnpd: NAT-PMP+PCP  no port mapping at all
+    (+ PCP over IPv6)     (+ PCP over IPv6)
     lan 10.1.0.1/24       lan 10.2.0.1/24         lan 10.3.0.1/24
         2001:db8:1::1/64      2001:db8:2::1/64        2001:db8:3::1/64
       a1 (.10)              b1 (.10)                c1 (.10), c2 (.11)
