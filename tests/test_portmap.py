@@ -395,6 +395,26 @@ def test_a_host_stopped_by_a_signal_still_deletes_its_mapping() -> None:
     assert mapper.calls == ["map 4711", "unmap 4711"]
 
 
+def test_a_host_stopped_while_still_asking_gives_back_what_was_granted() -> None:
+    granted = FakeMapper("PCP")
+
+    class Silent(FakeMapper):
+        async def map(self, internal_port: int, external_port: int, lifetime: int) -> Lease:
+            await asyncio.sleep(60)
+            raise AssertionError("not reached")
+
+    async def scenario() -> None:
+        task = asyncio.create_task(PortMapping(4711, [granted], [Silent("PCP")]).__aenter__())
+        while not granted.calls:
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(scenario())
+    assert granted.calls == ["map 4711", "unmap 4711"]
+
+
 def test_nothing_is_asked_for_a_loopback_host() -> None:
     from p2p.portmap import default_mappers
 

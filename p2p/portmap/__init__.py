@@ -105,9 +105,13 @@ class PortMapping:
 
     async def __aenter__(self) -> PortMapping:
         failures: list[tuple[str, PortMapError]] = []
-        mapped, pinhole = await asyncio.gather(
-            self._first(self._ipv4, failures), self._first(self._ipv6, failures)
-        )
+        try:
+            mapped, pinhole = await asyncio.gather(
+                self._first(self._ipv4, failures), self._first(self._ipv6, failures)
+            )
+        except BaseException:  # stopped while asking: give back what was already granted
+            await self.__aexit__()
+            raise
         self.result = MapResult(mapped, pinhole, tuple(failures))
         return self
 
