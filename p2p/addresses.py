@@ -77,6 +77,14 @@ def host_addresses(bind: str | None = None, *, ipv4: bool = True, ipv6: bool = T
     return rank(found, default_interface=default_route_interface()) or ["127.0.0.1" if ipv4 else "::1"]
 
 
+def is_loopback(bind: str | None) -> bool:
+    """Whether the listening address ``bind`` is a loopback one (no one else could connect)."""
+    try:
+        return bind is not None and ipaddress.ip_address(bind.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
 def rank(found: Iterable[InterfaceAddress], default_interface: str | None = None) -> list[str]:
     """The usable addresses among ``found``, best first (see the module's text)."""
 

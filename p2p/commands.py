@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from p2p.handshake import Session, Terms
     from p2p.home import Home
     from p2p.identity import Identity
+    from p2p.invite import Invite
     from p2p.portmap import MapResult
 
     Play = Callable[[Channel, Session, Identity, Home, Reconnector], Awaitable[Report]]
@@ -136,6 +137,13 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
         help=_tr(N_("do not ask the home router to open the port (UPnP, NAT-PMP, PCP)")),
     )
     parser.add_argument(
+        "--no-announce",
+        action="store_true",
+        help=_tr(
+            N_("do not announce the game on the local network (trumps join without an invite lists it)")
+        ),
+    )
+    parser.add_argument(
         "--games", type=_games, default=1, metavar="N", help=_tr(N_("play a match of N games"))
     )
     parser.add_argument(
@@ -152,7 +160,15 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_join_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps join``."""
-    parser.add_argument("invite", help=_tr(N_("the invite the host gave you: HOST:PORT/FINGERPRINT")))
+    parser.add_argument(
+        "invite",
+        nargs="?",
+        help=_tr(
+            N_(
+                "the invite the host gave you: HOST:PORT/FINGERPRINT (left out: choose a host on your network)"
+            )
+        ),
+    )
     parser.add_argument("--yes", action="store_true", help=_tr(N_("accept the host's rules without asking")))
     add_common_arguments(parser)
 
@@ -342,8 +358,9 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     import time
 
     from engine import Rules
-    from p2p.addresses import host_addresses, socket_families
+    from p2p.addresses import host_addresses, is_loopback, socket_families
     from p2p.connect import Listener, listening_socket
+    from p2p.discovery import Announcement
     from p2p.errors import P2PError
     from p2p.handshake import Terms
     from p2p.identity import KnownPeers
@@ -374,14 +391,22 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
 
     async def main() -> Report:
         ipv4, ipv6 = ([], []) if args.no_map else default_mappers(args.bind, **families)
-        async with PortMapping(port, ipv4, ipv6) as mapping:  # the router's port, deleted on exit
+        async with contextlib.AsyncExitStack() as hosting:
+            mapping = await hosting.enter_async_context(PortMapping(port, ipv4, ipv6))  # deleted on exit
             _show_invite(args, mapping.result, local, port, me.fingerprint, terms)
-            async with Listener(sock, me, name, terms, KnownPeers(home), refused) as listener:
-                channel, session = await listener.first()
-                start = time.monotonic()
-                report = await play_duel(channel, session, me, home, listener)
-                report.timing["match_s"] = round(time.monotonic() - start, 3)
-                return report
+            if not args.no_announce and not is_loopback(args.bind):  # LAN discovery (mDNS)
+                try:
+                    await hosting.enter_async_context(Announcement(name, me.fingerprint, terms, local, port))
+                except P2PError as exc:
+                    _say(exc)
+            listener = await hosting.enter_async_context(
+                Listener(sock, me, name, terms, KnownPeers(home), refused)
+            )
+            channel, session = await listener.first()
+            start = time.monotonic()
+            report = await play_duel(channel, session, me, home, listener)
+            report.timing["match_s"] = round(time.monotonic() - start, 3)
+            return report
 
     return _run_to_end("host", main(), args.json)
 
@@ -425,6 +450,46 @@ def _show_invite(
         _say(Text(template, port=port))
 
 
+_BROWSE_SECONDS = 1.5
+
+
+def _choose_host(args: argparse.Namespace) -> Invite:
+    """The invite of a host announcing itself on the local network: the one chosen from the list
+    (bots and ``--yes`` take the first heard)."""
+    import asyncio
+
+    from p2p.discovery import DiscoveryError, browse
+
+    _say(Text(N_("Looking for games on your network…")))
+    found = asyncio.run(browse(_BROWSE_SECONDS))
+    if not found:
+        raise DiscoveryError(
+            Text(N_("no game announces itself on your network; ask your friend for the invite line"))
+        )
+    for number, host in enumerate(found, 1):
+        template = N_("  {number}. {name}: {terms} ({address} port {port})")
+        where = host.invite()
+        _say(
+            Text(
+                template,
+                number=number,
+                name=host.name,
+                terms=_describe(host.terms),
+                address=where.host,
+                port=where.port,
+            )
+        )
+    if args.bot or args.yes:
+        return found[0].invite()
+    try:
+        answer = input(translate(Text(N_("Join which one? [1-{count}] "), count=len(found)))).strip()
+    except EOFError:  # no one at the keyboard
+        answer = ""
+    if not re.fullmatch("[0-9]{1,3}", answer) or not 1 <= int(answer) <= len(found):
+        raise DiscoveryError(Text(N_("{answer!r} is not one of the games listed"), answer=answer))
+    return found[int(answer) - 1].invite()
+
+
 def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     """``trumps join INVITE``: connect, agree on the rules, play the match (with ``play`` unless ``--bot``)."""
     import asyncio
@@ -436,7 +501,7 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     from p2p.invite import Invite
 
     try:
-        invite = Invite.parse(args.invite)
+        invite = Invite.parse(args.invite) if args.invite is not None else _choose_host(args)
     except P2PError as exc:
         return _fail("join", exc, args.json)
     setup = _setup(args, "join", play)

@@ -38,10 +38,12 @@ def _host(lab: Lab, role: str, tmp_path: Path, *options: str) -> tuple[Program, 
 
 
 def _play(
-    lab: Lab, host: Program, role: str, invite: Invite, tmp_path: Path
-) -> tuple[dict[str, object], str]:
-    """Join ``invite`` from ``role``, play to the end; both summaries checked, the host's stderr returned."""
-    joiner = lab.trumps(role, tmp_path / "bob", "join", str(invite), "--name", "bob", *BOT)
+    lab: Lab, host: Program, role: str, invite: Invite | None, tmp_path: Path
+) -> tuple[dict[str, object], str, str]:
+    """Join ``invite`` (none: the game found on the LAN) from ``role`` and play to the end; both
+    summaries and records checked; the host's summary and both stderr returned."""
+    chosen = [] if invite is None else [str(invite)]
+    joiner = lab.trumps(role, tmp_path / "bob", "join", *chosen, "--name", "bob", *BOT)
     mine, join_err = joiner.finish(90)
     theirs, host_err = host.finish(30)
     assert mine.get("end") == theirs.get("end") == "complete", (join_err[-1500:], host_err[-1500:])
@@ -52,7 +54,7 @@ def _play(
         assert verified.returncode == 0 and "COMPLETE" in verified.stdout.upper(), (
             verified.stdout + verified.stderr
         )
-    return theirs, host_err
+    return theirs, host_err, join_err
 
 
 def test_the_lab_reaches_nothing_but_itself(lab: Lab) -> None:
@@ -75,7 +77,7 @@ def test_a_match_through_the_port_a_upnp_router_opened_which_is_closed_after(
     try:
         assert (invite.host, invite.port) == (lab.wan("a"), PORT)
         assert f"dnat ip to {lab.lan('a1')}:{PORT}" in lab.mappings("a")
-        _, err = _play(lab, host, "b1", invite, tmp_path)
+        _, err, _ = _play(lab, host, "b1", invite, tmp_path)
     finally:
         host.stop()
     assert f"Your router opened port {PORT} (UPnP); the invite uses {lab.wan('a')}." in err
@@ -88,7 +90,7 @@ def test_a_match_through_the_port_a_pcp_router_opened_which_is_closed_after(lab:
     try:
         assert (invite.host, invite.port) == (lab.wan("b"), PORT)
         assert f"dnat ip to {lab.lan('b1')}:{PORT}" in lab.mappings("b")
-        _, err = _play(lab, host, "a1", invite, tmp_path)
+        _, err, _ = _play(lab, host, "a1", invite, tmp_path)
     finally:
         host.stop()
     assert f"Your router opened port {PORT} (PCP); the invite uses {lab.wan('b')}." in err
@@ -99,7 +101,7 @@ def test_a_match_over_ipv6_through_the_pinhole_the_router_opened(lab: Lab, tmp_p
     host, invite = _host(lab, "b1", tmp_path)
     try:
         pinhole = Invite(lab.lan("b1", 6), invite.port, invite.fingerprint)
-        _, err = _play(lab, host, "a1", pinhole, tmp_path)
+        _, err, _ = _play(lab, host, "a1", pinhole, tmp_path)
     finally:
         host.stop()
     assert f"lets IPv6 connections in to port {PORT} (PCP)" in err
@@ -156,7 +158,7 @@ def test_a_router_that_opens_nothing_gets_the_manual_steps_and_the_lan_join_work
     host, invite = _host(lab, "c1", tmp_path)
     try:
         assert invite.host == lab.lan("c1")
-        _, err = _play(lab, host, "c2", invite, tmp_path)
+        _, err, _ = _play(lab, host, "c2", invite, tmp_path)
     finally:
         host.stop()
     assert "Your router did not open the port (PCP: nothing answers on the router at 10.3.0.1" in err
@@ -169,7 +171,7 @@ def test_a_match_at_five_percent_loss_each_way_completes(lab: Lab, tmp_path: Pat
     try:
         host, invite = _host(lab, "a1", tmp_path, "--games", "2")
         try:
-            summary, _ = _play(lab, host, "b1", invite, tmp_path)
+            summary, _, _ = _play(lab, host, "b1", invite, tmp_path)
         finally:
             host.stop()
         dropped = [lab.dropped(role) for role in ("a1", "b1")]
@@ -193,3 +195,27 @@ def test_a_host_whose_name_maps_to_127_0_1_1_invites_with_its_lan_address(lab: L
     finally:
         host.stop()
     assert invite.host == lab.lan("c1")
+
+
+def test_a_joiner_without_an_invite_finds_the_game_on_its_lan_and_plays_it(lab: Lab, tmp_path: Path) -> None:
+    host, _ = _host(lab, "c1", tmp_path, "--no-map", "--games", "2")
+    try:
+        _, _, join_err = _play(lab, host, "c2", None, tmp_path)
+    finally:
+        host.stop()
+    assert "Looking for games on your network" in join_err
+    assert (
+        f"1. ann: a match of 2 games, pickup=forced sixes=on max_moves=1000 ({lab.lan('c1')} port {PORT})"
+        in join_err
+    )
+
+
+def test_discovery_stays_inside_the_home(lab: Lab, tmp_path: Path) -> None:
+    host, _ = _host(lab, "c1", tmp_path, "--no-map")
+    try:
+        joiner = lab.trumps("a1", tmp_path / "bob", "join", "--name", "bob", *BOT)
+        summary, err = joiner.finish(30)
+    finally:
+        host.stop()
+    assert joiner.process.returncode == 1 and summary["end"] == "refused"
+    assert "no game announces itself on your network" in err

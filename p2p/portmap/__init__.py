@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -76,11 +75,10 @@ def default_mappers(bind: str | None, ipv4: bool, ipv6: bool) -> tuple[list[Mapp
     ``bind``: the host's listening address (``None``: all); ``ipv4``, ``ipv6``: the families it
     accepts. A loopback ``bind`` gets none: nobody outside could use the port.
     """
-    from p2p.addresses import default_gateway, default_gateway6
+    from p2p.addresses import default_gateway, default_gateway6, is_loopback
 
-    with contextlib.suppress(ValueError):
-        if bind and ipaddress.ip_address(bind.split("%")[0]).is_loopback:
-            return [], []
+    if is_loopback(bind):
+        return [], []
     gateway, gateway6 = default_gateway(), default_gateway6()
     found4: list[Mapper] = [PcpMapper(gateway, BUDGET), NatPmpMapper(gateway, BUDGET)] if gateway else []
     found6: list[Mapper] = [PcpMapper(gateway6, BUDGET)] if gateway6 else []

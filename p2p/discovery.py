@@ -1,0 +1,179 @@
+"""Finding a host on the local network: DNS-SD over multicast DNS (``python-zeroconf``), ``_trumps._tcp``.
+
+A host announces its player name, its key fingerprint, its port, its addresses and
+the terms (games and rules), and nothing secret: the record is what an invite says,
+so a joiner who picks it is still pinned to the host's key by the fingerprint. Every
+announcement heard is hostile input: a record whose fields do not pass
+:func:`read_properties` is left out of the list, never shown.
+
+>>> properties = announced_properties("ann", "7j33u3l6rypiweqlbeiso7l7oiwizoth", Terms(Rules(), 3))
+>>> properties[b"rules"], properties[b"games"]
+(b'pickup=forced sixes=on max_moves=1000', b'3')
+>>> name, fingerprint, terms = read_properties(properties)
+>>> name, terms.games, terms.rules == Rules()
+('ann', 3, True)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from zeroconf import Error as ZeroconfError
+from zeroconf import InterfaceChoice, IPVersion, ServiceStateChange
+from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
+
+from engine import Rules
+from p2p.errors import P2PError
+from p2p.handshake import Terms
+from p2p.invite import Invite
+from p2p.text import N_, Text
+
+SERVICE = "_trumps._tcp.local."
+_FINGERPRINT = re.compile("[a-z2-7]{32}")
+_GAMES = re.compile("[0-9]{1,2}")
+
+
+class DiscoveryError(P2PError):
+    """An announcement on the network that is not a valid host record."""
+
+
+@dataclass(frozen=True)
+class FoundHost:
+    """A host heard on the local network: whom, with which terms, where."""
+
+    name: str
+    fingerprint: str
+    terms: Terms
+    addresses: tuple[str, ...]
+    port: int
+
+    def invite(self) -> Invite:
+        """The invite this record stands for (its first address)."""
+        return Invite(self.addresses[0], self.port, self.fingerprint)
+
+
+def announced_properties(name: str, fingerprint: str, terms: Terms) -> dict[bytes, bytes]:
+    """The TXT record of a host (DNS-SD key=value pairs)."""
+    return {
+        b"name": name.encode(),
+        b"fp": fingerprint.encode(),
+        b"games": str(terms.games).encode(),
+        b"rules": terms.rules.notation().encode(),
+    }
+
+
+def read_properties(properties: Mapping[bytes, bytes | None]) -> tuple[str, str, Terms]:
+    """The name, fingerprint and terms in a TXT record heard on the network, checked."""
+    unreadable = DiscoveryError(Text(N_("an announcement with unreadable fields")))
+    texts = []
+    for key in (b"name", b"fp", b"games", b"rules"):
+        value = properties.get(key)
+        try:
+            texts.append(value.decode() if value is not None else None)
+        except UnicodeDecodeError:
+            raise unreadable from None
+    name, fingerprint, games, rules_text = texts
+    if name is None or fingerprint is None or games is None or rules_text is None:
+        raise unreadable
+    try:
+        rules = Rules.parse(rules_text)
+    except ValueError:
+        raise unreadable from None
+    if not (0 < len(name) <= 32 and name.isprintable() and name.strip() == name):
+        raise DiscoveryError(Text(N_("an announcement with a bad player name")))
+    if not _FINGERPRINT.fullmatch(fingerprint) or not _GAMES.fullmatch(games) or not 1 <= int(games) <= 99:
+        raise DiscoveryError(Text(N_("an announcement with a bad fingerprint or game count")))
+    return name, fingerprint, Terms(rules, int(games))
+
+
+@contextlib.contextmanager
+def _network_errors(template: str) -> Iterator[None]:
+    """Socket and zeroconf failures (no multicast here, a port taken) as a :class:`DiscoveryError`."""
+    try:
+        yield
+    except (OSError, ZeroconfError) as exc:
+        raise DiscoveryError(Text(template, error=exc)) from None
+
+
+def _instance(fingerprint: str) -> str:
+    """The DNS-SD instance name: unique per host key, short, ASCII (the player name is in the TXT)."""
+    return f"trumps-{fingerprint[:16]}.{SERVICE}"
+
+
+class Announcement:
+    """An async context manager announcing a host on ``addresses`` (this machine's own) while it runs."""
+
+    def __init__(
+        self, name: str, fingerprint: str, terms: Terms, addresses: Iterable[str], port: int
+    ) -> None:
+        self.name, self.fingerprint, self.terms, self.port = name, fingerprint, terms, port
+        self.addresses = [ipaddress.ip_address(a.split("%")[0]) for a in addresses]
+        self._zeroconf: AsyncZeroconf | None = None
+        self._info: AsyncServiceInfo | None = None
+
+    async def __aenter__(self) -> Announcement:
+        ipv4 = [str(a) for a in self.addresses if a.version == 4]
+        info = AsyncServiceInfo(
+            SERVICE,
+            _instance(self.fingerprint),
+            addresses=[a.packed for a in self.addresses],
+            port=self.port,
+            properties=announced_properties(self.name, self.fingerprint, self.terms),
+            server=f"trumps-{self.fingerprint[:16]}.local.",
+        )
+        template = N_("cannot announce this game on the local network ({error})")
+        with _network_errors(template):
+            zeroconf = AsyncZeroconf(interfaces=ipv4 or InterfaceChoice.All)
+        try:
+            with _network_errors(template):
+                await zeroconf.async_register_service(info)
+        except BaseException:
+            await zeroconf.async_close()
+            raise
+        self._zeroconf, self._info = zeroconf, info
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._zeroconf is not None and self._info is not None
+        try:
+            await self._zeroconf.async_unregister_service(self._info)
+        finally:
+            await self._zeroconf.async_close()
+
+
+async def browse(seconds: float, addresses: Iterable[str] | None = None) -> list[FoundHost]:
+    """The hosts that announce themselves within ``seconds`` (on the interfaces of ``addresses``,
+    else all), valid records only, in the order heard, one per host key."""
+    names: list[str] = []
+
+    def heard(zeroconf: Any, service_type: str, name: str, state_change: ServiceStateChange) -> None:
+        if state_change is not ServiceStateChange.Removed and name not in names:
+            names.append(name)
+
+    with _network_errors(N_("cannot look for hosts on the local network ({error})")):
+        zeroconf = AsyncZeroconf(interfaces=InterfaceChoice.All if addresses is None else list(addresses))
+    browser = AsyncServiceBrowser(zeroconf.zeroconf, SERVICE, handlers=[heard])
+    try:
+        await asyncio.sleep(seconds)
+        found: dict[str, FoundHost] = {}
+        for name in list(names):
+            info = AsyncServiceInfo(SERVICE, name)
+            if not await info.async_request(zeroconf.zeroconf, 1000):
+                continue
+            try:
+                host_name, fingerprint, terms = read_properties(info.properties)
+            except DiscoveryError:
+                continue
+            shown = tuple(str(a) for a in info.ip_addresses_by_version(IPVersion.All) if not a.is_link_local)
+            if shown and info.port and fingerprint not in found:
+                found[fingerprint] = FoundHost(host_name, fingerprint, terms, shown, int(info.port))
+        return list(found.values())
+    finally:
+        await browser.async_cancel()
+        await zeroconf.async_close()

@@ -1,0 +1,63 @@
+"""What a host announces on the LAN, and how announcements heard there are checked (hostile input)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine import Rules
+from p2p.discovery import DiscoveryError, FoundHost, announced_properties, read_properties
+from p2p.handshake import Terms
+from p2p.invite import Invite
+
+FINGERPRINT = "7j33u3l6rypiweqlbeiso7l7oiwizoth"
+TERMS = Terms(Rules(pickup="voluntary", sixes=False), 5)
+
+
+def test_an_announcement_carries_name_key_and_terms_and_reads_back() -> None:
+    properties = announced_properties("Ганна", FINGERPRINT, TERMS)
+    assert set(properties) == {b"name", b"fp", b"games", b"rules"}  # nothing secret, nothing more
+    assert read_properties(properties) == ("Ганна", FINGERPRINT, TERMS)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        (b"name", b""),
+        (b"name", b"x" * 33),
+        (b"name", b"ann\x1b[2J"),  # a terminal escape in the name
+        (b"name", b"\xff\xfe"),
+        (b"name", None),
+        (b"fp", b"7J33U3L6RYPIWEQLBEISO7L7OIWIZOTH"),
+        (b"fp", FINGERPRINT[:31].encode()),
+        (b"games", b"0"),
+        (b"games", b"100"),
+        (b"games", b"\xd9\xa3"),  # an Arabic-Indic digit three
+        (b"rules", b"pickup=sometimes"),
+        (b"rules", None),
+    ],
+)
+def test_a_bad_field_makes_the_whole_announcement_unusable(field: bytes, value: bytes | None) -> None:
+    properties: dict[bytes, bytes | None] = dict(announced_properties("ann", FINGERPRINT, TERMS))
+    properties[field] = value
+    with pytest.raises(DiscoveryError):
+        read_properties(properties)
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from([b"name", b"fp", b"games", b"rules", b"x"]), st.none() | st.binary(max_size=80)
+    )
+)
+def test_any_txt_record_is_a_host_or_a_discovery_error(properties: dict[bytes, bytes | None]) -> None:
+    try:
+        name, fingerprint, terms = read_properties(properties)
+    except DiscoveryError:
+        return
+    assert name.isprintable() and len(fingerprint) == 32 and 1 <= terms.games <= 99
+
+
+def test_a_found_host_is_an_invite() -> None:
+    found = FoundHost("ann", FINGERPRINT, TERMS, ("10.3.0.10", "2001:db8:3::a"), 47111)
+    assert found.invite() == Invite("10.3.0.10", 47111, FINGERPRINT)
