@@ -147,25 +147,28 @@ class Announcement:
             await self._zeroconf.async_close()
 
 
-async def browse(seconds: float, addresses: Iterable[str] | None = None) -> list[FoundHost]:
-    """The hosts that announce themselves within ``seconds`` (on the interfaces of ``addresses``,
-    else all), valid records only, in the order heard, one per host key."""
+MAX_HEARD = 32
+"""Announcements looked at, at most: a flood of them from one machine costs nothing more."""
+
+
+async def browse(seconds: float) -> list[FoundHost]:
+    """The games announced on the local network within ``seconds``: valid records only, in the
+    order heard, one per host key (their details are asked for all at once, within a second)."""
     names: list[str] = []
 
     def heard(zeroconf: Any, service_type: str, name: str, state_change: ServiceStateChange) -> None:
-        if state_change is not ServiceStateChange.Removed and name not in names:
+        if state_change is not ServiceStateChange.Removed and name not in names and len(names) < MAX_HEARD:
             names.append(name)
 
     with _network_errors(N_("cannot look for hosts on the local network ({error})")):
-        zeroconf = AsyncZeroconf(interfaces=InterfaceChoice.All if addresses is None else list(addresses))
+        zeroconf = AsyncZeroconf(interfaces=InterfaceChoice.All)
     browser = AsyncServiceBrowser(zeroconf.zeroconf, SERVICE, handlers=[heard])
     try:
         await asyncio.sleep(seconds)
+        infos = [AsyncServiceInfo(SERVICE, name) for name in names]
+        answered = await asyncio.gather(*(info.async_request(zeroconf.zeroconf, 1000) for info in infos))
         found: dict[str, FoundHost] = {}
-        for name in list(names):
-            info = AsyncServiceInfo(SERVICE, name)
-            if not await info.async_request(zeroconf.zeroconf, 1000):
-                continue
+        for info in (info for info, ok in zip(infos, answered, strict=True) if ok):
             try:
                 host_name, fingerprint, terms = read_properties(info.properties)
             except DiscoveryError:
