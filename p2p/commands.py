@@ -394,14 +394,14 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
         async with contextlib.AsyncExitStack() as hosting:
             mapping = await hosting.enter_async_context(PortMapping(port, ipv4, ipv6))  # deleted on exit
             _show_invite(args, mapping.result, local, port, me.fingerprint, terms)
+            listener = await hosting.enter_async_context(
+                Listener(sock, me, name, terms, KnownPeers(home), refused)
+            )
             if not args.no_announce and not is_loopback(args.bind):  # LAN discovery (mDNS)
                 try:
                     await hosting.enter_async_context(Announcement(name, me.fingerprint, terms, local, port))
                 except P2PError as exc:
                     _say(exc)
-            listener = await hosting.enter_async_context(
-                Listener(sock, me, name, terms, KnownPeers(home), refused)
-            )
             channel, session = await listener.first()
             start = time.monotonic()
             report = await play_duel(channel, session, me, home, listener)
