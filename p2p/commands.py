@@ -397,12 +397,15 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
             listener = await hosting.enter_async_context(
                 Listener(sock, me, name, terms, KnownPeers(home), refused)
             )
-            if not args.no_announce and not is_loopback(args.bind):  # LAN discovery (mDNS)
-                try:
-                    await hosting.enter_async_context(Announcement(name, me.fingerprint, terms, local, port))
-                except P2PError as exc:
-                    _say(exc)
-            channel, session = await listener.first()
+            async with contextlib.AsyncExitStack() as announcing:  # on the LAN (mDNS) until a joiner is in
+                if not args.no_announce and not is_loopback(args.bind):
+                    try:
+                        await announcing.enter_async_context(
+                            Announcement(name, me.fingerprint, terms, local, port)
+                        )
+                    except P2PError as exc:
+                        _say(exc)
+                channel, session = await listener.first()
             start = time.monotonic()
             report = await play_duel(channel, session, me, home, listener)
             report.timing["match_s"] = round(time.monotonic() - start, 3)
