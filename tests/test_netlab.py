@@ -6,6 +6,7 @@ Skipped, with the one reason, where the lab cannot be built (not root, no ``ip n
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -219,3 +220,19 @@ def test_discovery_stays_inside_the_home(lab: Lab, tmp_path: Path) -> None:
         host.stop()
     assert joiner.process.returncode == 1 and summary["end"] == "refused"
     assert "no game announces itself on your network" in err
+
+
+def test_after_a_crash_the_mapping_is_left_to_lapse_by_itself(lab: Lab, tmp_path: Path) -> None:
+    host, invite = _host(lab, "a1", tmp_path, "--no-announce")
+    host.process.kill()  # no chance to delete anything
+    host.process.wait(10)
+    host.stop()
+    ask = (
+        "import miniupnpc; u = miniupnpc.UPnP(); u.discover(); u.selectigd()\n"
+        f"print(u.getspecificportmapping({PORT}, 'TCP'))\n"
+        f"u.deleteportmapping({PORT}, 'TCP')\n"  # tidy up for the tests after this one
+    )
+    left = lab.exec("a1", sys.executable, "-c", ask).stdout
+    client, port, description, enabled, lease = ast.literal_eval(left)  # the tuple miniupnpc gives
+    assert (client, port, enabled) == (lab.lan("a1"), PORT, True) and description == "Your trumps"
+    assert invite.host == lab.wan("a") and 0 < lease <= 1200  # it lapses within 20 minutes
