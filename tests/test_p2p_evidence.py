@@ -85,7 +85,7 @@ class Duelists:
         return self.ann.me.key, self.bob.me.key
 
 
-def _session(host: Side, joiner: Side, terms: Terms) -> Session:
+def handshake_session(host: Side, joiner: Side, terms: Terms) -> Session:
     async def handshake() -> Session:
         pair = await connect_pair(host, joiner, terms)
         await pair.host_channel.close()
@@ -99,9 +99,9 @@ def _session(host: Side, joiner: Side, terms: Terms) -> Session:
 def duelists(tmp_path_factory: pytest.TempPathFactory) -> Duelists:
     root = tmp_path_factory.mktemp("keys")
     ann, bob = Side.make(root, "ann"), Side.make(root, "bob")
-    first = _session(ann, bob, Terms(Rules(), 2))
+    first = handshake_session(ann, bob, Terms(Rules(), 2))
     anna, robert = Side(ann.home, ann.me, "anna"), Side(bob.home, bob.me, "robert")
-    other = _session(anna, robert, Terms(Rules(max_moves=999), 2))
+    other = handshake_session(anna, robert, Terms(Rules(max_moves=999), 2))
     return Duelists(ann, bob, first, other)
 
 

@@ -19,6 +19,7 @@ def run(args: argparse.Namespace) -> int:
     from cli.app.board import pad
     from cli.app.widths import cell_width
     from cli.history import history_rows, match_record_paths
+    from cli.printable import printable
 
     paths = storage.record_paths()
     match_paths = match_record_paths()
@@ -32,9 +33,9 @@ def run(args: argparse.Namespace) -> int:
     print(" " * (5 - cell_width(moves)) + f"{moves}  {_('File')}")
     rows = history_rows(paths, match_paths)
     for row in rows:
-        cells = (row.date, row.opponent, row.result)
+        cells = [printable(text) for text in (row.date, row.opponent, row.result)]
         print(" ".join(pad(text, width) for text, width in zip(cells, widths, strict=True)), end=" ")
-        print(f"{row.moves:>5}  {row.file}")
+        print(f"{row.moves:>5}  {printable(row.file)}")
     count = len(rows)
     text = ngettext(
         "{count} game in {folder}; replay one with: trumps replay FILE",
