@@ -169,6 +169,18 @@ class Verified:
     truncated: bool
     """The file stops in the middle of a line."""
 
+    @property
+    def awarded(self) -> tuple[int, int] | None:
+        """The game (by number) and the seat the saver's note awards it to, if it awards one.
+
+        The saver's own, unsigned account (see :meth:`summary_lines`).
+        """
+        note = self.end or {}
+        game, seat = note.get("game"), _seat(note.get("winner"))
+        if seat is None or type(game) is not int or not 1 <= game <= self.match.games:
+            return None
+        return game, seat
+
     def summary(self) -> str:
         """A few lines for people."""
         return "\n".join(self.summary_lines())

@@ -27,9 +27,14 @@ from tests.test_p2p_helpers import Side, connect_pair, run
 
 
 def play(
-    session: Session, keys: tuple[Ed25519PrivateKey, ...], folder: Path, previous: Match | None = None
+    session: Session,
+    keys: tuple[Ed25519PrivateKey, ...],
+    folder: Path,
+    previous: Match | None = None,
+    links: int | None = None,
 ) -> Path:
-    """A whole honest match of ``session`` (a rematch of ``previous`` if given), recorded in ``folder``."""
+    """An honest match of ``session`` (a rematch of ``previous`` if given), recorded in ``folder``:
+    whole, or its first ``links`` links."""
     terms = session.terms
     if previous is None:
         match = Match(session.session_id, session.keys, terms.rules, terms.games)
@@ -38,7 +43,7 @@ def play(
         match = Match(root, session.keys, terms.rules, terms.games, dealer)
     writer = RecordWriter(folder, session, match, previous)
     pledges: dict[int, Pledge] = {}
-    while (due := match.due()) is not None:
+    while (due := match.due()) is not None and len(match.links) != links:
         kind, seat = due
         unsigned: Signed
         if kind is Commit:

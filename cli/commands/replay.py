@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if path.suffix == ".jsonl" or hash_sign:
             games = network_games(path)
-            chosen = [game for title, game, _seat in games if title == f"{path.name}#{number or 1}"]
+            chosen = [found.game for found in games if found.name == f"{path.name}#{number or 1}"]
             if not chosen:
                 count = len(games)
                 raise RecordError(
