@@ -16,13 +16,15 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from engine import Rules
+from engine import Position, Rules
+from p2p.crypto import tagged_hash
 from p2p.errors import HistoryMismatch, ProtocolViolation, RecordError
-from p2p.fairdeal import Pledge
+from p2p.fairdeal import Pledge, coin, game_seed
 from p2p.handshake import Session, Terms
-from p2p.match import Match, position_hash, rematch_of, sign_resume
+from p2p.match import Match, final_digest, position_hash, rematch_of, rematch_root, sign_resume
 from p2p.messages import Commit, Final, MoveMsg, Reveal, Signed, to_json
 from p2p.record import RecordWriter, verify
+from p2p.wire import encode
 from tests.test_p2p_helpers import Side, connect_pair, run
 
 
@@ -264,3 +266,36 @@ def test_a_rematch_record_under_another_sessions_header_fails(duelists: Duelists
     header |= {key: to_json(getattr(duelists.first, key)) for key in ("hello", "offer", "accept")}
     with pytest.raises(RecordError, match=r"line 2: .*bad signature"):
         verify(_text([header, *links]))
+
+
+# ------------------------------------------------------------- the document's worked example
+
+
+def test_the_worked_example_of_the_protocol_document_is_what_the_code_computes() -> None:
+    """docs/protocol.md gives the bytes of a commitment, a link and every root-bound hash for an
+    interoperating peer to check itself against: they must be this implementation's."""
+    text = (Path(__file__).parent.parent / "docs" / "protocol.md").read_text(encoding="utf-8")
+    block = text.split("Worked example", 1)[1].split("```")[1]
+    entries: list[list[str]] = []
+    for line in block.strip("\n").splitlines():  # an entry: a label line, then "= value" lines
+        if line.startswith(" "):
+            entries[-1].append(line)
+        else:
+            entries.append([line])
+    shown = {entry[0].split("  =")[0].strip(): entry[-1].rsplit("= ", 1)[1] for entry in entries}
+    root, secret0, secret1 = bytes(32), bytes(32), bytes([1]) * 32
+    commitment = Pledge("SH", secret0).commitment(root, 1, 0)
+    body = encode(Commit(game=1, commitment=commitment, sig=b"").body())
+    computed = {
+        "commitment": commitment.hex(),
+        "enc(body)": body.hex(),
+        "T₁": tagged_hash("link", root, body).hex(),
+        "seed (secret₁ = 32 bytes 01)": game_seed(root, 1, (secret0, secret1)).hex(),
+        "coin": str(coin(root, (secret0, secret1))),
+        'H("final", root, root)': final_digest(root, root).hex(),
+        'H("rematch", root, root, 01)': rematch_root(root, root, 1).hex(),
+        'H("position", "6S7SAH/TDQD9C/7C8C SH 0")': position_hash(
+            Position.from_notation("6S7SAH/TDQD9C/7C8C SH 0")
+        ).hex(),
+    }
+    assert shown == computed
