@@ -14,7 +14,9 @@ link of which kind comes next:
 
 :meth:`Match.apply` checks a link completely — turn, kind, game, signature,
 commitment, legality, position hash — and raises a :class:`~p2p.errors.CheatError`
-naming the violation, with the link kept as evidence.
+naming the violation, with the link kept as evidence. What such evidence proves to
+someone holding only a record is judged by :meth:`Match.signed_here` and
+:meth:`Match.violation` (docs/protocol.md, "Evidence").
 """
 
 from __future__ import annotations
@@ -179,7 +181,7 @@ class Match:
         :class:`HistoryMismatch` (the claim kept as evidence) when the peer's history differs.
         """
         try:
-            if not signature_ok(self.keys[sender], "resume-sig", _resume_digest(claim), claim.sig):
+            if not self._resume_signed(claim, sender):
                 raise BadSignature(
                     Text(N_("player {seat}'s resume message has a bad signature"), seat=sender)
                 )
@@ -214,10 +216,7 @@ class Match:
         anything about this match at this point, whoever wrote it down.
         """
         if isinstance(message, Resume):
-            digest = _resume_digest(message)
-            return message.root == self.session_id and signature_ok(
-                self.keys[sender], "resume-sig", digest, message.sig
-            )
+            return message.root == self.session_id and self._resume_signed(message, sender)
         if isinstance(message, Final) and message.transcript != self.transcript:
             return False
         return signature_ok(self.keys[sender], *self._digest(message), message.sig)
@@ -240,6 +239,9 @@ class Match:
             return exc
         return None
 
+    def _resume_signed(self, claim: Resume, sender: int) -> bool:
+        return signature_ok(self.keys[sender], "resume-sig", _resume_digest(claim), claim.sig)
+
     def _equivocation(self, claim: Resume, sender: int) -> HistoryMismatch | None:
         """A claim of another history than one ``sender`` signed a link over.
 
@@ -256,8 +258,8 @@ class Match:
         if all(by != sender for by, _ in self.links[max(count - 1, 0) :]):
             return None
         template = N_(
-            "player {seat} signed two histories of this match: its resume message says the "
-            "transcript after {count} link(s) differs from the one its own later link signs"
+            "player {seat} signed two histories of this match: its resume message gives another "
+            "transcript after {count} link(s) than its own signed links do"
         )
         return HistoryMismatch(Text(template, seat=sender, count=count))
 
