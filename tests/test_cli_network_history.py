@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
+import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -191,3 +194,33 @@ def test_history_loads_no_interface_and_no_cryptography_it_does_not_need(
     assert loaded() == "cryptography"  # match records are verified: their signatures need it
     shutil.rmtree(data / "matches")
     assert loaded() == ""  # game files alone: plain text, no prompt_toolkit, no cryptography
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_history_fits_a_real_80x24_terminal(duelists: tuple[Side, Side, Session], tmp_path: Path) -> None:
+    """In tmux at 80x24 no line of the table wraps: each game is one screen line."""
+    data = tmp_path / "data"
+    (data / "trumps").mkdir(parents=True)
+    rows = _rows_of_every_kind(duelists, data / "trumps")
+    socket = f"trumps-history-{uuid.uuid4().hex[:12]}"
+    env = f"XDG_DATA_HOME={data} XDG_CONFIG_HOME={tmp_path / 'config'} LANG=C.UTF-8"
+    command = f"env {env} {shlex.quote(sys.executable)} -m cli history; sleep 30"
+    tmux = ["tmux", "-L", socket]
+    subprocess.run([*tmux, "new-session", "-d", "-x", "80", "-y", "24", "-c", str(Path.cwd()), command],
+                   check=True, timeout=10)  # fmt: skip
+    try:
+        screen = ""
+        for _ in range(200):
+            screen = subprocess.run(
+                [*tmux, "capture-pane", "-p"], capture_output=True, text=True, timeout=10
+            ).stdout
+            if "replay one with" in screen:
+                break
+            time.sleep(0.05)
+        lines = screen.rstrip("\n").split("\n")
+        table = lines[: lines.index("")]
+        assert len(table) == len(rows) + 1, screen  # the heading and one line per game: nothing wrapped
+        assert table[0].split() == ["Date", "Opponent", "Result", "Moves", "File"]
+        assert len({_file_column(line) for line in table}) == 1, screen
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=10)
