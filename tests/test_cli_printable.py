@@ -110,3 +110,16 @@ def test_the_full_screen_shows_hostile_chat_and_status_as_text() -> None:
         assert "Bob silent for 8 s␛[1A" in screen
 
     run(session, script)
+
+
+def test_the_games_own_words_pass_unchanged() -> None:
+    """printable() is applied to whole translated lines: no translation may hold a character it
+    would replace (a zero-width joiner in a Hindi string, say), or our own text would be mangled."""
+    from tests.catalogues import PLURAL_FORMS, po_path, read_po
+
+    for language in PLURAL_FORMS:
+        _, messages = read_po(po_path(language))
+        for message in messages.values():
+            for text in [message.msgid, *message.strings]:
+                lines = text.split("\n")
+                assert [printable(line) for line in lines] == lines, (language, text)
