@@ -1,26 +1,32 @@
-"""The rows of ``trumps history``: one saved game each, seen from your seat.
+"""The rows of ``trumps history``: one saved game each, seen from your seat, and the table they make.
 
 Two kinds of file hold games: the game records of ``<data>/games`` (every game
 played in the full-screen interface, against the AI or a friend) and the signed
 match records of ``<data>/matches`` that the network duel keeps (also for
 headless ``--bot`` matches). A game of a match record is named ``FILE#N``, the
-name ``trumps replay`` takes; a game found in both kinds is listed once.
+name ``trumps replay`` takes; a game found in both kinds is listed once, with
+what the match record adds: a game its end note awards (won by forfeit).
+
+Plain text only: nothing here loads prompt_toolkit, and the protocol's
+cryptography only when there are match records to verify.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from cli import storage
 from cli.app.names import MY_NAME, shown_name
-from cli.app.replay import reason_words
+from cli.cells import cell_width, fit, pad
 from cli.i18n import _, translated
+from cli.printable import printable
+from cli.reasons import reason_words
 from engine import Game, RecordError
 from p2p import errors as p2p_errors
 from p2p.home import Home
-from p2p.record import verify
 
 
 @dataclass(frozen=True)
@@ -34,36 +40,55 @@ class Row:
     file: str
 
 
+@dataclass(frozen=True)
+class NetworkGame:
+    """A game of a verified match record."""
+
+    name: str
+    """``FILE#N``."""
+    game: Game
+    """With the players' names and the record's date as headers."""
+    seat: int
+    """Your seat (the record's saver)."""
+    awarded: int | None
+    """The seat the record's end note awards this unfinished game to, if it does."""
+
+
 def history_rows(paths: Iterable[Path], match_paths: Iterable[Path] = ()) -> list[Row]:
     """A row for each game of the records; an unreadable file says why instead of stopping the list."""
     try:
         unfinished = storage.load_unfinished()
     except storage.StorageError:
         unfinished = None
+    network: dict[tuple[object, ...], NetworkGame] = {}
+    damaged: list[Row] = []
+    for path in match_paths:
+        try:
+            network |= {_key(found.game): found for found in network_games(path)}
+        except (storage.StorageError, p2p_errors.RecordError) as exc:
+            damaged.append(_unreadable(path, translated(exc)))
     rows = []
-    listed: set[tuple[object, ...]] = set()
     for path in paths:
         try:
             game = Game.from_record(storage.read_text(path))
         except (storage.StorageError, RecordError) as exc:
-            rows.append(Row("?", "?", _("unreadable: {error}").format(error=exc), "?", path.name))
+            rows.append(_unreadable(path, str(exc)))
             continue
-        listed.add((game.start, *game.moves))
         names = game.headers.get("Players", "").split(" vs ")
         me = names.index(MY_NAME) if len(names) == 2 and MY_NAME in names else 0
         resumable = unfinished is not None and unfinished.record == path.name
-        rows.append(_row(game, me, path.name, resumable))
-    for path in match_paths:
-        try:
-            games = network_games(path)
-        except (storage.StorageError, p2p_errors.RecordError) as exc:
-            error = translated(exc)
-            rows.append(Row("?", "?", _("unreadable: {error}").format(error=error), "?", path.name))
-            continue
-        for name, game, me in games:
-            if (game.start, *game.moves) not in listed:
-                rows.append(_row(game, me, name, False))
-    return rows
+        same = network.pop(_key(game), None)  # the same game in a match record: its award counts
+        rows.append(_row(game, me, path.name, resumable, same.awarded if same else None))
+    rows += [_row(found.game, found.seat, found.name, False, found.awarded) for found in network.values()]
+    return rows + damaged
+
+
+def _key(game: Game) -> tuple[object, ...]:
+    return (game.start, *game.moves)
+
+
+def _unreadable(path: Path, error: str) -> Row:
+    return Row("?", "?", _("unreadable: {error}").format(error=error), "?", path.name)
 
 
 def match_record_paths() -> list[Path]:
@@ -72,12 +97,10 @@ def match_record_paths() -> list[Path]:
     return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
 
 
-def network_games(path: Path) -> list[tuple[str, Game, int]]:
-    """The games of a network match record, verified: ``(FILE#N, game, your seat)`` each.
+def network_games(path: Path) -> list[NetworkGame]:
+    """The games of a network match record, verified, in order (the unfinished one last)."""
+    from p2p.record import verify  # the protocol (and its cryptography) only when there is a record
 
-    Each game gets the players' names and the record's date as headers, as
-    the interface's own records have them.
-    """
     verified = verify(storage.read_text(path))
     names = verified.session.names
     stamp = path.name[:16]  # 20261130T101500Z, see p2p.record.RecordWriter
@@ -85,16 +108,22 @@ def network_games(path: Path) -> list[tuple[str, Game, int]]:
     games = [result.game for result in verified.match.results]
     if verified.match.game is not None and verified.match.game not in games:
         games.append(verified.match.game)
-    for game in games:
+    found = []
+    for number, game in enumerate(games, 1):
         game.headers |= {"Players": f"{names[0]} vs {names[1]}", "Date": date}
-    return [(f"{path.name}#{n}", game, verified.session.seat) for n, game in enumerate(games, 1)]
+        award = verified.awarded if game.result is None else None
+        seat = award[1] if award is not None and award[0] == number else None
+        found.append(NetworkGame(f"{path.name}#{number}", game, verified.session.seat, seat))
+    return found
 
 
-def _row(game: Game, me: int, file: str, resumable: bool) -> Row:
+def _row(game: Game, me: int, file: str, resumable: bool, awarded: int | None) -> Row:
     names = game.headers.get("Players", "").split(" vs ")
     opponent = shown_name(names[1 - me]) if len(names) == 2 else "?"
     outcome = game.result
-    if outcome is None:
+    if outcome is None and awarded is not None:
+        result = _("won by forfeit") if awarded == me else _("lost by forfeit")
+    elif outcome is None:
         result = _("unfinished: trumps play --resume") if resumable else _("abandoned")
     elif outcome.winner is None:
         result = _("draw ({reason})").format(reason=reason_words(outcome))
@@ -104,3 +133,46 @@ def _row(game: Game, me: int, file: str, resumable: bool) -> Row:
         result = _("lost ({reason})").format(reason=reason_words(outcome))
     date = game.headers.get("Date", "?").removesuffix(" UTC")[:16]
     return Row(date, opponent, result, str(len(game.moves)), file)
+
+
+# ------------------------------------------------------------------ the table
+
+GAPS = (1, 1, 1, 2)
+"""Spaces between the columns: date, opponent, result, moves, file."""
+FLOORS = {2: 14, 1: 8, 0: 11, 4: 12}
+"""How narrow the result, opponent, date and file columns become before any goes narrower still,
+in the order they give way (the file last: ``trumps replay`` takes it). The date gives way by
+dropping its year (``11-30 10:15``), which the file name still shows."""
+_YEAR = re.compile(r"\d{4}-(?=\d\d-\d\d \d\d:\d\d$)")
+
+
+def table_lines(rows: list[Row], width: int) -> list[str]:
+    """The heading and one line per row, columns aligned, no line wider than ``width`` cells.
+
+    Every cell is made harmless (:func:`printable`: names, results and file names come from
+    files and peers) and cut with an ellipsis where the columns do not fit, in the order of
+    :data:`FLOORS`; the move count stays whole, the file keeps its end (its start is the date).
+    """
+    heading = (_("Date"), _("Opponent"), _("Result"), _("Moves"), _("File"))
+    table = [list(heading)] + [
+        [printable(cell) for cell in (row.date, row.opponent, row.result, row.moves, row.file)]
+        for row in rows
+    ]
+    widths = [max(cell_width(line[column]) for line in table) for column in range(5)]
+    excess = sum(widths) + sum(GAPS) - width
+    for floor_of in (FLOORS, dict.fromkeys(FLOORS, 1)):
+        for column, floor in floor_of.items():
+            cut = max(0, min(excess, widths[column] - floor))
+            widths[column] -= cut
+            excess -= cut
+    if widths[0] < max(cell_width(line[0]) for line in table):
+        table = [[_YEAR.sub("", line[0]), *line[1:]] for line in table]
+    lines = []
+    for line in table:
+        cells = [
+            pad(fit(text, room), room, right=column == 3)
+            for column, (text, room) in enumerate(zip(line, widths, strict=True))
+        ]
+        cells[4] = fit(line[4], widths[4], keep_end=True)
+        lines.append("".join(cell + " " * gap for cell, gap in zip(cells, (*GAPS, 0), strict=True)).rstrip())
+    return lines

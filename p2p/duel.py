@@ -186,7 +186,7 @@ class Duel:
             self.match = Match(session.session_id, session.keys, terms.rules, terms.games)
             self.writer = RecordWriter(records, session, self.match)
         else:
-            root, dealer = rematch_of(previous)
+            root, dealer = rematch_of(previous, session.session_id)
             self.match = Match(root, session.keys, terms.rules, terms.games, dealer)
             self.writer = RecordWriter(records, session, self.match, previous)
         self._pledges: dict[int, Pledge] = {}

@@ -14,11 +14,14 @@ link of which kind comes next:
 
 :meth:`Match.apply` checks a link completely — turn, kind, game, signature,
 commitment, legality, position hash — and raises a :class:`~p2p.errors.CheatError`
-naming the violation, with the link kept as evidence.
+naming the violation, with the link kept as evidence. What such evidence proves to
+someone holding only a record is judged by :meth:`Match.signed_here` and
+:meth:`Match.violation` (docs/protocol.md, "Evidence").
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -178,7 +181,7 @@ class Match:
         :class:`HistoryMismatch` (the claim kept as evidence) when the peer's history differs.
         """
         try:
-            if not signature_ok(self.keys[sender], "resume-sig", _resume_digest(claim), claim.sig):
+            if not self._resume_signed(claim, sender):
                 raise BadSignature(
                     Text(N_("player {seat}'s resume message has a bad signature"), seat=sender)
                 )
@@ -203,12 +206,69 @@ class Match:
             raise
         return True
 
+    # --------------------------------------------------------------- evidence
+
+    def signed_here(self, message: Signed, sender: int) -> bool:
+        """Whether ``message`` carries ``sender``'s valid signature, bound to this match as it stands.
+
+        A link must be signed over the current transcript, a final over this match's root and
+        the current transcript, a resume claim over this match's root. Nothing else can say
+        anything about this match at this point, whoever wrote it down.
+        """
+        if isinstance(message, Resume):
+            return message.root == self.session_id and self._resume_signed(message, sender)
+        if isinstance(message, Final) and message.transcript != self.transcript:
+            return False
+        return signature_ok(self.keys[sender], *self._digest(message), message.sig)
+
+    def violation(self, message: Signed, sender: int) -> CheatError | None:
+        """The violation that ``message``, :meth:`signed_here` by ``sender``, proves against it.
+
+        ``None`` when the record's own signed links at this point show no contradiction: a link
+        that is simply the next one, a copy of one already held, a resume claim consistent
+        with everything ``sender`` signed. The state of the match is left as it is.
+        """
+        if (sender, message) in self.links:
+            return None
+        if isinstance(message, Resume):
+            return self._equivocation(message, sender)
+        trial = copy.deepcopy(self)
+        try:
+            trial.apply(message, sender)
+        except CheatError as exc:
+            return exc
+        return None
+
+    def _resume_signed(self, claim: Resume, sender: int) -> bool:
+        return signature_ok(self.keys[sender], "resume-sig", _resume_digest(claim), claim.sig)
+
+    def _equivocation(self, claim: Resume, sender: int) -> HistoryMismatch | None:
+        """A claim of another history than one ``sender`` signed a link over.
+
+        ``sender``'s own link at position ``claim.links`` or later was signed over a transcript
+        that extends ours after ``claim.links`` links, so a claim of another transcript there
+        contradicts its own signature. Nothing else about a claim is provable from a record:
+        when the peer sent it is the saver's word (an honest claim of an earlier reconnection
+        holds fewer links than came later), and after a link of the saver's the saver could
+        have shown the peer another link than the one in its record.
+        """
+        count = claim.links
+        if count > len(self.links) or self.transcript_at(count) == claim.transcript:
+            return None
+        if all(by != sender for by, _ in self.links[max(count - 1, 0) :]):
+            return None
+        template = N_(
+            "player {seat} signed two histories of this match: its resume message gives another "
+            "transcript after {count} link(s) than its own signed links do"
+        )
+        return HistoryMismatch(Text(template, seat=sender, count=count))
+
     # ----------------------------------------------------------------- links
 
     def _digest(self, message: Signed) -> tuple[str, bytes]:
         """What ``message``'s signature covers, and the tag it is signed under."""
         if isinstance(message, Final):
-            return "final-sig", message.transcript
+            return "final-sig", final_digest(self.session_id, message.transcript)
         return "link-sig", tagged_hash("link", self.transcript, encode(message.body()))
 
     def sign(self, key: Ed25519PrivateKey, unsigned: S) -> S:
@@ -323,19 +383,28 @@ class Match:
             self._commits, self._reveals = {}, {}
 
 
-def rematch_root(transcript: bytes, dealer: int) -> bytes:
-    """The chain root of a rematch played after a match that ended with ``transcript``.
+def final_digest(root: bytes, transcript: bytes) -> bytes:
+    """What a final signature covers: the end ``transcript`` of the match rooted at ``root``."""
+    return tagged_hash("final", root, transcript)
 
-    The first dealer is part of it, so every signature of the rematch vouches for it.
+
+def rematch_root(session_id: bytes, transcript: bytes, dealer: int) -> bytes:
+    """The chain root of a rematch, in session ``session_id``, of a match that ended with ``transcript``.
+
+    The session (whose handshake the rematch's record carries: names, rules, game count) and
+    the first dealer are part of it, so every signature of the rematch vouches for both.
     """
-    return tagged_hash("rematch", transcript, bytes([dealer]))
+    return tagged_hash("rematch", session_id, transcript, bytes([dealer]))
 
 
-def rematch_of(previous: Match) -> tuple[bytes, int]:
-    """The root and first dealer of a rematch of the finished ``previous``: its loser deals."""
+def rematch_of(previous: Match, session_id: bytes) -> tuple[bytes, int]:
+    """The root and first dealer of a rematch of the finished ``previous`` in session ``session_id``.
+
+    The loser of the last game deals first.
+    """
     last = previous.results[-1]
     dealer = next_dealer(last.dealer, last.outcome.winner)
-    return rematch_root(previous.transcript, dealer), dealer
+    return rematch_root(session_id, previous.transcript, dealer), dealer
 
 
 def sign_resume(key: Ed25519PrivateKey, root: bytes, links: int, transcript: bytes) -> Resume:

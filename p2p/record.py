@@ -2,15 +2,17 @@
 
 A record is JSON lines (bytes as hex):
 
-1. the header: ``{"record": "your-trumps match", "format": 1, "hello": …, "offer": …,
+1. the header: ``{"record": "your-trumps match", "format": 2, "hello": …, "offer": …,
    "accept": …, "saved_by": seat}`` — the three handshake messages, which fix
    both identity keys, the rules, the game count, the seats and the session id;
-   a rematch on the same connection adds ``"rematch_of": {"transcript", "finals",
-   "dealer"}``: the previous match's end, signed by both, and the first dealer;
+   a rematch on the same connection adds ``"rematch_of": {"root", "transcript",
+   "finals", "dealer"}``: the previous match's root and end, signed by both, and the
+   first dealer;
 2. one line per link, in order: ``{"by": seat, "link": message}``; the two
    final signatures come last in a complete match;
 3. optionally an ``{"end": reason, "detail": text, "by": seat, "evidence": message}``
-   line: the saver's (unsigned) account of how an unfinished match ended.
+   line: the saver's (unsigned) account of how an unfinished match ended. Its evidence
+   proves something only where :meth:`Match.signed_here` and :meth:`Match.violation` say so.
 
 Every link is signed over the transcript before it, so any prefix of the
 file checks on its own: :func:`verify` replays what is there and says where
@@ -19,6 +21,7 @@ it stops.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass, fields
@@ -30,12 +33,12 @@ from p2p.crypto import fingerprint, signature_ok
 from p2p.errors import CheatError, P2PError, RecordError, WireError
 from p2p.handshake import Session, check_signatures
 from p2p.home import write_atomically
-from p2p.match import Match, rematch_of, rematch_root
-from p2p.messages import Accept, Hello, Message, Offer, Resume, Signed, expect, message_class, parse, to_json
+from p2p.match import Match, final_digest, rematch_of, rematch_root
+from p2p.messages import Accept, Hello, Message, Offer, Signed, expect, message_class, parse, to_json
 from p2p.text import N_, Text, ntext
 
 RECORD_KIND = "your-trumps match"
-FORMAT = 1
+FORMAT = 2
 
 
 def from_json(obj: object) -> Message:
@@ -81,9 +84,13 @@ class RecordWriter:
         self.session = session
         self.rematch_of: dict[str, object] | None = None
         if previous is not None and previous.finals is not None:
-            _, dealer = rematch_of(previous)
-            finals = [sig.hex() for sig in previous.finals]
-            self.rematch_of = {"transcript": previous.transcript.hex(), "finals": finals, "dealer": dealer}
+            _, dealer = rematch_of(previous, session.session_id)
+            self.rematch_of = {
+                "root": previous.session_id.hex(),
+                "transcript": previous.transcript.hex(),
+                "finals": [sig.hex() for sig in previous.finals],
+                "dealer": dealer,
+            }
         self._written: int | None = None
         """Links on disk; ``None`` before the header is."""
         self._file: BinaryIO | None = None
@@ -157,8 +164,22 @@ class Verified:
     """The saver's note on how an unfinished match ended, if any."""
     evidence_error: CheatError | None
     """The violation the kept evidence proves, re-checked here."""
+    evidence_unproven: Text | None
+    """Why the kept evidence proves nothing, when the end note has evidence that does not."""
     truncated: bool
     """The file stops in the middle of a line."""
+
+    @property
+    def awarded(self) -> tuple[int, int] | None:
+        """The game (by number) and the seat the saver's note awards it to, if it awards one.
+
+        The saver's own, unsigned account (see :meth:`summary_lines`).
+        """
+        note = self.end or {}
+        game, seat = note.get("game"), _seat(note.get("winner"))
+        if seat is None or type(game) is not int or not 1 <= game <= self.match.games:
+            return None
+        return game, seat
 
     def summary(self) -> str:
         """A few lines for people."""
@@ -225,6 +246,8 @@ class Verified:
                 lines.append(Text(template, game=self.end.get("game"), winner=self.end["winner"]))
         if self.evidence_error is not None:
             lines.append(Text(N_("the kept evidence proves: {error}"), error=self.evidence_error))
+        if self.evidence_unproven is not None:
+            lines.append(Text(N_("the kept evidence proves nothing: {why}"), why=self.evidence_unproven))
         return lines
 
 
@@ -252,13 +275,14 @@ def verify(text: str) -> Verified:
     root, dealer = _root(rows[0], session)
     match = Match(root, session.keys, terms.rules, terms.games, dealer)
     end: dict[str, Any] | None = None
-    evidence_error = None
+    evidence: tuple[CheatError | None, Text | None] = (None, None)
     for number, row in enumerate(rows[1:], 2):
         if end is not None:
             raise RecordError(Text(N_("line {number}: nothing may follow the end note"), number=number))
         if "end" in row:
             end = row
-            evidence_error = _recheck(match, row.get("evidence"))
+            if "evidence" in row:
+                evidence = _judge(match, row["evidence"])
             continue
         by = _seat(row.get("by"))
         if by is None:
@@ -270,7 +294,7 @@ def verify(text: str) -> Verified:
             match.apply(link, by)
         except (RecordError, CheatError) as exc:
             raise RecordError(Text(N_("line {number}: {error}"), number=number, error=exc)) from None
-    return Verified(session, match, match.done, end, evidence_error, truncated)
+    return Verified(session, match, match.done, end, *evidence, truncated)
 
 
 def _session(header: dict[str, Any]) -> Session:
@@ -291,6 +315,7 @@ def _root(header: dict[str, Any], session: Session) -> tuple[bytes, int | None]:
     if previous is None:
         return session.session_id, None
     try:
+        previous_root = bytes.fromhex(previous["root"])
         transcript = bytes.fromhex(previous["transcript"])
         finals = [bytes.fromhex(sig) for sig in previous["finals"]]
         dealer = previous["dealer"]
@@ -299,37 +324,39 @@ def _root(header: dict[str, Any], session: Session) -> tuple[bytes, int | None]:
     if len(finals) != 2 or _seat(dealer) is None:
         raise RecordError(Text(N_("line 1: 'rematch_of' needs two final signatures and a dealer 0 or 1")))
     for seat in (0, 1):
-        if not signature_ok(session.keys[seat], "final-sig", transcript, finals[seat]):
+        if not signature_ok(
+            session.keys[seat], "final-sig", final_digest(previous_root, transcript), finals[seat]
+        ):
             raise RecordError(
                 f"line 1: player {seat}'s signature of the previous match's end does not verify"
             )
-    return rematch_root(transcript, dealer), dealer
+    return rematch_root(session.session_id, transcript, dealer), dealer
 
 
-def _recheck(match: Match, evidence: object) -> CheatError | None:
-    """Apply the kept evidence to the verified state: the violation it proves, if any.
+def _judge(match: Match, evidence: object) -> tuple[CheatError | None, Text | None]:
+    """What the kept evidence proves at the end of the verified prefix: the violation, or why nothing.
 
-    Only a link its alleged sender signed proves anything about that sender: the
-    saver could write any unsigned (or badly signed) message into its own note.
+    The note is the saver's own and unsigned: it may hold any message, made up, badly signed,
+    copied from another match or another point of this one. Only a message its alleged sender
+    signed, bound to this match where the record stops, and contradicted by the record's own
+    signed links there proves anything (:meth:`Match.signed_here`, :meth:`Match.violation`).
     """
-    if not isinstance(evidence, dict):
-        return None
-    by = _seat(evidence.get("by"))
-    if by is None:
-        return None
-    try:
-        link = from_json({k: v for k, v in evidence.items() if k != "by"})
-        if isinstance(link, Resume):
-            match.check_resume(link, by)
-        elif isinstance(link, Signed):
-            if not signature_ok(match.keys[by], *match._digest(link), link.sig):
-                return None
-            match.apply(link, by)
-    except CheatError as exc:
-        return exc
-    except RecordError:
-        return None
-    return None
+    by = _seat(evidence.get("by")) if isinstance(evidence, dict) else None
+    link = None
+    if isinstance(evidence, dict) and by is not None:
+        with contextlib.suppress(RecordError):
+            link = from_json({k: v for k, v in evidence.items() if k != "by"})
+    if by is None or not isinstance(link, Signed):
+        return None, Text(N_("it is not a signed message of player 0 or 1"))
+    if not match.signed_here(link, by):
+        template = N_(
+            "it does not carry player {seat}'s valid signature bound to this match where the record stops"
+        )
+        return None, Text(template, seat=by)
+    proof = match.violation(link, by)
+    if proof is None:
+        return None, Text(N_("it does not contradict anything player {seat} signed"), seat=by)
+    return proof, None
 
 
 def _seat(value: object) -> int | None:

@@ -3,15 +3,26 @@ headless bot duels are listed game by game, and ``FILE#N`` replays game N of one
 
 from __future__ import annotations
 
+import json
+import os
+import shlex
 import shutil
+import subprocess
+import sys
+import time
+import uuid
 from pathlib import Path
 
 import pytest
 
-from cli.history import history_rows, match_record_paths, network_games
+from cli.cells import cell_width
+from cli.history import Row, history_rows, match_record_paths, network_games, table_lines
 from cli.main import main
+from engine import Game, Rules
+from p2p.handshake import Session, Terms
 from p2p.home import Home
-from tests.test_p2p_helpers import bot_duel, run
+from tests.test_p2p_evidence import handshake_session, play
+from tests.test_p2p_helpers import Side, bot_duel, run
 
 
 @pytest.fixture(scope="module")
@@ -35,15 +46,14 @@ def test_history_lists_each_game_of_a_network_match(
     assert [row.file for row in rows] == [f"{home_with_match.name}#1", f"{home_with_match.name}#2"]
     assert {row.opponent for row in rows} == {"bob"}  # the host, ann, saved it
     assert all(row.result.split()[0] in ("won", "lost", "draw") for row in rows)
-    assert main(["history"]) == 0
+    assert main(["history"]) == 0  # 80 columns: bob's record names fit whole
     out = capsys.readouterr().out
-    assert f"{home_with_match.name}#2" in out and "2 games in" in out
+    assert f"  {home_with_match.name}#2\n" in out and "2 games in" in out
 
 
 def test_a_game_saved_by_the_interface_too_is_listed_once(home_with_match: Path, tmp_path: Path) -> None:
-    _, game, _ = network_games(home_with_match)[0]
     copy = tmp_path / "same.txt"
-    copy.write_text(game.to_record())
+    copy.write_text(network_games(home_with_match)[0].game.to_record())
     rows = history_rows([copy], [home_with_match])
     assert [row.file for row in rows] == ["same.txt", f"{home_with_match.name}#2"]
 
@@ -66,3 +76,151 @@ def test_a_damaged_match_record_is_named_not_fatal(
     assert rows[0].result.startswith("unreadable:") and rows[0].file == home_with_match.name
     assert main(["replay", home_with_match.name]) == 1
     assert "cannot be replayed" in capsys.readouterr().err
+
+
+# ------------------------------------------------ forfeits, the table's width, what it loads
+
+
+@pytest.fixture(scope="module")
+def duelists(tmp_path_factory: pytest.TempPathFactory) -> tuple[Side, Side, Session]:
+    root = tmp_path_factory.mktemp("keys")
+    ann, bob = Side.make(root, "ann"), Side.make(root, "bob")
+    return ann, bob, handshake_session(ann, bob, Terms(Rules(), 2))
+
+
+def _awarding(duelists: tuple[Side, Side, Session], folder: Path, winner: int) -> Path:
+    """ann's record of a match stopped in game 1 after a dozen links, its note awarding game 1."""
+    ann, bob, session = duelists
+    path = play(session, (ann.me.key, bob.me.key), folder, links=12)
+    note = {"end": "forfeit", "detail": "bob stayed away", "by": 1 - winner, "game": 1, "winner": winner}
+    with path.open("a") as file:
+        file.write(json.dumps(note) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(("winner", "result"), [(0, "won by forfeit"), (1, "lost by forfeit")])
+def test_a_game_awarded_by_forfeit_says_so(
+    duelists: tuple[Side, Side, Session], tmp_path: Path, winner: int, result: str
+) -> None:
+    record = _awarding(duelists, tmp_path, winner)
+    (row,) = history_rows([], [record])
+    assert row.result == result and row.file == f"{record.name}#1" and row.opponent == "bob"
+    interface_copy = tmp_path / "same.txt"  # the full screen saved the same game, unfinished
+    interface_copy.write_text(network_games(record)[0].game.to_record())
+    (row,) = history_rows([interface_copy], [record])
+    assert row.result == result and row.file == "same.txt"
+
+
+def _rows_of_every_kind(duelists: tuple[Side, Side, Session], folder: Path) -> list[Row]:
+    games = folder / "games"
+    games.mkdir()
+    played = Game.from_deal(
+        bytes(32), 0, "SH", Rules(), Players="You vs AI (expert)", Date="2026-11-30 10:15 UTC"
+    )
+    while played.result is None:
+        played.play(played.position.legal_moves()[0])
+    (games / "2026-11-30T10-15-00Z.txt").write_text(played.to_record())
+    (games / "2026-11-30T10-16-00Z.txt").write_text("# Your trumps game record\n" + "garbage " * 40)
+    matches = folder / "matches"
+    matches.mkdir()
+    record = _awarding(duelists, matches, 0)
+    damaged = matches / "20261130T101700Z-a-very-long-peer-name-ab12cd34.jsonl"
+    damaged.write_text(record.read_text().replace('"by": 0', '"by": 5', 1))
+    return history_rows(sorted(games.iterdir()), sorted(matches.iterdir()))
+
+
+def _file_column(line: str) -> int:
+    """The cell where the file column starts: after the last run of two spaces."""
+    return cell_width(line[: line.rindex("  ") + 2])
+
+
+@pytest.mark.parametrize("width", [60, 80, 100, 132])
+def test_the_table_fits_the_terminal_with_aligned_columns(
+    duelists: tuple[Side, Side, Session], tmp_path: Path, width: int
+) -> None:
+    rows = _rows_of_every_kind(duelists, tmp_path)
+    assert max(len(row.result) for row in rows) > 150  # the damaged game file's error
+    lines = table_lines(rows, width)
+    assert len(lines) == len(rows) + 1
+    assert all(cell_width(line) <= width for line in lines), lines
+    if width >= 80:  # every column lines up, the file name's end always shown
+        assert len({_file_column(line) for line in lines}) == 1, lines
+        assert lines[0].split()[:5] == ["Date", "Opponent", "Result", "Moves", "File"]
+    assert any(line.endswith(".jsonl#1") for line in lines)
+    assert any("unreadable: " in line and "…" in line for line in lines)
+    wide = table_lines(rows, 1000)  # only cut where it does not fit
+    assert all(
+        f" {row.result} " in line and line.endswith(row.file)
+        for row, line in zip(rows, wide[1:], strict=True)
+    )
+
+
+def test_history_uses_the_terminal_width(
+    duelists: tuple[Side, Side, Session], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    data = Path(os.environ["XDG_DATA_HOME"]) / "trumps"
+    data.mkdir(parents=True)
+    _rows_of_every_kind(duelists, data)
+    monkeypatch.setenv("COLUMNS", "72")
+    assert main(["history"]) == 0
+    table = capsys.readouterr().out.split("\n\n")[0].splitlines()
+    assert len(table) == 5 and all(cell_width(line) <= 72 for line in table)
+
+
+_LOADED = """
+import sys
+from cli.main import main
+main(["history"])
+print(" ".join(sorted(m for m in ("prompt_toolkit", "prompt_toolkit.application", "cryptography") if m in sys.modules)))
+"""
+
+
+def test_history_loads_no_interface_and_no_cryptography_it_does_not_need(
+    duelists: tuple[Side, Side, Session], tmp_path: Path
+) -> None:
+    data = tmp_path / "data" / "trumps"
+    data.mkdir(parents=True)
+    _rows_of_every_kind(duelists, data)
+    env = os.environ | {"XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "c")}
+
+    def loaded() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", _LOADED], capture_output=True, text=True, env=env, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()[-1]
+
+    assert loaded() == "cryptography"  # match records are verified: their signatures need it
+    shutil.rmtree(data / "matches")
+    assert loaded() == ""  # game files alone: plain text, no prompt_toolkit, no cryptography
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_history_fits_a_real_80x24_terminal(duelists: tuple[Side, Side, Session], tmp_path: Path) -> None:
+    """In tmux at 80x24 no line of the table wraps: each game is one screen line."""
+    data = tmp_path / "data"
+    (data / "trumps").mkdir(parents=True)
+    rows = _rows_of_every_kind(duelists, data / "trumps")
+    socket = f"trumps-history-{uuid.uuid4().hex[:12]}"
+    env = f"XDG_DATA_HOME={data} XDG_CONFIG_HOME={tmp_path / 'config'} LANG=C.UTF-8"
+    command = f"env {env} {shlex.quote(sys.executable)} -m cli history; sleep 30"
+    tmux = ["tmux", "-L", socket]
+    subprocess.run([*tmux, "new-session", "-d", "-x", "80", "-y", "24", "-c", str(Path.cwd()), command],
+                   check=True, timeout=10)  # fmt: skip
+    try:
+        screen = ""
+        for _ in range(200):
+            screen = subprocess.run(
+                [*tmux, "capture-pane", "-p"], capture_output=True, text=True, timeout=10
+            ).stdout
+            if "replay one with" in screen:
+                break
+            time.sleep(0.05)
+        lines = screen.rstrip("\n").split("\n")
+        table = lines[: lines.index("")]
+        assert len(table) == len(rows) + 1, screen  # the heading and one line per game: nothing wrapped
+        assert table[0].split() == ["Date", "Opponent", "Result", "Moves", "File"]
+        assert len({_file_column(line) for line in table}) == 1, screen
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=10)

@@ -271,7 +271,7 @@ def _tampered(record_text: str, how: str) -> str:
     if how == "deep nesting":
         return lines[0] + "\n" + "[" * 100_000 + "]" * 100_000 + "\n"
     if how == "rematch dealer 1.0":
-        header["rematch_of"] = {"transcript": "00" * 32, "finals": ["00" * 64] * 2, "dealer": 1.0}
+        header["rematch_of"] = {"root": "00" * 32, "transcript": "00" * 32, "finals": ["00" * 64] * 2, "dealer": 1.0}
         return json.dumps(header) + "\n"
     if how == "saved_by 0.0":
         header["saved_by"] = 0.0

@@ -34,6 +34,7 @@ from cli.app.keys import COMMAND_KEYS, key_label
 from cli.app.session import Session
 from cli.app.widths import cell_width
 from cli.i18n import _
+from cli.printable import printable
 from engine import TAKE
 
 MIN_COLUMNS, MIN_ROWS = 80, 24
@@ -236,7 +237,8 @@ class Board:
             style, text = "class:question", s.question.prompt
         else:
             style, text = ("class:message.error" if s.error else "class:message"), s.message
-        return [(style, "\n".join(" " + line for line in wrap(text, terminal_size().columns - 2)))]
+        lines = wrap(text, terminal_size().columns - 2)
+        return [(style, "\n".join(" " + printable(line) for line in lines))]  # it may quote the peer
 
     def _choices(self) -> StyleAndTextTuples:
         """The legal moves Tab cycles through, the current one highlighted, as many as fit."""
@@ -258,7 +260,7 @@ class Board:
         return line
 
     def chat(self) -> StyleAndTextTuples:
-        return [("class:chat", " " + self.session.chat_line)]
+        return [("class:chat", " " + printable(self.session.chat_line))]  # the peer's words
 
     def connection(self) -> StyleAndTextTuples:
         """The connection status slot (shown only when there is something to report)."""
@@ -269,7 +271,8 @@ class Board:
         return Dimension.exact(len(self._connection_lines()))
 
     def _connection_lines(self) -> list[Line]:
-        return wrapped("class:connection", " ⚠ ", self.session.connection, terminal_size().columns)[:2]
+        status = printable(self.session.connection)  # it names the peer
+        return wrapped("class:connection", " ⚠ ", status, terminal_size().columns)[:2]
 
     def prompt(self) -> StyleAndTextTuples:
         return [

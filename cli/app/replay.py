@@ -27,17 +27,10 @@ from cli.app.layout import (
 from cli.app.names import MY_NAME, shown_name
 from cli.app.style import game_style
 from cli.i18n import N_, _, ngettext
+from cli.reasons import reason_words
 from engine import Game, Outcome
 
 KEYS = (("←/→", N_("step")), ("PgUp/PgDn", N_("10 moves")), ("Home/End", N_("start/end")), ("q", N_("quit")))
-REASONS = {
-    "out": N_("out"),
-    "last card": N_("last card"),
-    "both out": N_("both out"),
-    "repetition": N_("repetition"),
-    "move cap": N_("move cap"),
-}
-"""Why a game ended (``engine.Reason`` values), as the replay and ``trumps history`` name it."""
 
 
 def outcome_words(outcome: Outcome | None) -> str:
@@ -46,12 +39,6 @@ def outcome_words(outcome: Outcome | None) -> str:
         return "*"
     score = {0: "1-0", 1: "0-1", None: "½-½"}[outcome.winner]
     return f"{score} {reason_words(outcome)}"
-
-
-def reason_words(outcome: Outcome) -> str:
-    """Why ``outcome`` came about, in the language in use."""
-    reason = outcome.reason.value
-    return _(REASONS[reason]) if reason in REASONS else reason
 
 
 class Replay:

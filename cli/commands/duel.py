@@ -8,9 +8,11 @@ import argparse
 def add_duel_arguments(parser: argparse.ArgumentParser, role: str) -> None:
     """The options of ``trumps host`` (``role`` "host") or ``trumps join`` ("join")."""
     from cli.i18n import translated
+    from cli.printable import printable
     from p2p import commands
 
-    commands.translate = translated  # p2p never translates: the interface shows its text (p2p.text)
+    # p2p never translates: the interface shows its text (p2p.text), peers' words in it made harmless
+    commands.translate = lambda message: printable(translated(message))
     if role == "host":
         commands.add_host_arguments(parser)
     else:

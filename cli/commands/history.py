@@ -1,4 +1,4 @@
-"""``trumps history``: the saved games, with date, opponent and result."""
+"""``trumps history``: the saved games, with date, opponent and result, as wide as the terminal."""
 
 from __future__ import annotations
 
@@ -15,31 +15,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the list; the exit status."""
+    import shutil
+
     from cli import storage
-    from cli.app.board import pad
-    from cli.app.widths import cell_width
-    from cli.history import history_rows, match_record_paths
+    from cli.history import history_rows, match_record_paths, table_lines
 
     paths = storage.record_paths()
     match_paths = match_record_paths()
     if not paths and not match_paths:
         print(_("No saved games yet (they are kept in {folder}).").format(folder=storage.data_dir()))
         return 0
-    widths = (17, 22, 34)
-    heading = (_("Date"), _("Opponent"), _("Result"))
-    print(" ".join(pad(text, width) for text, width in zip(heading, widths, strict=True)), end=" ")
-    moves = _("Moves")
-    print(" " * (5 - cell_width(moves)) + f"{moves}  {_('File')}")
     rows = history_rows(paths, match_paths)
-    for row in rows:
-        cells = (row.date, row.opponent, row.result)
-        print(" ".join(pad(text, width) for text, width in zip(cells, widths, strict=True)), end=" ")
-        print(f"{row.moves:>5}  {row.file}")
-    count = len(rows)
+    for line in table_lines(rows, shutil.get_terminal_size().columns):
+        print(line)
     text = ngettext(
         "{count} game in {folder}; replay one with: trumps replay FILE",
         "{count} games in {folder}; replay one with: trumps replay FILE",
-        count,
+        len(rows),
     )
-    print("\n" + text.format(count=count, folder=storage.data_dir()))
+    print("\n" + text.format(count=len(rows), folder=storage.data_dir()))
     return 0

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from cli.i18n import N_, _, translated
+from cli.printable import printable
 
 HELP = N_("list the peers you have played over the network, or forget one ('trumps peers forget NAME')")
 
@@ -49,12 +50,6 @@ def run(args: argparse.Namespace) -> int:
     for name, info in sorted(peers.items()):
         key = bytes.fromhex(info["key"])
         line = _("{name}  {fingerprint}  first seen {first}, last {last}")
-        print(
-            line.format(
-                name=name,
-                fingerprint=fingerprint(key),
-                first=info.get("first_seen", "?"),
-                last=info.get("last_seen", "?"),
-            )
-        )
+        first, last = info.get("first_seen", "?"), info.get("last_seen", "?")
+        print(printable(line.format(name=name, fingerprint=fingerprint(key), first=first, last=last)))
     return 0

@@ -31,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from cli.app.replay import Replay, replay_application
     from cli.history import network_games
     from cli.i18n import translated
+    from cli.printable import printable
     from engine import Game, RecordError
     from p2p import errors as p2p_errors
     from p2p.home import Home
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if path.suffix == ".jsonl" or hash_sign:
             games = network_games(path)
-            chosen = [game for title, game, _seat in games if title == f"{path.name}#{number or 1}"]
+            chosen = [found.game for found in games if found.name == f"{path.name}#{number or 1}"]
             if not chosen:
                 count = len(games)
                 raise RecordError(
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
             game = Game.from_record(storage.read_text(path))
     except (storage.StorageError, RecordError, p2p_errors.RecordError) as exc:
         message = _("{file} cannot be replayed: {error}").format(file=args.file, error=translated(exc))
-        print(f"trumps replay: {message}", file=sys.stderr)
+        print(printable(f"trumps replay: {message}"), file=sys.stderr)  # the error may quote the file
         return 1
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         message = _("the viewer needs a terminal (stdin and stdout must be a tty)")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cli.i18n import N_, _, translated
+from cli.printable import printable
 
 if TYPE_CHECKING:
     from p2p.handshake import Session
@@ -28,27 +29,25 @@ def run(args: argparse.Namespace) -> int:
     try:
         data = Path(args.record).read_bytes()
     except OSError as exc:
-        message = _("cannot read {file}: {error}").format(file=args.record, error=exc.strerror or exc)
-        print(f"trumps verify: {message}", file=sys.stderr)
-        return 2
+        return _failed(_("cannot read {file}: {error}").format(file=args.record, error=exc.strerror or exc))
     try:
         verified = verify(data.decode("utf-8"))
     except UnicodeDecodeError:
-        message = _("{file} is not a match record (not UTF-8 text)").format(file=args.record)
-        print(f"trumps verify: {message}", file=sys.stderr)
-        return 2
+        return _failed(_("{file} is not a match record (not UTF-8 text)").format(file=args.record))
     except RecordError as exc:
-        message = _("{file}: FAILED: {error}").format(file=args.record, error=translated(exc))
-        print(f"trumps verify: {message}", file=sys.stderr)
-        return 2
+        return _failed(_("{file}: FAILED: {error}").format(file=args.record, error=translated(exc)))
     except Exception as exc:  # a damage no check foresaw: still a failed record, not a crash
         template = _("{file}: FAILED: the record is damaged in a way this program cannot read ({error})")
-        print(f"trumps verify: {template.format(file=args.record, error=repr(exc)[:200])}", file=sys.stderr)
-        return 2
-    print("\n".join(translated(line) for line in verified.summary_lines()))
-    for line in _whose_keys(verified.session):
-        print(line)
+        return _failed(template.format(file=args.record, error=repr(exc)[:200]))
+    for line in [*map(translated, verified.summary_lines()), *_whose_keys(verified.session)]:
+        print(printable(line))  # names and the saver's note come from the file: shown, never obeyed
     return 0 if verified.complete else 1
+
+
+def _failed(message: str) -> int:
+    """Say why the record fails (its words made harmless: they may come from the file); exit status 2."""
+    print(printable(f"trumps verify: {message}"), file=sys.stderr)
+    return 2
 
 
 def _whose_keys(session: Session) -> list[str]:
