@@ -18,16 +18,16 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import DummyOutput
 
 from cli import config, storage
-from cli.app import session as session_module
+from cli.app import screen as screen_module
 from cli.app.ai_opponent import AIOpponent
 from cli.app.application import create_application
 from cli.app.board import hand_lines
 from cli.app.cards import card_text, move_text
 from cli.app.layout import Board
-from cli.app.match import Match
+from cli.app.match import MatchScore
 from cli.app.opponent import Deal, OpponentLeft, Table
 from cli.app.resume import load_unfinished
-from cli.app.session import Display, Session
+from cli.app.screen import Display, GameScreen
 from engine import TAKE, Card, Game, Move, Position, Rules
 
 TAB, ENTER = "\t", "\r"
@@ -41,7 +41,7 @@ def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Saved games and config go to a temporary home; results show at once."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.setattr(session_module, "RESULT_GRACE", 0.0)
+    monkeypatch.setattr(screen_module, "RESULT_GRACE", 0.0)
     return tmp_path
 
 
@@ -59,7 +59,7 @@ class SizedOutput(DummyOutput):
 class Driver:
     """Keys into a running game, and waiting for what they cause."""
 
-    def __init__(self, session: Session, pipe: PipeInput, app: Application[None]) -> None:
+    def __init__(self, session: GameScreen, pipe: PipeInput, app: Application[None]) -> None:
         self.session, self.pipe, self.app = session, pipe, app
 
     async def keys(self, text: str) -> None:
@@ -112,7 +112,7 @@ def render(app: Application[None]) -> str:
 
 
 def run(
-    session: Session, script: Callable[[Driver], Awaitable[None]], output: DummyOutput | None = None
+    session: GameScreen, script: Callable[[Driver], Awaitable[None]], output: DummyOutput | None = None
 ) -> None:
     """Run the game with ``script`` typing into it; the script must end it (or it is ended)."""
 
@@ -133,8 +133,10 @@ def run(
     asyncio.run(main())
 
 
-def ai_session(level: str = "easy", seed: bytes = b"\x01" * 32, **options: object) -> Session:
-    return Session(AIOpponent(level, seed, seconds=0.05), Match(int(options.pop("games", 1))), **options)  # type: ignore[arg-type]
+def ai_session(level: str = "easy", seed: bytes = b"\x01" * 32, **options: object) -> GameScreen:
+    return GameScreen(
+        AIOpponent(level, seed, seconds=0.05), MatchScore(int(options.pop("games", 1))), **options
+    )  # type: ignore[arg-type]
 
 
 def saved_games() -> list[Game]:
@@ -154,11 +156,15 @@ def test_a_whole_game_by_tab_and_enter_is_saved_and_offers_a_rematch() -> None:
         assert moves > 0
         assert session.game is not None and session.game.result is not None
         assert session.result and f"★ {session.result[:30]}" in d.screen()
-        assert "Match: You" in d.screen()
+        assert "Score: You" in d.screen()
         assert "Play again" in session.question.prompt  # type: ignore[union-attr]
+        score = session.match.session_text("You", "AI")
+        assert score != "You 0 - AI 0" and f"│ {score}" in d.screen().splitlines()[0]
+        assert f"Score: {session.match.session_text('You', 'AI (easy)')}" in d.screen()
         await d.keys(ENTER)  # rematch
         await d.until(lambda: session.in_progress)
         assert session.match.played == 0
+        assert d.screen().splitlines()[0].endswith(f"│ {score}")  # the running score stays
 
     run(session, script)
     games = saved_games()
@@ -247,6 +253,8 @@ def test_card_numbers_arrows_and_mouse_pick_moves() -> None:
         ply = len(game.moves)
         if game.position.legal_moves() != [Move.parse("take")]:
             target = game.position.legal_moves()[0].cards[0]
+            await d.keys(RIGHT)  # the first arrow shows the highlight where it stands
+            assert session.highlighted
             while session.my_hand()[session.cursor] != target:
                 await d.keys(RIGHT)
             await d.keys(ENTER)
@@ -260,7 +268,7 @@ def test_card_numbers_arrows_and_mouse_pick_moves() -> None:
     run(session, script)
 
 
-def _mouse_handler_for(session: Session, card: object) -> Callable[[MouseEvent], object]:
+def _mouse_handler_for(session: GameScreen, card: object) -> Callable[[MouseEvent], object]:
     lines = hand_lines(session.my_hand(), 79, on_click=session.pick, numbered=False)
     wanted = f"{card}".replace("T", "10")
     for line in lines:
@@ -369,7 +377,9 @@ def test_quit_asks_first_in_the_middle_of_a_game_and_leaves_it_resumable() -> No
     run(session, script)
     assert exited
     unfinished = storage.load_unfinished()
-    assert unfinished is not None and unfinished.level == "easy" and unfinished.record == session.path.name  # type: ignore[union-attr]
+    assert (
+        unfinished is not None and unfinished.level == "easy" and unfinished.record == session.saver.path.name
+    )  # type: ignore[union-attr]
 
 
 def test_an_abandoned_game_is_offered_and_resumed_at_the_next_start() -> None:
@@ -438,7 +448,7 @@ def test_a_damaged_unfinished_note_is_reported_not_fatal(homes: Path) -> None:
     storage.data_dir().mkdir(parents=True)
     (storage.data_dir() / "unfinished.json").write_text("{not json")
     resume, notice = load_unfinished()
-    assert resume is None and "could not be read" in notice
+    assert resume is None and "unfinished.json is damaged: it is not JSON (line 1, column 2)" in notice
     assert load_unfinished() == (None, "")
 
 
@@ -448,7 +458,7 @@ def test_an_unfinished_record_without_its_deal_is_reported_not_fatal(homes: Path
     storage.write_atomic(storage.games_dir() / "g.txt", record)
     storage.save_unfinished(storage.Unfinished("g.txt", "easy", 1, 0, (0, 0)))
     resume, notice = load_unfinished()
-    assert resume is None and "could not be read" in notice and "Seed" in notice
+    assert resume is None and "does not name its deal" in notice and "Seed" in notice
     assert load_unfinished() == (None, "")
 
 
@@ -495,6 +505,9 @@ class ScriptedOpponent:
 
     name = "Bob"
     local = False
+    resume_as = None
+    quit_forfeits = True
+    rings = True
 
     def __init__(self, leave: OpponentLeft | None = None) -> None:
         self.heard: list[str] = []
@@ -539,7 +552,7 @@ class ScriptedOpponent:
 
 def test_a_remote_opponent_through_the_interface() -> None:
     bob = ScriptedOpponent()
-    session = Session(bob, Match(), trump="S")
+    session = GameScreen(bob, MatchScore(), trump="S")
 
     async def script(d: Driver) -> None:
         await d.until(lambda: session.game is not None)
@@ -569,7 +582,7 @@ def test_a_remote_opponent_through_the_interface() -> None:
 
 def test_a_game_the_opponent_leaves_is_awarded_and_counts_in_the_match() -> None:
     bob = ScriptedOpponent(OpponentLeft("Bob left after the deal", awarded=1))
-    session = Session(bob, Match(games=3), trump="S")
+    session = GameScreen(bob, MatchScore(games=3), trump="S")
 
     async def script(d: Driver) -> None:
         for _ in range(2):
@@ -591,7 +604,7 @@ def test_a_game_the_opponent_leaves_is_awarded_and_counts_in_the_match() -> None
 
 def test_a_game_the_opponent_is_awarded_says_so() -> None:
     bob = ScriptedOpponent()
-    session = Session(bob, Match(games=3), trump="S")
+    session = GameScreen(bob, MatchScore(games=3), trump="S")
 
     async def script(d: Driver) -> None:
         await d.until(lambda: session.thinking_since is not None)
@@ -605,9 +618,32 @@ def test_a_game_the_opponent_is_awarded_says_so() -> None:
     run(session, script)
 
 
+@pytest.mark.parametrize("games", [1, 3])
+def test_quitting_a_network_game_says_the_opponent_wins_it(games: int) -> None:
+    bob = ScriptedOpponent()
+    session = GameScreen(bob, MatchScore(games=games), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.thinking_since is not None)
+        await d.keys(CTRL_Q)
+        assert session.question is not None
+        if games == 1:
+            assert session.question.prompt == "Quit the game? Bob wins it by forfeit. [y/N]"
+        else:
+            assert session.question.prompt == (
+                "Quit the game? Bob wins it by forfeit and the match ends: Bob wins the match "
+                "(You 0 - Bob 1). [y/N]"
+            )
+        await d.keys(ENTER)
+        assert session.question is None and session.match.halves == [0, 0]  # only asked
+        await d.keys(CTRL_Q + "y" + ENTER)
+
+    run(session, script)
+
+
 def test_claiming_the_game_of_an_opponent_who_is_away() -> None:
     bob = ScriptedOpponent()
-    session = Session(bob, Match(games=3), trump="S")
+    session = GameScreen(bob, MatchScore(games=3), trump="S")
 
     async def script(d: Driver) -> None:
         await d.until(lambda: session.thinking_since is not None)
@@ -636,7 +672,7 @@ def test_claiming_the_game_of_an_opponent_who_is_away() -> None:
 
 def test_connection_status_has_its_own_slot_and_leaves_chat_alone() -> None:
     bob = ScriptedOpponent()
-    session = Session(bob, Match(), trump="S")
+    session = GameScreen(bob, MatchScore(), trump="S")
 
     async def script(d: Driver) -> None:
         await d.until(lambda: session.thinking_since is not None)
@@ -796,7 +832,7 @@ def test_when_nothing_beats_enter_or_a_click_on_the_pile_takes() -> None:
     assert takes == 2
 
 
-def session_at(notation: str, pickup: str = "forced") -> Session:
+def session_at(notation: str, pickup: str = "forced") -> GameScreen:
     """A session (seat 0, against the AI) at a chosen position, driven by its methods."""
     session = ai_session(trump="S")
     session.connect(lambda: None, lambda: None)
@@ -804,7 +840,7 @@ def session_at(notation: str, pickup: str = "forced") -> Session:
     return session
 
 
-def table_text(session: Session) -> str:
+def table_text(session: GameScreen) -> str:
     with create_pipe_input() as pipe, set_app(create_application(session, input=pipe, output=SizedOutput())):
         return " ".join("".join(fragment[1] for fragment in Board(session).table()).split())  # unwrapped
 
@@ -837,6 +873,28 @@ def test_refusals_say_which_rule_the_engine_names() -> None:
     asyncio.run(main())
 
 
+def test_enter_on_an_empty_line_plays_nothing_until_a_card_is_chosen() -> None:
+    async def main() -> None:
+        session = session_at("9C7H6D/KSAS/- SH 0")
+        assert session.game is not None and session.legal_cards()
+        with (
+            create_pipe_input() as pipe,
+            set_app(create_application(session, input=pipe, output=SizedOutput())),
+        ):
+            styles = [f[0] for f in Board(session).my_hand()]
+        assert not any("card.cursor" in style for style in styles)  # no highlight until an arrow
+        session.enter()
+        assert session.game.moves == () and "Type a move" in session.message
+        session.move_cursor(1)  # shows the highlight where it stands
+        assert session.highlighted and session.cursor == 0
+        session.move_cursor(1)
+        session.enter()
+        assert session.game.moves == (Move(session.game.positions[0].hand(0)[1]),) and not session.highlighted
+        session.close()
+
+    asyncio.run(main())
+
+
 @pytest.mark.parametrize("how", ["click", "typed"])
 def test_under_voluntary_pick_up_a_held_beating_card_does_not_stop_a_take(how: str) -> None:
     async def main() -> None:
@@ -863,7 +921,7 @@ class BrokenOpponent(ScriptedOpponent):
 
 
 def test_a_failing_opponent_ends_the_game_not_the_app() -> None:
-    session = Session(BrokenOpponent(), Match(), trump="S")
+    session = GameScreen(BrokenOpponent(), MatchScore(), trump="S")
 
     async def script(d: Driver) -> None:
         await d.until(lambda: session.question is not None)

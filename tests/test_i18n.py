@@ -18,7 +18,7 @@ from cli.app.cards import card_text, face_letters, move_text
 from cli.app.completion import MoveCompleter, normalize
 from cli.app.help import help_lines
 from cli.app.layout import fragment_width
-from cli.app.session import Session
+from cli.app.screen import GameScreen
 from cli.app.widths import cell_width
 from engine import Card, Game, Move, Position, Rules
 from tests.catalogues import PLURAL_FORMS, compile_mo, extract, po_path, read_po
@@ -129,7 +129,7 @@ def test_plural_forms_follow_each_language() -> None:
 # ------------------------------------------------------------- the screens
 
 
-def _screens(language: str) -> tuple[str, str, Session]:
+def _screens(language: str) -> tuple[str, str, GameScreen]:
     """The main screen (after one move) and the first page of help, rendered at 80x24."""
     i18n.use(language)
     session = ai_session(trump="H", games=3)
@@ -233,7 +233,7 @@ def test_command_line_help_and_errors_are_translated(capsys: pytest.CaptureFixtu
     assert "чотири кольори мастей" in out
     with pytest.raises(SystemExit):
         cli_main.main(["--lang", "it", "play", "--games", "0"])
-    assert "non è un numero di partite da 1 a 999" in capsys.readouterr().err
+    assert "non è un numero di partite da 1 a 99" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------ rank letters

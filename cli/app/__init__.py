@@ -3,7 +3,7 @@
 - :mod:`cli.app.opponent` — the interface the game drives an opponent through
   (:class:`~cli.app.opponent.Opponent`); :mod:`cli.app.ai_opponent` is the AI.
 - :mod:`cli.app.match` — a series of games: score and who deals next.
-- :mod:`cli.app.session` — the state object: the match being played, what the
+- :mod:`cli.app.screen` — the state object: the match being played, what the
   screen shows, and every action a key can trigger.
 - :mod:`cli.app.board` — the board as formatted text (hands, pile, history).
 - :mod:`cli.app.layout`, :mod:`cli.app.keys`, :mod:`cli.app.style` — the

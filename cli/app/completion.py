@@ -9,7 +9,7 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from cli.app.cards import canonical_ranks, move_text
-from cli.app.session import Session
+from cli.app.screen import GameScreen
 from cli.i18n import _
 from engine.cards import SYMBOL_LETTERS
 
@@ -28,26 +28,26 @@ def normalize(text: str) -> str:
 
 
 class MoveCompleter(Completer):
-    """Completes the move line from what the session allows now."""
+    """Completes the move line from what the screen allows now."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, screen: GameScreen) -> None:
+        self.screen = screen
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         """Legal moves (or answers) that start with what has been typed (``вз`` for ``взяти``, take)."""
         typed = document.text_before_cursor
-        question = self.session.question
+        question = self.screen.question
         if question is not None:
             for answer in question.choices():
                 if answer.lower().startswith(typed.strip().lower()):
                     yield Completion(answer, -len(typed))
             return
-        if not self.session.my_turn or self.session.game is None:
+        if not self.screen.my_turn or self.screen.game is None:
             return
         prefix = normalize(typed)
         local_take = typed.strip().lower()
-        ascii = self.session.display.ascii
-        for move in self.session.game.position.legal_moves():
+        ascii = self.screen.display.ascii
+        for move in self.screen.game.position.legal_moves():
             local = move.is_take and local_take and _("take").lower().startswith(local_take)
             if str(move).upper().startswith(prefix) or local:
                 yield Completion(str(move), -len(typed), display=move_text(move, ascii))

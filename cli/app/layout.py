@@ -2,7 +2,7 @@
 message line, the connection status (when there is one), the chat line, the move
 line and the key bar.
 
-The layout only reads the :class:`~cli.app.session.Session`. Below 80x24 it
+The layout only reads the :class:`~cli.app.screen.GameScreen`. Below 80x24 it
 shows a "window too small" note instead of the board; it never depends on
 the size at build time, so resizing is safe at any moment.
 """
@@ -31,7 +31,7 @@ from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_lab
 from cli.app.cards import card_text, count_cards, suit_text
 from cli.app.help import help_lines, wrap
 from cli.app.keys import COMMAND_KEYS, key_label
-from cli.app.session import Session
+from cli.app.screen import GameScreen
 from cli.app.widths import cell_width
 from cli.i18n import _
 from engine import TAKE
@@ -76,20 +76,20 @@ def fragment_width(fragments: StyleAndTextTuples) -> int:
 
 
 class Board:
-    """The fragments of each part of the game screen, read from the session."""
+    """The fragments of each part of the game screen, read from the screen."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, screen: GameScreen) -> None:
+        self.screen = screen
 
     @property
     def _ascii(self) -> bool:
-        return self.session.display.ascii
+        return self.screen.display.ascii
 
     def _them(self) -> int:
-        return 1 - self.session.me
+        return 1 - self.screen.me
 
     def title(self) -> StyleAndTextTuples:
-        s = self.session
+        s = self.screen
         parts: StyleAndTextTuples = [("class:title.name", " " + _("Your trumps") + " ")]
         if s.game is not None:
             trumps = s.game.start.trumps
@@ -100,13 +100,13 @@ class Board:
             game = _("Game {number} of {games}").format(number=s.game_number, games=s.match.games)
             parts.append(("", f"│ {game} "))
         short = s.their_name.split(" (")[0]  # the level is named just before
-        parts.append(("", f"│ {s.match.score_text(_('You'), short)} "))
+        parts.append(("", f"│ {s.match.headline(_('You'), short)} "))
         if fragment_width(parts) > terminal_size().columns:
             parts[0] = ("class:title.name", " ")  # a long translation: the game's name gives way first
         return parts
 
     def _player_rule(self, player: int, name: str) -> StyleAndTextTuples:
-        game = self.session.game
+        game = self.screen.game
         label: Line = [("class:rule.label", name)]
         if game is not None:
             label += [("class:muted", " · "), *trump_label(game.start.trumps[player], self._ascii)]
@@ -115,14 +115,14 @@ class Board:
 
     def opponent_rule(self) -> StyleAndTextTuples:
         """The rule above the opponent's hand."""
-        return self._player_rule(self._them(), self.session.their_name)
+        return self._player_rule(self._them(), self.screen.their_name)
 
     def my_rule(self) -> StyleAndTextTuples:
         """The rule above your hand."""
-        return self._player_rule(self.session.me, _("You"))
+        return self._player_rule(self.screen.me, _("You"))
 
     def opponent_hand(self) -> StyleAndTextTuples:
-        s = self.session
+        s = self.screen
         if s.game is None:
             return []
         cards = s.game.position.hand(self._them())
@@ -133,7 +133,7 @@ class Board:
         return join_lines(hand_lines(cards, terminal_size().columns - 1, self._ascii, trump=trump)[:2])
 
     def my_hand(self) -> StyleAndTextTuples:
-        s = self.session
+        s = self.screen
         if s.game is None:
             return []
         legal = s.legal_cards() if s.my_turn else None
@@ -143,7 +143,7 @@ class Board:
             self._ascii,
             trump=s.game.start.trumps[s.me],
             legal=legal,
-            cursor=s.cursor if legal else None,
+            cursor=s.cursor if legal and s.highlighted else None,
             picked=s.marked_cards(),
             numbered=True,
             on_click=s.pick,
@@ -152,7 +152,7 @@ class Board:
 
     def table(self) -> StyleAndTextTuples:
         """The pile, what a pick-up takes, whose turn, and the result when over."""
-        s = self.session
+        s = self.screen
         if s.game is None:
             width = terminal_size().columns - HISTORY_WIDTH - 2
             if s.result:  # the game ended early
@@ -178,16 +178,17 @@ class Board:
 
     def _result(self, width: int) -> list[Line]:
         """How the game ended, and the match score once a game has counted."""
-        s = self.session
+        s = self.screen
         lines = wrapped("class:result", " ★ ", s.result, width)
-        if s.match.played:
-            score = s.match.score_text(_("You"), s.their_name)
-            lines += wrapped("class:muted", "   ", _("Match: {score}").format(score=score), width)
+        if s.match.played or s.match.matches:
+            score = s.match.headline(_("You"), s.their_name)
+            text = _("Match: {score}") if s.match.games > 1 else _("Score: {score}")
+            lines += wrapped("class:muted", "   ", text.format(score=score), width)
         return lines
 
     def _turn(self) -> tuple[str, str, str]:
         """Whose turn and what to do: the style, a mark and the words."""
-        s = self.session
+        s = self.screen
         assert s.game is not None
         position = s.game.position
         if not s.my_turn:
@@ -219,7 +220,7 @@ class Board:
         return "class:turn.mine", " ▶ ", text
 
     def history(self) -> list[Line]:
-        s = self.session
+        s = self.screen
         if s.game is None:
             return []
         names = [s.their_name, s.their_name]
@@ -229,7 +230,7 @@ class Board:
     def message(self) -> StyleAndTextTuples:
         """The message line: a question, the Tab choices, or the last message (two lines at most,
         broken between words)."""
-        s = self.session
+        s = self.screen
         if s.buffer.complete_state is not None and s.question is None:
             return self._choices()
         if s.question is not None:
@@ -240,7 +241,7 @@ class Board:
 
     def _choices(self) -> StyleAndTextTuples:
         """The legal moves Tab cycles through, the current one highlighted, as many as fit."""
-        state = self.session.buffer.complete_state
+        state = self.screen.buffer.complete_state
         assert state is not None
         index = state.complete_index or 0
         texts = [c.display_text for c in state.completions]
@@ -258,7 +259,7 @@ class Board:
         return line
 
     def chat(self) -> StyleAndTextTuples:
-        return [("class:chat", " " + self.session.chat_line)]
+        return [("class:chat", " " + self.screen.chat_line)]
 
     def connection(self) -> StyleAndTextTuples:
         """The connection status slot (shown only when there is something to report)."""
@@ -269,11 +270,11 @@ class Board:
         return Dimension.exact(len(self._connection_lines()))
 
     def _connection_lines(self) -> list[Line]:
-        return wrapped("class:connection", " ⚠ ", self.session.connection, terminal_size().columns)[:2]
+        return wrapped("class:connection", " ⚠ ", self.screen.connection, terminal_size().columns)[:2]
 
     def prompt(self) -> StyleAndTextTuples:
         return [
-            ("class:prompt", " " + (_("answer>") if self.session.question is not None else _("move>")) + " ")
+            ("class:prompt", " " + (_("answer>") if self.screen.question is not None else _("move>")) + " ")
         ]
 
     def key_bar(self) -> StyleAndTextTuples:
@@ -286,7 +287,7 @@ class Board:
         return bar
 
     def help(self) -> StyleAndTextTuples:
-        s = self.session
+        s = self.screen
         lines = help_lines(s.rules, terminal_size().columns)
         rows = terminal_size().rows
         s.help_top = max(0, min(s.help_top, len(lines) - rows))
@@ -337,10 +338,10 @@ def history_window(get_lines: Callable[[], list[Line]]) -> HSplit:
     return HSplit([heading, Window(control)], width=HISTORY_WIDTH)
 
 
-def create_layout(session: Session) -> Layout:
-    """The game screen for ``session``."""
-    board = Board(session)
-    move_line = Window(BufferControl(session.buffer), height=1)
+def create_layout(screen: GameScreen) -> Layout:
+    """The game screen for ``screen``."""
+    board = Board(screen)
+    move_line = Window(BufferControl(screen.buffer), height=1)
     game = HSplit(
         [
             text_window(board.title, 1, style="class:title"),
@@ -358,7 +359,7 @@ def create_layout(session: Session) -> Layout:
             text_window(board.message, Dimension(min=1, max=2), wrap_lines=True),
             ConditionalContainer(
                 text_window(board.connection, board.connection_height),
-                Condition(lambda: bool(session.connection)),
+                Condition(lambda: bool(screen.connection)),
             ),
             text_window(board.chat, 1),
             VSplit([text_window(board.prompt, 1, dont_extend_width=True), move_line]),
@@ -366,7 +367,7 @@ def create_layout(session: Session) -> Layout:
         ]
     )
     small = Condition(too_small)
-    helping = Condition(lambda: session.help_open)
+    helping = Condition(lambda: screen.help_open)
     body = HSplit(
         [
             ConditionalContainer(game, ~small & ~helping),

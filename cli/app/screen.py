@@ -1,9 +1,9 @@
 """The state object of the full-screen game, and every action a key can trigger.
 
-A :class:`Session` plays a :class:`~cli.app.match.Match` between the person at
+A :class:`GameScreen` plays a :class:`~cli.app.match.MatchScore` between the person at
 the terminal and an :class:`~cli.app.opponent.Opponent`. It holds what the
 screen shows (the layout only reads it) and owns the move line's buffer. The
-rules stay in the engine: the session asks ``legal_moves``, ``play`` and
+rules stay in the engine: the screen asks ``legal_moves``, ``play`` and
 ``Game.result``, and saves every game through :mod:`cli.storage`.
 """
 
@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import re
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
 
-from cli import config, storage
-from cli.app.ai_opponent import THINK_SECONDS, AIOpponent
+from cli import config
+from cli.app.ai_opponent import suggest
 from cli.app.board import move_words
 from cli.app.cards import (
     SUIT_NAMES,
@@ -34,12 +32,13 @@ from cli.app.cards import (
     move_text,
     suit_text,
 )
-from cli.app.match import Match
+from cli.app.match import MatchScore
 from cli.app.names import MY_NAME, shown_name
 from cli.app.opponent import Deal, Opponent, OpponentLeft
+from cli.app.resume import SavedGame
+from cli.app.saving import Saver
 from cli.i18n import _, ngettext
 from engine import TAKE, Card, Game, Illegal, IllegalMoveError, Move, NotationError, Outcome, Reason, Rules
-from engine.ai import LEVELS, choose
 from engine.cards import SUITS
 
 RESULT_GRACE = 0.7
@@ -83,17 +82,6 @@ def yes_no(prompt: str, default: str, action: Callable[[str], None], not_before:
 
 
 @dataclass
-class Resume:
-    """An unfinished game against the AI to continue, with its match and the AI."""
-
-    game: Game
-    match: Match
-    path: Path
-    opponent: AIOpponent
-    me: int = 0
-
-
-@dataclass
 class Display:
     """How cards are drawn: letters instead of symbols, four suit colours."""
 
@@ -102,29 +90,32 @@ class Display:
 
 
 @dataclass
-class Session:
+class GameScreen:
     """A match in play, and what the screen shows of it."""
 
     opponent: Opponent
-    match: Match
+    match: MatchScore
     rules: Rules = field(default_factory=Rules)
     trump: str | None = None
     """The local player's trump suit letter; asked for at the start when ``None``."""
     last_trump: str | None = None
     """The choice offered when asking (the one made last time)."""
-    resume: Resume | None = None
+    resume: SavedGame | None = None
     """A game to continue at once (``--resume``)."""
-    offer: Resume | None = None
+    offer: SavedGame | None = None
     """An unfinished game to offer at the start."""
     display: Display = field(default_factory=Display)
+    notice: str = ""
+    """A note about the start (the unfinished game could not be read, ...), kept on the chat line."""
     show_opponent: bool = True
 
     game: Game | None = None
     me: int = 0
     dealer: int = 0
     number: int = 0
-    """Games dealt in this session (what the opponent's ``deal`` counts)."""
-    path: Path | None = None
+    """Games dealt in this screen (what the opponent's ``deal`` counts)."""
+    saver: Saver = field(default_factory=lambda: Saver(keeps_unfinished=True))
+    """Saves the game; whether it holds the unfinished game decides if games can be resumed."""
     question: Question | None = None
     message: str = ""
     error: bool = False
@@ -136,6 +127,9 @@ class Session:
     help_top: int = 0
     thinking_since: float | None = None
     cursor: int = 0
+    highlighted: bool = False
+    """Whether the player has moved the highlight (arrow keys) since their last move: only then
+    does Enter on an empty line pick the highlighted card, so a stray Enter plays nothing."""
     picked: list[Card] = field(default_factory=list)
     result: str = ""
     """How the game just ended, in words (empty while it goes on)."""
@@ -151,13 +145,15 @@ class Session:
     # ------------------------------------------------------------ life cycle
 
     def connect(self, invalidate: Callable[[], None], exit: Callable[[], None]) -> None:
-        """Give the session the application's redraw and exit."""
+        """Give the screen the application's redraw and exit."""
         self._invalidate = invalidate
         self._exit = exit
 
     def start(self) -> None:
         """The first question, or the first deal (call inside the running event loop)."""
         self.opponent.attach(self)
+        if self.notice:
+            self.chat(self.notice)
         if self.resume is not None:
             self._continue(self.resume)
         elif self.offer is not None:
@@ -181,11 +177,11 @@ class Session:
                 task.cancel()
         self.opponent.close()
 
-    def _continue(self, resume: Resume) -> None:
+    def _continue(self, resume: SavedGame) -> None:
         self.offer = self.resume = None
         self.opponent = resume.opponent
         self.opponent.attach(self)
-        self.match, self.me, self.path = resume.match, resume.me, resume.path
+        self.match, self.me, self.saver.path = resume.match, resume.me, resume.path
         self.rules = resume.game.start.rules
         self.game = resume.game
         self.dealer = int(resume.game.headers.get("Dealer", "0"))
@@ -200,9 +196,9 @@ class Session:
         )
         self._advance()
 
-    def _decline(self, offer: Resume) -> None:
+    def _decline(self, offer: SavedGame) -> None:
         self.offer = None
-        storage.clear_unfinished()
+        self.saver.forget_unfinished()
         self._say(_("The unfinished game stays in your history ({file}).").format(file=offer.path.name))
         self._choose_trump()
 
@@ -261,10 +257,11 @@ class Session:
             Players=f"{names[0]} vs {names[1]}",
             Match=f"game {self.match.number} of {self.match.games}",
         )
-        self.path = storage.new_record_path()
+        self.saver.new_game()
         self.result = ""
         self.picked.clear()
         self.cursor = 0
+        self.highlighted = False
         if self.match.games == 1:
             text = _("Your game: you dealt.") if deal.dealer == self.me else _("Your game: {name} dealt.")
         elif deal.dealer == self.me:
@@ -458,24 +455,10 @@ class Session:
     # --------------------------------------------------------------- saving
 
     def _save(self, finished: bool = False) -> None:
-        if self.game is None or self.path is None:
+        if self.game is None:
             return
-        ai = self.opponent if isinstance(self.opponent, AIOpponent) else None
         try:
-            storage.write_atomic(self.path, self.game.to_record())
-            if ai is not None and not finished and self.game.result is None:
-                storage.save_unfinished(
-                    storage.Unfinished(
-                        record=self.path.name,
-                        level=ai.level,
-                        games=self.match.games,
-                        played=self.match.played,
-                        halves=(self.match.halves[0], self.match.halves[1]),
-                        me=self.me,
-                    )
-                )
-            elif ai is not None:
-                storage.clear_unfinished()
+            self.saver.save(self.game, self.match, self.me, self.opponent.resume_as, finished)
         except OSError as exc:
             self._say(_("Could not save the game: {error}").format(error=exc), error=True)
 
@@ -493,10 +476,12 @@ class Session:
             self._play(TAKE)
         elif text == self.picked_text():
             hand = self.my_hand()
-            if self.my_turn and hand:
+            if not (self.my_turn and hand):
+                self._not_now()
+            elif self.highlighted:
                 self.pick(hand[min(self.cursor, len(hand) - 1)])
             else:
-                self._not_now()
+                self._say(_("Type a move, or choose a card with ←/→ and press Enter (Tab suggests one)."))
         else:
             self.submit(text)
         self._invalidate()
@@ -595,6 +580,7 @@ class Session:
         game.play(move)
         self.buffer.reset()
         self.picked.clear()
+        self.highlighted = False
         self.opponent.played(game, move)
         self._say(move_words(game, len(game.moves), None, self.display.ascii))
         self._save()
@@ -671,20 +657,29 @@ class Session:
         self._say("")
 
     def move_cursor(self, step: int) -> None:
-        """Arrow keys: highlight the next or previous card of your hand."""
+        """Arrow keys: highlight the next or previous card of your hand (the first press shows
+        the highlight where it stands)."""
         hand = self.my_hand()
-        if hand:
+        if hand and not self._show_highlight():
             self.cursor = (self.cursor + step) % len(hand)
 
     def move_to_playable(self, step: int) -> None:
         """Up and down arrows: highlight the previous or next card that can be played."""
         hand = self.my_hand()
         legal = self.legal_cards()
+        if self._show_highlight():
+            return
         for distance in range(1, len(hand) + 1):
             index = (self.cursor + step * distance) % len(hand)
             if hand[index] in legal:
                 self.cursor = index
                 return
+
+    def _show_highlight(self) -> bool:
+        """Show the highlight if it was hidden; whether it was."""
+        hidden = not self.highlighted
+        self.highlighted = True
+        return hidden
 
     def _settle_cursor(self) -> None:
         """Keep the highlight on a card that can be played, when there is one."""
@@ -742,10 +737,7 @@ class Session:
     async def _hint(self, game: Game) -> None:
         self._say(_("Thinking of a hint…"))
         position = game.position
-        think = functools.partial(
-            choose, position, LEVELS[-1], seconds=THINK_SECONDS, history=game.positions[:-1]
-        )
-        move = await asyncio.get_running_loop().run_in_executor(None, think)
+        move = await asyncio.get_running_loop().run_in_executor(None, suggest, game)
         if game is self.game and game.position is position:  # nothing played or undone meanwhile
             self.picked.clear()
             self.buffer.set_document(Document(str(move)))
@@ -797,7 +789,8 @@ class Session:
             if self._task is not None:
                 self._task.cancel()
             self._save(finished=True)
-            self._say(_("Abandoned game saved as {file}.").format(file=self.path.name if self.path else ""))
+            path = self.saver.path
+            self._say(_("Abandoned game saved as {file}.").format(file=path.name if path else ""))
             self.game = None
             self._deal()
         else:
@@ -808,14 +801,26 @@ class Session:
         if self.question is not None and self.question.action == self._quit_answer:
             self._quit_answer("yes")
         elif self.in_progress:
-            prompt = (
-                _("Quit the game? It is saved: 'trumps' offers to continue it next time. [y/N]")
-                if isinstance(self.opponent, AIOpponent)
-                else _("Quit the game? It stays in your history but cannot be continued. [y/N]")
-            )
-            self.ask(yes_no(prompt, "no", self._quit_answer))
+            self.ask(yes_no(self._quit_question(), "no", self._quit_answer))
         else:
             self._exit()
+
+    def _quit_question(self) -> str:
+        """What quitting now costs: a forfeit, or nothing (the game can be continued), or the game."""
+        if self.opponent.quit_forfeits:
+            if self.match.games == 1:
+                return _("Quit the game? {name} wins it by forfeit. [y/N]").format(name=self.their_name)
+            after = self.match.with_award(1 - self.me)
+            return _(
+                "Quit the game? {name} wins it by forfeit and the match ends: {outcome} ({score}). [y/N]"
+            ).format(
+                name=self.their_name,
+                outcome=after.winner_text(self.their_name),
+                score=after.score_text(_("You"), self.their_name),
+            )
+        if self.saver.resumes(self.opponent.resume_as):
+            return _("Quit the game? It is saved: 'trumps' offers to continue it next time. [y/N]")
+        return _("Quit the game? It stays in your history but cannot be continued. [y/N]")
 
     def _quit_answer(self, answer: str) -> None:
         if answer == "yes":
