@@ -32,7 +32,7 @@ from cli.app.cards import card_text, count_cards, suit_text
 from cli.app.help import help_lines, wrap
 from cli.app.keys import COMMAND_KEYS, key_label
 from cli.app.screen import GameScreen
-from cli.app.widths import cell_width
+from cli.app.widths import CloseLines, cell_width, close_lines
 from cli.i18n import _
 from engine import TAKE
 
@@ -323,16 +323,19 @@ def pile_heading(size: int) -> Line:
 
 
 def text_window(
-    get: object, height: int | Dimension | Callable[[], Dimension] | None = None, **options: object
+    get: Callable[[], StyleAndTextTuples],
+    height: int | Dimension | Callable[[], Dimension] | None = None,
+    **options: object,
 ) -> Window:
-    """A window showing the fragments ``get()`` returns."""
-    return Window(FormattedTextControl(get), height=height, **options)  # type: ignore[arg-type]
+    """A window showing the fragments ``get()`` returns (lines closed: :func:`~cli.app.widths.close_lines`)."""
+    return Window(FormattedTextControl(lambda: close_lines(get())), height=height, **options)  # type: ignore[arg-type]
 
 
 def history_window(get_lines: Callable[[], list[Line]]) -> HSplit:
     """The move history under its heading, scrolled so that the last move shows."""
     control = FormattedTextControl(
-        lambda: join_lines(get_lines()), get_cursor_position=lambda: Point(0, max(0, len(get_lines()) - 1))
+        lambda: close_lines(join_lines(get_lines())),
+        get_cursor_position=lambda: Point(0, max(0, len(get_lines()) - 1)),
     )
     heading = text_window(lambda: [("class:rule.label", " " + _("Moves"))], 1)
     return HSplit([heading, Window(control)], width=HISTORY_WIDTH)
@@ -341,7 +344,7 @@ def history_window(get_lines: Callable[[], list[Line]]) -> HSplit:
 def create_layout(screen: GameScreen) -> Layout:
     """The game screen for ``screen``."""
     board = Board(screen)
-    move_line = Window(BufferControl(screen.buffer), height=1)
+    move_line = Window(BufferControl(screen.buffer, input_processors=[CloseLines()]), height=1)
     game = HSplit(
         [
             text_window(board.title, 1, style="class:title"),
