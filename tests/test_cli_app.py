@@ -882,7 +882,7 @@ def test_enter_on_an_empty_line_plays_nothing_until_a_card_is_chosen() -> None:
             set_app(create_application(session, input=pipe, output=SizedOutput())),
         ):
             styles = [f[0] for f in Board(session).my_hand()]
-        assert not any("card.cursor" in style for style in styles)  # no highlight until an arrow
+        assert not any("highlight" in style for style in styles)  # no highlight until an arrow
         session.enter()
         assert session.game.moves == () and "Type a move" in session.message
         session.move_cursor(1)  # shows the highlight where it stands

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
-from prompt_toolkit.output import Output
+from prompt_toolkit.output import Output, create_output
 
 from cli.app.keys import key_bindings
 from cli.app.layout import create_layout
@@ -20,10 +20,12 @@ def create_application(
     screen: GameScreen, input: Input | None = None, output: Output | None = None
 ) -> Application[None]:
     """The full-screen game for ``screen`` (``input``/``output`` for tests)."""
+    output = output or create_output()
+    display = screen.display
     app: Application[None] = Application(
         layout=create_layout(screen),
         key_bindings=key_bindings(screen),
-        style=game_style(screen.display.four_color),
+        style=game_style(display.four_color, display.theme, output.get_default_color_depth()),
         full_screen=True,
         mouse_support=True,
         input=input,

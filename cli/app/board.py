@@ -87,7 +87,7 @@ def hand_lines(
         if card in picked:
             classes.append("class:card.picked")
         if cursor == index:
-            classes.append("class:card.cursor")
+            classes.append("class:highlight")
         if gap:
             cards_line.append(("", " "))
             numbers_line.append(("", " "))

@@ -8,7 +8,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, VSplit, Window
-from prompt_toolkit.output import Output
+from prompt_toolkit.output import Output, create_output
 
 from cli.app.board import Line, hand_lines, history_lines, move_words, pile_lines, trump_label
 from cli.app.cards import count_cards
@@ -130,9 +130,14 @@ class Replay:
 
 
 def replay_application(
-    replay: Replay, four_color: bool = False, input: Input | None = None, output: Output | None = None
+    replay: Replay,
+    four_color: bool = False,
+    theme: str = "standard",
+    input: Input | None = None,
+    output: Output | None = None,
 ) -> Application[None]:
-    """The full-screen viewer of ``replay``."""
+    """The full-screen viewer of ``replay`` (``theme``: a name of :data:`cli.app.style.THEMES`)."""
+    output = output or create_output()
     top, bottom = 1 - replay.bottom, replay.bottom
     board = HSplit(
         [
@@ -173,7 +178,7 @@ def replay_application(
     return Application(
         layout=Layout(HSplit([ConditionalContainer(board, ~small), ConditionalContainer(note, small)])),
         key_bindings=bindings,
-        style=game_style(four_color),
+        style=game_style(four_color, theme, output.get_default_color_depth()),
         full_screen=True,
         input=input,
         output=output,

@@ -83,10 +83,12 @@ def yes_no(prompt: str, default: str, action: Callable[[str], None], not_before:
 
 @dataclass
 class Display:
-    """How cards are drawn: letters instead of symbols, four suit colours."""
+    """How cards are drawn: letters instead of symbols, four suit colours, the colour theme
+    (a name of :data:`cli.app.style.THEMES`)."""
 
     ascii: bool = False
     four_color: bool = False
+    theme: str = "standard"
 
 
 @dataclass

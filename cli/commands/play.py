@@ -36,8 +36,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true", help=_("continue the unfinished game at once"))
 
 
+THEMES = ("standard", "high-contrast")
+"""The names of ``cli.app.style.THEMES`` (listed here so that ``--help`` imports no prompt_toolkit)."""
+
+
 def add_display_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--ascii`` and ``--four-color``, shared by ``play`` and ``replay``."""
+    """``--ascii``, ``--four-color`` and ``--theme``, shared by ``play`` and ``replay``."""
+    parser.add_argument(
+        "--theme",
+        type=str.lower,
+        choices=THEMES,
+        help=_(
+            "card colours: standard, or high-contrast (black chips for cards you cannot play); remembered"
+        ),
+    )
     parser.add_argument(
         "--ascii", action="store_true", help=_("write suits as letters (S H D C), not ♠ ♥ ♦ ♣")
     )
@@ -49,6 +61,20 @@ def add_display_arguments(parser: argparse.ArgumentParser) -> None:
 NEW_GAME_OPTIONS = ("level", "seed", "games", "trump", "pickup", "no_sixes")
 """The options that describe a new game: given any of them, ``play`` starts one at once
 instead of offering the unfinished game."""
+
+
+def chosen_theme(args: argparse.Namespace) -> str:
+    """The colour theme ``--theme`` names (and remember it), else the remembered one."""
+    import contextlib
+
+    from cli import config
+
+    if args.theme is not None:
+        with contextlib.suppress(OSError):
+            config.save_config(theme=args.theme)
+        return str(args.theme)
+    remembered = config.load_config().get("theme", "")
+    return remembered if remembered in THEMES else THEMES[0]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -113,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
         last_trump=remembered.get("trump"),
         resume=unfinished if args.resume else None,
         offer=None if args.resume else unfinished,
-        display=Display(args.ascii, args.four_color),
+        display=Display(args.ascii, args.four_color, chosen_theme(args)),
         show_opponent=remembered.get("show_opponent") != "no",
         saver=Saver(keeps_unfinished=lock is not None),
         notice=notice,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cli.commands.play import add_display_arguments
+from cli.commands.play import add_display_arguments, chosen_theme
 from cli.i18n import N_, _
 
 HELP = N_("step through a saved game record with the arrow keys")
@@ -60,5 +60,5 @@ def run(args: argparse.Namespace) -> int:
         message = _("the viewer needs a terminal (stdin and stdout must be a tty)")
         print(f"trumps replay: {message}", file=sys.stderr)
         return 2
-    replay_application(Replay(game, args.file, args.ascii), args.four_color).run()
+    replay_application(Replay(game, args.file, args.ascii), args.four_color, chosen_theme(args)).run()
     return 0
