@@ -224,6 +224,8 @@ def test_invalid_input_gets_one_line_and_changes_nothing() -> None:
             ("²", "not a card"),
             ("① 2", "not a card"),
             ("1" * 4400, "no card 111"),
+            ("take all", "a pick-up takes what the rules say"),
+            ("ks ks", "same card twice"),
         ):
             await d.keys("\x15" + text + ENTER)  # Ctrl-U first: a refused line is kept for fixing
             assert session.error and words in session.message, session.message
@@ -231,6 +233,11 @@ def test_invalid_input_gets_one_line_and_changes_nothing() -> None:
         absent = next(c for c in session.game.position.hand(1))
         await d.keys("\x15" + str(absent) + ENTER)  # Ctrl-U clears the line first
         assert "do not hold" in session.message and len(session.game.moves) == before
+        await d.keys("\x15" + "x" * 61_000)  # a pasted page: cut to the move line's length
+        assert len(session.buffer.text) == screen_module.MOVE_LINE_LENGTH
+        await d.keys(ENTER)
+        await d.until(lambda: "not a card" in session.message)
+        assert len(session.game.moves) == before
 
     run(session, script)
 
@@ -402,7 +409,12 @@ def test_an_abandoned_game_is_offered_and_resumed_at_the_next_start() -> None:
     second = ai_session(offer=resume)
 
     async def come_back(d: Driver) -> None:
-        assert second.question is not None and "Continue" in second.question.prompt
+        assert second.question is not None
+        number = len(played) + 1
+        assert (
+            second.question.prompt
+            == f"Continue your unfinished game against AI (easy), at move {number}? [Y/n]"
+        )
         await d.keys(ENTER)
         await d.my_turn()
         assert second.game is not None and list(second.game.moves) == played
@@ -578,6 +590,38 @@ def test_a_remote_opponent_through_the_interface() -> None:
     run(session, script)
     assert bob.closed
     assert storage.load_unfinished() is None  # a network game is not offered for resuming
+
+
+class BellOutput(SizedOutput):
+    """A terminal that counts its bells."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bells = 0
+
+    def bell(self) -> None:
+        self.bells += 1
+
+
+@pytest.mark.parametrize("rings", [True, False])
+def test_the_bell_rings_when_a_friend_s_move_makes_it_your_turn(rings: bool) -> None:
+    bob = ScriptedOpponent()
+    bob.rings = rings
+    output = BellOutput()
+    session = GameScreen(bob, MatchScore(), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.thinking_since is not None)
+        assert output.bells == 0
+        bob.release.set()
+        await d.my_turn()
+        assert output.bells == (1 if rings else 0)
+        await d.keys(TAB + ENTER)  # my own move rings nothing
+        await d.until(lambda: session.thinking_since is not None)
+        assert output.bells == (1 if rings else 0)
+        await d.keys(CTRL_Q + "y" + ENTER)
+
+    run(session, script, output)
 
 
 def test_a_game_the_opponent_leaves_is_awarded_and_counts_in_the_match() -> None:
@@ -756,22 +800,55 @@ def test_the_screen_at_80x24_shows_everything_at_a_glance() -> None:
     run(session, script)
 
 
-def test_a_small_window_shows_a_note_and_resizing_is_safe() -> None:
+def test_a_compact_window_down_to_60x20_plays_and_resizing_is_safe() -> None:
     output = SizedOutput(60, 20)
     session = ai_session(trump="S")
 
     async def script(d: Driver) -> None:
         await d.my_turn()
-        assert "Window too small: 60x20" in d.screen()
-        for columns, rows in ((80, 24), (79, 24), (80, 23), (200, 60), (10, 3), (1, 1), (80, 24)):
+        screen = d.screen()
+        lines = screen.splitlines()
+        assert "too small" not in screen and len(lines) == 20 and "Moves" not in screen  # no history column
+        assert "Pile" in screen and lines[-2].startswith(" move>") and "^Q Quit" in lines[-1]
+        assert session.game is not None
+        shown = [c for line in lines for c in line.split() if c in {card_text(x) for x in session.my_hand()}]
+        assert set(shown) >= {card_text(c) for c in session.my_hand()}  # every card of mine shows
+        for columns, rows in ((80, 24), (59, 20), (60, 19), (200, 60), (10, 3), (1, 1), (60, 20)):
             output.size = Size(rows=rows, columns=columns)
             d.app._on_resize()
             await asyncio.sleep(0.01)
             screen = d.screen()
-            assert ("too small" in screen) == (columns < 80 or rows < 24) or columns < 20
+            assert ("too small" in screen) == (columns < 60 or rows < 20) or columns < 20
+            assert ("Moves" in screen) == (columns >= 80 and rows >= 20)
         await d.keys(TAB + ENTER)
         await d.my_turn()
         assert "Pile" in d.screen()
+
+    run(session, script, output)
+
+
+def test_a_large_window_shows_more_chat_and_a_wider_move_history() -> None:
+    output = SizedOutput(130, 40)
+    bob = ScriptedOpponent()
+    session = GameScreen(bob, MatchScore(), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.thinking_since is not None)
+        for n in range(8):
+            bob.table.chat(f"Bob: line {n}")
+        screen = d.screen()
+        assert all(f"Bob: line {n}" in screen for n in range(2, 8)) and "Bob: line 1" not in screen
+        assert "Bob vs You" in session.game.headers["Players"]  # type: ignore[union-attr]
+        bob.release.set()
+        await d.my_turn()
+        heading = next(line for line in d.screen().splitlines() if "Moves" in line)
+        assert 130 - heading.index("│") - 1 == 40  # the wide history column
+        output.size = Size(rows=24, columns=80)
+        d.app._on_resize()
+        await asyncio.sleep(0.01)
+        screen = d.screen()
+        assert "Bob: line 7" in screen and "Bob: line 6" not in screen  # one chat line at 24 rows
+        await d.keys(CTRL_Q + "y" + ENTER)
 
     run(session, script, output)
 

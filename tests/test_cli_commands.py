@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -347,3 +348,95 @@ def test_replay_finds_a_record_by_its_history_name(capsys: pytest.CaptureFixture
     storage.write_atomic(storage.games_dir() / "1.txt", finished_game().to_record())
     assert cli_main.main(["replay", "1.txt"]) == 2  # found and read; only the terminal is missing here
     assert "needs a terminal" in capsys.readouterr().err
+
+
+def test_the_player_name_is_asked_once_and_remembered() -> None:
+    answers = iter(["", "x" * 30, "  Ann  Lee "])
+    asked: list[int] = []
+
+    def ask() -> str:
+        asked.append(1)
+        return next(answers)
+
+    assert config.player_name(ask) == "Ann Lee" and len(asked) == 3
+    assert config.player_name(ask) == "Ann Lee" and len(asked) == 3  # remembered: not asked again
+    assert config.load_config()["name"] == "Ann Lee"
+
+
+def test_a_command_s_bad_option_gets_that_command_s_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv, usage in (
+        (["play", "--bogus"], "trumps play"),
+        (["--bogus"], "trumps play"),
+        (["history", "-x"], "trumps history"),
+    ):
+        with pytest.raises(SystemExit) as exit:
+            cli_main.main(argv)
+        err = capsys.readouterr().err
+        assert (
+            exit.value.code == 2
+            and err.startswith(f"usage: {usage} ")
+            and f"{usage}: error: unrecognized" in err
+        )
+
+
+def test_play_options_read_levels_games_and_suits_as_host_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cli.options import trump_suits
+
+    screens = started_screens(monkeypatch)
+    assert (
+        cli_main.main(["play", "--level", "Hard", "--games", "99", "--trump", "♤", "--pickup", "Voluntary"])
+        == 0
+    )
+    screen = screens[-1]
+    assert screen.opponent.name == "AI (hard)" and screen.match.games == 99 and screen.trump == "S"
+    assert screen.rules.pickup == "voluntary"
+    for text in ("♠", "♤", "s", " S "):
+        assert trump_suits(text, most=1) == "S" == trump_suits(text)
+    assert trump_suits("♤♡") == "SH"
+    for argv in (["--games", "100"], ["--trump", "SH"], ["--trump", "♤♤"]):
+        with pytest.raises(SystemExit):
+            cli_main.main(["play", *argv])
+
+
+def test_replay_without_a_file_opens_the_last_game(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main.main(["replay"]) == 1
+    assert "no saved game yet" in capsys.readouterr().err
+    storage.write_atomic(storage.new_record_path(), finished_game().to_record())
+    assert cli_main.main(["replay"]) == 2  # found and read; only the terminal is missing here
+    assert "needs a terminal" in capsys.readouterr().err
+
+
+def decisive_game(players: str) -> Game:
+    """A game played out at random until someone won."""
+    for seed in range(100):
+        rng = random.Random(seed)
+        game = Game.from_deal(bytes([seed]) * 32, 0, "SH", Players=players)
+        while game.result is None:
+            game.play(rng.choice(game.position.legal_moves()))
+        if game.result.winner is not None:
+            return game
+    raise AssertionError("no decisive game")
+
+
+def test_stats_count_each_opponent_and_level(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main.main(["stats"]) == 0
+    assert "No saved games yet" in capsys.readouterr().out
+    games = [
+        decisive_game("You vs AI (hard)"),
+        decisive_game("AI (hard) vs You"),
+        finished_game("bob vs You"),  # a draw by repetition
+        Game.from_deal(bytes(32), 1, "DC", Players="You vs AI (easy)"),  # unfinished
+    ]
+    for number, game in enumerate(games):
+        storage.write_atomic(storage.games_dir() / f"{number}.txt", game.to_record())
+    storage.write_atomic(storage.games_dir() / "9.txt", "# Your trumps game record\nStart: nonsense\n")
+    hard_won = sum(1 for g, me in ((games[0], 0), (games[1], 1)) if g.result and g.result.winner == me)
+    assert cli_main.main(["stats"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["Opponent", "Level", "Games", "Won", "Lost", "Drawn", "Unfinished"]
+    assert lines[1].split() == ["AI", "hard", "2", str(hard_won), str(2 - hard_won), "0", "0"]
+    assert {tuple(line.split()) for line in lines[2:4]} == {
+        ("AI", "easy", "1", "0", "0", "0", "1"),
+        ("bob", "1", "0", "0", "1", "0"),
+    }
+    assert lines[4].split() == ["All", "4", str(hard_won), str(2 - hard_won), "1", "1"]

@@ -37,7 +37,10 @@ def create_application(
         if app.is_running and app.future is not None and not app.future.done():
             app.exit()
 
-    screen.connect(app.invalidate, leave)
+    def bell() -> None:
+        app.output.bell()
+
+    screen.connect(app.invalidate, leave, bell)
     return app
 
 

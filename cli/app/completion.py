@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
@@ -12,6 +11,7 @@ from cli.app.cards import canonical_ranks, move_text
 from cli.app.screen import GameScreen
 from cli.i18n import _
 from engine.cards import SYMBOL_LETTERS
+from engine.moves import split_cards
 
 _SUIT_LETTERS = str.maketrans(SYMBOL_LETTERS)
 
@@ -24,7 +24,7 @@ def normalize(text: str) -> str:
     ('KS,6', 'TD,', 'TA')
     """
     text = canonical_ranks(text).strip().upper().translate(_SUIT_LETTERS).replace("10", "T")
-    return re.sub(r"\s*[,+ ]\s*", ",", text)
+    return ",".join(split_cards(text))
 
 
 class MoveCompleter(Completer):

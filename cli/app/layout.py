@@ -1,10 +1,13 @@
 """The screen: title, the opponent's hand, the pile and history, your hand, the
-message line, the connection status (when there is one), the chat line, the move
+message line, the connection status (when there is one), the chat, the move
 line and the key bar.
 
-The layout only reads the :class:`~cli.app.screen.GameScreen`. Below 80x24 it
-shows a "window too small" note instead of the board; it never depends on
-the size at build time, so resizing is safe at any moment.
+The layout only reads the :class:`~cli.app.screen.GameScreen`. From 80x24 it
+shows everything; narrower (down to 60 columns) it leaves out the move history,
+lower (down to 20 rows) the pile gets fewer lines; below 60x20 it shows a
+"window too small" note instead of the board. Larger windows get a wider move
+history and more chat lines. It never depends on the size at build time, so
+resizing is safe at any moment.
 """
 
 from __future__ import annotations
@@ -27,17 +30,23 @@ from prompt_toolkit.layout import (
 )
 from prompt_toolkit.layout.controls import BufferControl
 
-from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_label
+from cli.app.board import Line, fit, hand_lines, history_lines, pile_lines, trump_label
 from cli.app.cards import card_text, count_cards, suit_text
 from cli.app.help import help_lines, wrap
 from cli.app.keys import COMMAND_KEYS, key_label
 from cli.app.screen import GameScreen
 from cli.app.widths import CloseLines, cell_width, close_lines
 from cli.i18n import _
-from engine import TAKE
+from engine import TAKE, Game
 
-MIN_COLUMNS, MIN_ROWS = 80, 24
+MIN_COLUMNS, MIN_ROWS = 60, 20
+"""The smallest window the board fits (the compact layout: no move history)."""
+FULL_COLUMNS, FULL_ROWS = 80, 24
+"""The window from which the move history shows."""
 HISTORY_WIDTH = 27
+WIDE_COLUMNS, WIDE_HISTORY_WIDTH = 110, 40
+"""From this many columns the move history is wider and names players in full."""
+MOST_CHAT_LINES = 6
 HISTORY_LINES = 200
 """The most moves the history keeps on screen (it scrolls to the last)."""
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -52,6 +61,25 @@ def too_small() -> bool:
     """Whether the terminal is smaller than the board needs."""
     size = terminal_size()
     return size.columns < MIN_COLUMNS or size.rows < MIN_ROWS
+
+
+def history_width() -> int:
+    """The move history's columns: none in a compact window, more in a wide one."""
+    columns = terminal_size().columns
+    if columns < FULL_COLUMNS:
+        return 0
+    return WIDE_HISTORY_WIDTH if columns >= WIDE_COLUMNS else HISTORY_WIDTH
+
+
+def table_width() -> int:
+    """The columns left of the move history (the pile, whose turn, the result)."""
+    history = history_width()
+    return terminal_size().columns - (history + 2 if history else 0)
+
+
+def chat_height() -> int:
+    """Chat lines shown: one at 24 rows and less, one more for every three rows beyond."""
+    return min(MOST_CHAT_LINES, 1 + max(0, terminal_size().rows - FULL_ROWS) // 3)
 
 
 def join_lines(lines: list[Line]) -> StyleAndTextTuples:
@@ -122,22 +150,50 @@ class Board:
         return self._player_rule(self.screen.me, _("You"))
 
     def opponent_hand(self) -> StyleAndTextTuples:
+        return join_lines(self.opponent_hand_lines())
+
+    def _backs(self, count: int) -> list[Line]:
+        """A card back for each hidden card, then the note, in as many rows as it takes."""
+        per_row = max(1, (terminal_size().columns - 1) // 4)
+        rows: list[Line] = [
+            [("", " "), ("class:card.back", "░░░")] * min(per_row, count - start)
+            for start in range(0, count, per_row)
+        ] or [[]]
+        note = ("class:muted", "  " + _("hidden: {key} shows it").format(key=key_label("f4")))
+        if fragment_width(rows[-1]) + fragment_width([note]) < terminal_size().columns:
+            rows[-1].append(note)
+        else:
+            rows.append([note])
+        return rows
+
+    def opponent_height(self) -> Dimension:
+        """The rows the opponent's hand takes (two for 18 cards at 80 columns)."""
+        return Dimension.exact(max(2, len(self.opponent_hand_lines())))
+
+    def opponent_hand_lines(self) -> list[Line]:
         s = self.screen
         if s.game is None:
             return []
         cards = s.game.position.hand(self._them())
         if not s.show_opponent:
-            backs: Line = [("", " "), ("class:card.back", "░░░")] * min(len(cards), 8)
-            return [*backs, ("class:muted", "  " + _("hidden: {key} shows it").format(key=key_label("f4")))]
-        trump = s.game.start.trumps[self._them()]
-        return join_lines(hand_lines(cards, terminal_size().columns - 1, self._ascii, trump=trump)[:2])
+            return self._backs(len(cards))
+        return hand_lines(
+            cards, terminal_size().columns - 1, self._ascii, trump=s.game.start.trumps[self._them()]
+        )
 
     def my_hand(self) -> StyleAndTextTuples:
+        return join_lines(self._my_hand_lines())
+
+    def my_height(self) -> Dimension:
+        """The rows your hand takes: two (cards and numbers) for each row of cards, at least four."""
+        return Dimension.exact(max(4, len(self._my_hand_lines())))
+
+    def _my_hand_lines(self) -> list[Line]:
         s = self.screen
         if s.game is None:
             return []
         legal = s.legal_cards() if s.my_turn else None
-        lines = hand_lines(
+        return hand_lines(
             s.my_hand(),
             terminal_size().columns - 1,
             self._ascii,
@@ -148,13 +204,12 @@ class Board:
             numbered=True,
             on_click=s.pick,
         )
-        return join_lines(lines[:4])
 
     def table(self) -> StyleAndTextTuples:
         """The pile, what a pick-up takes, whose turn, and the result when over."""
         s = self.screen
         if s.game is None:
-            width = terminal_size().columns - HISTORY_WIDTH - 2
+            width = table_width()
             if s.result:  # the game ended early
                 return join_lines([[], *self._result(width)])
             if s.question is not None:
@@ -163,7 +218,7 @@ class Board:
                 note = _("Dealing…")
             return join_lines([[], *wrapped("class:muted", "  ", note, width)])
         position = s.game.position
-        width = terminal_size().columns - HISTORY_WIDTH - 2
+        width = table_width()
         head = pile_heading(len(position.pile))
         if position.pile and s.game.result is None:
             take = _("take: {cards}").format(cards=count_cards(position.take_count()))
@@ -225,7 +280,7 @@ class Board:
             return []
         names = [s.their_name, s.their_name]
         names[s.me] = _("You")
-        return history_lines(s.game, names, HISTORY_LINES, self._ascii)
+        return move_log(s.game, names, self._ascii)
 
     def message(self) -> StyleAndTextTuples:
         """The message line: a question, the Tab choices, or the last message (two lines at most,
@@ -259,7 +314,18 @@ class Board:
         return line
 
     def chat(self) -> StyleAndTextTuples:
-        return [("class:chat", " " + self.screen.chat_line)]
+        """The last chat lines, as many as :func:`chat_height` allows; older ones dimmer."""
+        shown = self.screen.chat_lines[-chat_height() :]
+        lines: list[Line] = [
+            [
+                (
+                    "class:chat" if i == len(shown) - 1 else "class:chat.old",
+                    " " + fit(text, terminal_size().columns - 1),
+                )
+            ]
+            for i, text in enumerate(shown)
+        ]
+        return join_lines(lines)
 
     def connection(self) -> StyleAndTextTuples:
         """The connection status slot (shown only when there is something to report)."""
@@ -331,14 +397,27 @@ def text_window(
     return Window(FormattedTextControl(lambda: close_lines(get())), height=height, **options)  # type: ignore[arg-type]
 
 
-def history_window(get_lines: Callable[[], list[Line]]) -> HSplit:
-    """The move history under its heading, scrolled so that the last move shows."""
+def with_history(table: Window, get_lines: Callable[[], list[Line]]) -> VSplit:
+    """``table`` and, right of it when the window is wide enough, the move history under its
+    heading, scrolled so that the last move shows."""
     control = FormattedTextControl(
         lambda: close_lines(join_lines(get_lines())),
         get_cursor_position=lambda: Point(0, max(0, len(get_lines()) - 1)),
     )
     heading = text_window(lambda: [("class:rule.label", " " + _("Moves"))], 1)
-    return HSplit([heading, Window(control)], width=HISTORY_WIDTH)
+    history = HSplit([heading, Window(control)], width=lambda: Dimension.exact(history_width()))
+    bar = Window(width=1, char="│", style="class:rule")
+    return VSplit(
+        [table, ConditionalContainer(VSplit([bar, history]), Condition(lambda: history_width() > 0))]
+    )
+
+
+def move_log(game: Game, names: list[str], ascii: bool, upto: int | None = None) -> list[Line]:
+    """The move history's lines: players by short names (``AI``) in the usual column, by whole
+    names (``AI (hard)``, longer ones) in a wide one."""
+    if history_width() >= WIDE_HISTORY_WIDTH:
+        return history_lines(game, names, HISTORY_LINES, ascii, upto, name_cells=16)
+    return history_lines(game, [name.split(" (")[0] for name in names], HISTORY_LINES, ascii, upto)
 
 
 def create_layout(screen: GameScreen) -> Layout:
@@ -349,22 +428,16 @@ def create_layout(screen: GameScreen) -> Layout:
         [
             text_window(board.title, 1, style="class:title"),
             text_window(board.opponent_rule, 1),
-            text_window(board.opponent_hand, 2),
-            VSplit(
-                [
-                    text_window(board.table, wrap_lines=True),
-                    Window(width=1, char="│", style="class:rule"),
-                    history_window(board.history),
-                ]
-            ),
+            text_window(board.opponent_hand, board.opponent_height),
+            with_history(text_window(board.table, wrap_lines=True), board.history),
             text_window(board.my_rule, 1),
-            text_window(board.my_hand, 4),
+            text_window(board.my_hand, board.my_height),
             text_window(board.message, Dimension(min=1, max=2), wrap_lines=True),
             ConditionalContainer(
                 text_window(board.connection, board.connection_height),
                 Condition(lambda: bool(screen.connection)),
             ),
-            text_window(board.chat, 1),
+            text_window(board.chat, lambda: Dimension.exact(chat_height())),
             VSplit([text_window(board.prompt, 1, dont_extend_width=True), move_line]),
             text_window(board.key_bar, 1, style="class:keybar"),
         ]

@@ -7,21 +7,21 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, VSplit, Window
+from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout
 from prompt_toolkit.output import Output, create_output
 
-from cli.app.board import Line, hand_lines, history_lines, move_words, pile_lines, trump_label
+from cli.app.board import Line, hand_lines, move_words, pile_lines, trump_label
 from cli.app.cards import count_cards
 from cli.app.layout import (
-    HISTORY_LINES,
-    HISTORY_WIDTH,
-    history_window,
     join_lines,
+    move_log,
     pile_heading,
     rule,
+    table_width,
     terminal_size,
     text_window,
     too_small,
+    with_history,
     wrapped,
 )
 from cli.app.names import MY_NAME, shown_name
@@ -97,7 +97,7 @@ class Replay:
         """The pile and the move just played."""
         position = self.game.positions[self.step]
         total = len(self.game.moves)
-        width = terminal_size().columns - HISTORY_WIDTH - 2
+        width = table_width()
         lines: list[Line] = [
             pile_heading(len(position.pile)),
             *pile_lines(position.pile, width, self.ascii),
@@ -119,7 +119,7 @@ class Replay:
 
     def history(self) -> list[Line]:
         """The moves up to this one."""
-        return history_lines(self.game, self.names, HISTORY_LINES, self.ascii, upto=self.step)
+        return move_log(self.game, self.names, self.ascii, upto=self.step)
 
     def key_bar(self) -> StyleAndTextTuples:
         """The keys of the viewer."""
@@ -144,13 +144,7 @@ def replay_application(
             text_window(replay.header, 1, style="class:title"),
             text_window(lambda: replay.player(top)[0], 1),
             text_window(lambda: replay.player(top)[1], 2),
-            VSplit(
-                [
-                    text_window(replay.table, wrap_lines=True),
-                    Window(width=1, char="│", style="class:rule"),
-                    history_window(replay.history),
-                ]
-            ),
+            with_history(text_window(replay.table, wrap_lines=True), replay.history),
             text_window(lambda: replay.player(bottom)[0], 1),
             text_window(lambda: replay.player(bottom)[1], 2),
             text_window(replay.key_bar, 1, style="class:keybar"),
@@ -158,7 +152,7 @@ def replay_application(
     )
     small = Condition(too_small)
     note = text_window(
-        lambda: [("class:small", _("Window too small for the replay: at least 80x24 please (q quits)."))],
+        lambda: [("class:small", _("Window too small for the replay: at least 60x20 please (q quits)."))],
         wrap_lines=True,
     )
     bindings = KeyBindings()

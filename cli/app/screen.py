@@ -40,10 +40,23 @@ from cli.app.saving import Saver
 from cli.i18n import _, ngettext
 from engine import TAKE, Card, Game, Illegal, IllegalMoveError, Move, NotationError, Outcome, Reason, Rules
 from engine.cards import SUITS
+from engine.moves import split_cards
 
+CHAT_KEPT = 100
+"""Chat lines kept for the chat history."""
 RESULT_GRACE = 0.7
 """Seconds after a game ends during which Enter does not yet start the next one,
 so that a player who was typing fast still sees the result."""
+
+
+MOVE_LINE_LENGTH = 300
+"""The most characters the move line holds (a move, an answer or a chat line): pasting more
+is cut there, so that a pasted page cannot freeze the input."""
+
+
+def _cap_line(buffer: Buffer) -> None:
+    if len(buffer.text) > MOVE_LINE_LENGTH:
+        buffer.text = buffer.text[:MOVE_LINE_LENGTH]
 
 
 @dataclass(frozen=True)
@@ -121,8 +134,9 @@ class GameScreen:
     question: Question | None = None
     message: str = ""
     error: bool = False
-    chat_line: str = ""
-    """The last chat line, or note about the opponent."""
+    chat_lines: list[str] = field(default_factory=list)
+    """The chat so far (and notes about the opponent), oldest first; the layout shows the last
+    lines, as many as the window's height allows."""
     connection: str = ""
     """The connection status, in its own slot (empty: nothing to report)."""
     help_open: bool = False
@@ -137,19 +151,26 @@ class GameScreen:
     """How the game just ended, in words (empty while it goes on)."""
 
     def __post_init__(self) -> None:
-        self.buffer = Buffer(multiline=False, name="move-line")
+        self.buffer = Buffer(multiline=False, name="move-line", on_text_changed=_cap_line)
         self._invalidate: Callable[[], None] = lambda: None
         self._exit: Callable[[], None] = lambda: None
+        self._bell: Callable[[], None] = lambda: None
         self._task: asyncio.Task[None] | None = None
         self._hint_task: asyncio.Task[None] | None = None
         self._ticker: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------ life cycle
 
-    def connect(self, invalidate: Callable[[], None], exit: Callable[[], None]) -> None:
-        """Give the screen the application's redraw and exit."""
+    def connect(
+        self,
+        invalidate: Callable[[], None],
+        exit: Callable[[], None],
+        bell: Callable[[], None] = lambda: None,
+    ) -> None:
+        """Give the screen the application's redraw, exit and the terminal's bell."""
         self._invalidate = invalidate
         self._exit = exit
+        self._bell = bell
 
     def start(self) -> None:
         """The first question, or the first deal (call inside the running event loop)."""
@@ -162,7 +183,7 @@ class GameScreen:
             offer = self.offer
             self.ask(
                 yes_no(
-                    _("Continue your unfinished game against {name} (move {number})? [Y/n]").format(
+                    _("Continue your unfinished game against {name}, at move {number}? [Y/n]").format(
                         name=shown_name(offer.opponent.name), number=len(offer.game.moves) + 1
                     ),
                     "yes",
@@ -357,6 +378,8 @@ class GameScreen:
             return
         self._say(move_words(game, len(game.moves), self.their_name, self.display.ascii))
         self._save()
+        if self.opponent.rings and game.result is None and game.position.turn == self.me:
+            self._bell()  # your turn: a friend's move may take a while, and you may look elsewhere
         self._advance()
 
     async def _tick(self) -> None:
@@ -526,26 +549,48 @@ class GameScreen:
 
     def parse(self, text: str) -> Move:
         """A move from the move line: notation (``ks 6h``, ``K♠,6♥``, ``take``, the language's
-        rank letters and word for take) or card numbers (``3 7``).
+        rank letters and word for take) read by ``engine.Move.parse``, or card numbers (``3 7``).
 
         The :class:`NotationError` raised says what is wrong, for the screen.
         """
         numbers = text.replace(",", " ").split()
         if numbers and all(re.fullmatch("[0-9]+", n) for n in numbers):
             cards = self._numbered_cards(numbers)
-        elif self._is_take(text):
+            if len(cards) == 2 and cards[0] == cards[1]:
+                raise NotationError(_("A move cannot play the same card twice."))
+            if len(cards) > 2:
+                raise NotationError(self._not_a_move(text))
+            return Move(*cards)
+        if self._is_take(text):
             return TAKE
-        else:
-            cards = self._written_cards(text)
-        if not 1 <= len(cards) <= 2:
-            raise NotationError(
-                _("{text!r} is not a move: try take, 7♣, 8♣ 9♦, or card numbers: 3 7.").format(
-                    text=text.strip()
-                )
+        try:
+            return Move.parse(canonical_ranks(text))
+        except NotationError:
+            raise NotationError(self._why_not_a_move(text)) from None
+
+    def _why_not_a_move(self, text: str) -> str:
+        """What is wrong with a written move that ``Move.parse`` refused, in the player's words."""
+        parts = split_cards(text)
+        if parts[0].lower() in ("take", _("take").lower()):
+            game = self.game
+            cards = count_cards(game.position.take_count()) if game is not None and game.result is None else "?"
+            return _("{text!r}: a pick-up takes what the rules say ({cards} now); type take alone.").format(
+                text=text.strip(), cards=cards
             )
-        if len(cards) == 2 and cards[0] == cards[1]:
-            raise NotationError(_("A move cannot play the same card twice."))
-        return Move(*cards)
+        for part in parts:
+            if part:
+                try:
+                    Card.parse(canonical_ranks(part))
+                except NotationError:
+                    return self._not_a_card(part)
+        if len(parts) == 2 and parts[0].upper() == parts[1].upper():
+            return _("A move cannot play the same card twice.")
+        return self._not_a_move(text)
+
+    def _not_a_move(self, text: str) -> str:
+        return _("{text!r} is not a move: try take, 7♣, 8♣ 9♦, or card numbers: 3 7.").format(
+            text=text.strip()
+        )
 
     def _numbered_cards(self, numbers: list[str]) -> list[Card]:
         hand = self.my_hand()
@@ -557,15 +602,6 @@ class GameScreen:
                     )
                 )
         return [hand[int(n) - 1] for n in numbers]
-
-    def _written_cards(self, text: str) -> list[Card]:
-        cards = []
-        for part in re.split(r"\s*[,+ ]\s*", text.strip()):
-            try:
-                cards.append(Card.parse(canonical_ranks(part)))
-            except NotationError:
-                raise NotationError(self._not_a_card(part)) from None
-        return cards
 
     def _not_a_card(self, text: str) -> str:
         faces = face_letters()
@@ -851,7 +887,8 @@ class GameScreen:
 
     def chat(self, text: str) -> None:
         """Show a chat line from or about the opponent (see :class:`~cli.app.opponent.Table`)."""
-        self.chat_line = text
+        self.chat_lines.append(text)
+        del self.chat_lines[:-CHAT_KEPT]
         self._invalidate()
 
     def status(self, text: str) -> None:

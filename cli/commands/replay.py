@@ -16,9 +16,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "file",
         metavar="FILE",
+        nargs="?",
         help=_("a game record (a path, or a name 'trumps history' lists)")
         + " "
-        + _("or game N of a network match record: FILE#N"),
+        + _("or game N of a network match record: FILE#N")
+        + "; "
+        + _("without it, the last game played"),
     )
     add_display_arguments(parser)
 
@@ -35,6 +38,13 @@ def run(args: argparse.Namespace) -> int:
     from p2p import errors as p2p_errors
     from p2p.home import Home
 
+    if args.file is None:
+        records = storage.record_paths()
+        if not records:
+            message = _("no saved game yet (they are kept in {folder})").format(folder=storage.games_dir())
+            print(f"trumps replay: {message}", file=sys.stderr)
+            return 1
+        args.file = str(records[-1])
     name, hash_sign, number = args.file.rpartition("#") if "#" in args.file else (args.file, "", "")
     path = Path(name)
     for folder in (storage.games_dir(), Home.default().records):
