@@ -111,7 +111,7 @@ def test_new_game_options_start_a_new_game_without_the_question(monkeypatch: pyt
         screen = screens[-1]
         assert screen.offer is None and screen.resume is None, options
         assert "A new game, as your options ask" in screen.notice and "g.txt" in screen.notice
-    assert screens[-3].opponent.name == "AI (medium)" and screens[-2].trump == "S"
+    assert screens[-3].flow.opponent.name == "AI (medium)" and screens[-2].trump == "S"
 
 
 def test_a_second_window_leaves_the_unfinished_game_to_the_first(
@@ -388,8 +388,8 @@ def test_play_options_read_levels_games_and_suits_as_host_does(monkeypatch: pyte
         == 0
     )
     screen = screens[-1]
-    assert screen.opponent.name == "AI (hard)" and screen.match.games == 99 and screen.trump == "S"
-    assert screen.rules.pickup == "voluntary"
+    assert screen.flow.opponent.name == "AI (hard)" and screen.flow.match.games == 99 and screen.trump == "S"
+    assert screen.flow.rules.pickup == "voluntary"
     for text in ("♠", "♤", "s", " S "):
         assert trump_suits(text, most=1) == "S" == trump_suits(text)
     assert trump_suits("♤♡") == "SH"

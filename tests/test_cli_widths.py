@@ -74,7 +74,7 @@ def test_the_hindi_game_screen_writes_no_sign_twice() -> None:
         await d.keys("\t\r")
         await d.my_turn()
         await d.keys("\x1bOP")  # the help too
-        await d.until(lambda: session.help_open)
+        await d.until(lambda: session.help.open)
 
     try:
         run(session, script, output)  # type: ignore[arg-type]

@@ -36,18 +36,18 @@ class MoveCompleter(Completer):
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         """Legal moves (or answers) that start with what has been typed (``вз`` for ``взяти``, take)."""
         typed = document.text_before_cursor
-        question = self.screen.question
+        question = self.screen.line.question
         if question is not None:
             for answer in question.choices():
                 if answer.lower().startswith(typed.strip().lower()):
                     yield Completion(answer, -len(typed))
             return
-        if not self.screen.my_turn or self.screen.game is None:
+        if not self.screen.flow.my_turn or self.screen.flow.game is None:
             return
         prefix = normalize(typed)
         local_take = typed.strip().lower()
         ascii = self.screen.display.ascii
-        for move in self.screen.game.position.legal_moves():
+        for move in self.screen.flow.game.position.legal_moves():
             local = move.is_take and local_take and _("take").lower().startswith(local_take)
             if str(move).upper().startswith(prefix) or local:
                 yield Completion(str(move), -len(typed), display=move_text(move, ascii))

@@ -57,10 +57,10 @@ def key_label(key: str) -> str:
 def key_bindings(screen: GameScreen) -> KeyBindings:
     """Every binding of the game screen."""
     bindings = KeyBindings()
-    helping = Condition(lambda: screen.help_open)
-    asking = Condition(lambda: screen.question is not None)
-    picking = Condition(lambda: screen.buffer.text == screen.picked_text()) & ~asking
-    empty = Condition(lambda: not screen.buffer.text)
+    helping = Condition(lambda: screen.help.open)
+    asking = Condition(lambda: screen.line.question is not None)
+    picking = Condition(lambda: screen.line.buffer.text == screen.line.picked_text()) & ~asking
+    empty = Condition(lambda: not screen.line.buffer.text)
 
     for command in COMMAND_KEYS:
         for key in command.keys:
@@ -77,11 +77,11 @@ def key_bindings(screen: GameScreen) -> KeyBindings:
     @bindings.add("enter", filter=helping)
     @bindings.add("escape", filter=helping, eager=True)
     def _close_help(event: KeyPressEvent) -> None:
-        screen.help_open = False
+        screen.help.open = False
 
     @bindings.add("enter", filter=~helping)
     def _enter(event: KeyPressEvent) -> None:
-        buffer = screen.buffer
+        buffer = screen.line.buffer
         if buffer.complete_state is not None:
             buffer.complete_state = None
         screen.enter()
@@ -98,8 +98,8 @@ def key_bindings(screen: GameScreen) -> KeyBindings:
 
     @bindings.add("escape", filter=~helping, eager=True)
     def _escape(event: KeyPressEvent) -> None:
-        if screen.buffer.complete_state is not None:
-            screen.buffer.cancel_completion()
+        if screen.line.buffer.complete_state is not None:
+            screen.line.buffer.cancel_completion()
         else:
             screen.unpick()
 
@@ -128,7 +128,7 @@ def _complete(screen: GameScreen, completer: MoveCompleter, step: int) -> None:
     Completion runs here, synchronously, rather than in prompt_toolkit's
     background task, so that Enter right after Tab always sees the move.
     """
-    buffer = screen.buffer
+    buffer = screen.line.buffer
     if buffer.complete_state is not None:
         buffer.complete_next() if step > 0 else buffer.complete_previous()
         return
@@ -143,8 +143,8 @@ def _complete(screen: GameScreen, completer: MoveCompleter, step: int) -> None:
 
 def _run(action: Callable[[GameScreen], None], screen: GameScreen) -> Callable[[KeyPressEvent], None]:
     def handler(event: KeyPressEvent) -> None:
-        if screen.help_open and action is not GameScreen.toggle_help:
-            screen.help_open = False
+        if screen.help.open and action is not GameScreen.toggle_help:
+            screen.help.open = False
         action(screen)
 
     return handler

@@ -114,27 +114,27 @@ class Board:
         return self.screen.display.ascii
 
     def _them(self) -> int:
-        return 1 - self.screen.me
+        return 1 - self.screen.flow.me
 
     def title(self) -> StyleAndTextTuples:
         s = self.screen
         parts: StyleAndTextTuples = [("class:title.name", " " + _("Your trumps") + " ")]
-        if s.game is not None:
-            trumps = s.game.start.trumps
-            me = _("You") + " " + suit_text(trumps[s.me], self._ascii)
-            them = s.their_name + " " + suit_text(trumps[self._them()], self._ascii)
+        if s.flow.game is not None:
+            trumps = s.flow.game.start.trumps
+            me = _("You") + " " + suit_text(trumps[s.flow.me], self._ascii)
+            them = s.flow.their_name + " " + suit_text(trumps[self._them()], self._ascii)
             parts.append(("", "│ " + _("{me} vs {them}").format(me=me, them=them) + " "))
-        if s.match.games > 1:
-            game = _("Game {number} of {games}").format(number=s.game_number, games=s.match.games)
+        if s.flow.match.games > 1:
+            game = _("Game {number} of {games}").format(number=s.flow.game_number, games=s.flow.match.games)
             parts.append(("", f"│ {game} "))
-        short = s.their_name.split(" (")[0]  # the level is named just before
-        parts.append(("", f"│ {s.match.headline(_('You'), short)} "))
+        short = s.flow.their_name.split(" (")[0]  # the level is named just before
+        parts.append(("", f"│ {s.flow.match.headline(_('You'), short)} "))
         if fragment_width(parts) > terminal_size().columns:
             parts[0] = ("class:title.name", " ")  # a long translation: the game's name gives way first
         return parts
 
     def _player_rule(self, player: int, name: str) -> StyleAndTextTuples:
-        game = self.screen.game
+        game = self.screen.flow.game
         label: Line = [("class:rule.label", name)]
         if game is not None:
             label += [("class:muted", " · "), *trump_label(game.start.trumps[player], self._ascii)]
@@ -143,11 +143,11 @@ class Board:
 
     def opponent_rule(self) -> StyleAndTextTuples:
         """The rule above the opponent's hand."""
-        return self._player_rule(self._them(), self.screen.their_name)
+        return self._player_rule(self._them(), self.screen.flow.their_name)
 
     def my_rule(self) -> StyleAndTextTuples:
         """The rule above your hand."""
-        return self._player_rule(self.screen.me, _("You"))
+        return self._player_rule(self.screen.flow.me, _("You"))
 
     def opponent_hand(self) -> StyleAndTextTuples:
         return join_lines(self.opponent_hand_lines())
@@ -172,13 +172,13 @@ class Board:
 
     def opponent_hand_lines(self) -> list[Line]:
         s = self.screen
-        if s.game is None:
+        if s.flow.game is None:
             return []
-        cards = s.game.position.hand(self._them())
+        cards = s.flow.game.position.hand(self._them())
         if not s.show_opponent:
             return self._backs(len(cards))
         return hand_lines(
-            cards, terminal_size().columns - 1, self._ascii, trump=s.game.start.trumps[self._them()]
+            cards, terminal_size().columns - 1, self._ascii, trump=s.flow.game.start.trumps[self._them()]
         )
 
     def my_hand(self) -> StyleAndTextTuples:
@@ -190,16 +190,16 @@ class Board:
 
     def _my_hand_lines(self) -> list[Line]:
         s = self.screen
-        if s.game is None:
+        if s.flow.game is None:
             return []
-        legal = s.legal_cards() if s.my_turn else None
+        legal = s.playable() if s.flow.my_turn else None
         return hand_lines(
-            s.my_hand(),
+            s.flow.my_hand(),
             terminal_size().columns - 1,
             self._ascii,
-            trump=s.game.start.trumps[s.me],
+            trump=s.flow.game.start.trumps[s.flow.me],
             legal=legal,
-            cursor=s.cursor if legal and s.highlighted else None,
+            cursor=s.line.cursor if legal and s.line.highlighted else None,
             picked=s.marked_cards(),
             numbered=True,
             on_click=s.pick,
@@ -208,23 +208,23 @@ class Board:
     def table(self) -> StyleAndTextTuples:
         """The pile, what a pick-up takes, whose turn, and the result when over."""
         s = self.screen
-        if s.game is None:
+        if s.flow.game is None:
             width = table_width()
-            if s.result:  # the game ended early
+            if s.flow.result:  # the game ended early
                 return join_lines([[], *self._result(width)])
-            if s.question is not None:
+            if s.line.question is not None:
                 note = _("Answer below (Enter: the choice in brackets). F1: help.")
             else:
                 note = _("Dealing…")
             return join_lines([[], *wrapped("class:muted", "  ", note, width)])
-        position = s.game.position
+        position = s.flow.game.position
         width = table_width()
         head = pile_heading(len(position.pile))
-        if position.pile and s.game.result is None:
+        if position.pile and s.flow.game.result is None:
             take = _("take: {cards}").format(cards=count_cards(position.take_count()))
             head.append(("class:turn", "   " + take))
         lines: list[Line] = [head, *pile_lines(position.pile, width, self._ascii, on_click=s.click_pile), []]
-        if s.game.result is not None:
+        if s.flow.game.result is not None:
             lines += self._result(width)
         else:
             style, mark, text = self._turn()
@@ -234,29 +234,31 @@ class Board:
     def _result(self, width: int) -> list[Line]:
         """How the game ended, and the match score once a game has counted."""
         s = self.screen
-        lines = wrapped("class:result", " ★ ", s.result, width)
-        if s.match.played or s.match.matches:
-            score = s.match.headline(_("You"), s.their_name)
-            text = _("Match: {score}") if s.match.games > 1 else _("Score: {score}")
+        lines = wrapped("class:result", " ★ ", s.flow.result, width)
+        if s.flow.match.played or s.flow.match.matches:
+            score = s.flow.match.headline(_("You"), s.flow.their_name)
+            text = _("Match: {score}") if s.flow.match.games > 1 else _("Score: {score}")
             lines += wrapped("class:muted", "   ", text.format(score=score), width)
         return lines
 
     def _turn(self) -> tuple[str, str, str]:
         """Whose turn and what to do: the style, a mark and the words."""
         s = self.screen
-        assert s.game is not None
-        position = s.game.position
-        if not s.my_turn:
+        assert s.flow.game is not None
+        position = s.flow.game.position
+        if not s.flow.my_turn:
             if s.thinking_since is None:
-                return "class:turn", " ", _("{name} to move.").format(name=s.their_name)
+                return "class:turn", " ", _("{name} to move.").format(name=s.flow.their_name)
             elapsed = time.monotonic() - s.thinking_since
             spin = _SPINNER[int(elapsed * 5) % len(_SPINNER)]
-            thinking = _("{name} is thinking… {seconds}s").format(name=s.their_name, seconds=int(elapsed))
+            thinking = _("{name} is thinking… {seconds}s").format(
+                name=s.flow.their_name, seconds=int(elapsed)
+            )
             return "class:thinking", f" {spin} ", thinking
         top = position.top
-        if s.picked:
+        if s.line.picked:
             text = _("Now lay a card on {card} (Esc: choose again).").format(
-                card=card_text(s.picked[0], self._ascii)
+                card=card_text(s.line.picked[0], self._ascii)
             )
         elif top is None:
             text = _("Your turn: lay any card.")
@@ -276,27 +278,27 @@ class Board:
 
     def history(self) -> list[Line]:
         s = self.screen
-        if s.game is None:
+        if s.flow.game is None:
             return []
-        names = [s.their_name, s.their_name]
-        names[s.me] = _("You")
-        return move_log(s.game, names, self._ascii)
+        names = [s.flow.their_name, s.flow.their_name]
+        names[s.flow.me] = _("You")
+        return move_log(s.flow.game, names, self._ascii)
 
     def message(self) -> StyleAndTextTuples:
         """The message line: a question, the Tab choices, or the last message (two lines at most,
         broken between words)."""
         s = self.screen
-        if s.buffer.complete_state is not None and s.question is None:
+        if s.line.buffer.complete_state is not None and s.line.question is None:
             return self._choices()
-        if s.question is not None:
-            style, text = "class:question", s.question.prompt
+        if s.line.question is not None:
+            style, text = "class:question", s.line.question.prompt
         else:
             style, text = ("class:message.error" if s.error else "class:message"), s.message
         return [(style, "\n".join(" " + line for line in wrap(text, terminal_size().columns - 2)))]
 
     def _choices(self) -> StyleAndTextTuples:
         """The legal moves Tab cycles through, the current one highlighted, as many as fit."""
-        state = self.screen.buffer.complete_state
+        state = self.screen.line.buffer.complete_state
         assert state is not None
         index = state.complete_index or 0
         texts = [c.display_text for c in state.completions]
@@ -315,7 +317,7 @@ class Board:
 
     def chat(self) -> StyleAndTextTuples:
         """The last chat lines, as many as :func:`chat_height` allows; older ones dimmer."""
-        shown = self.screen.chat_lines[-chat_height() :]
+        shown = self.screen.chats.last(chat_height())
         lines: list[Line] = [
             [
                 (
@@ -336,11 +338,14 @@ class Board:
         return Dimension.exact(len(self._connection_lines()))
 
     def _connection_lines(self) -> list[Line]:
-        return wrapped("class:connection", " ⚠ ", self.screen.connection, terminal_size().columns)[:2]
+        return wrapped("class:connection", " ⚠ ", self.screen.chats.status, terminal_size().columns)[:2]
 
     def prompt(self) -> StyleAndTextTuples:
         return [
-            ("class:prompt", " " + (_("answer>") if self.screen.question is not None else _("move>")) + " ")
+            (
+                "class:prompt",
+                " " + (_("answer>") if self.screen.line.question is not None else _("move>")) + " ",
+            )
         ]
 
     def key_bar(self) -> StyleAndTextTuples:
@@ -354,11 +359,11 @@ class Board:
 
     def help(self) -> StyleAndTextTuples:
         s = self.screen
-        lines = help_lines(s.rules, terminal_size().columns)
+        lines = help_lines(s.flow.rules, terminal_size().columns)
         rows = terminal_size().rows
-        s.help_top = max(0, min(s.help_top, len(lines) - rows))
-        shown = lines[s.help_top : s.help_top + rows]
-        if s.help_top + rows < len(lines):
+        s.help.top = max(0, min(s.help.top, len(lines) - rows))
+        shown = lines[s.help.top : s.help.top + rows]
+        if s.help.top + rows < len(lines):
             shown[-1] = [("class:muted", "  " + _("↓ more below (↓, PgDn)"))]
         return join_lines(shown)
 
@@ -423,7 +428,7 @@ def move_log(game: Game, names: list[str], ascii: bool, upto: int | None = None)
 def create_layout(screen: GameScreen) -> Layout:
     """The game screen for ``screen``."""
     board = Board(screen)
-    move_line = Window(BufferControl(screen.buffer, input_processors=[CloseLines()]), height=1)
+    move_line = Window(BufferControl(screen.line.buffer, input_processors=[CloseLines()]), height=1)
     game = HSplit(
         [
             text_window(board.title, 1, style="class:title"),
@@ -435,7 +440,7 @@ def create_layout(screen: GameScreen) -> Layout:
             text_window(board.message, Dimension(min=1, max=2), wrap_lines=True),
             ConditionalContainer(
                 text_window(board.connection, board.connection_height),
-                Condition(lambda: bool(screen.connection)),
+                Condition(lambda: bool(screen.chats.status)),
             ),
             text_window(board.chat, lambda: Dimension.exact(chat_height())),
             VSplit([text_window(board.prompt, 1, dont_extend_width=True), move_line]),
@@ -443,7 +448,7 @@ def create_layout(screen: GameScreen) -> Layout:
         ]
     )
     small = Condition(too_small)
-    helping = Condition(lambda: screen.help_open)
+    helping = Condition(lambda: screen.help.open)
     body = HSplit(
         [
             ConditionalContainer(game, ~small & ~helping),
