@@ -483,6 +483,8 @@ def test_new_game_asks_then_deals_and_hiding_the_opponent() -> None:
         first = session.flow.game
         await d.keys(F4)
         assert not session.show_opponent and "hidden" in d.screen()
+        assert session.flow.game is not None
+        assert d.screen().count("░░░") == len(session.flow.game.position.hand(1))  # a back for each card
         await d.keys(F4)
         assert session.show_opponent
         await d.keys(F5)
@@ -851,6 +853,9 @@ def test_a_large_window_shows_more_chat_and_a_wider_move_history() -> None:
         await asyncio.sleep(0.01)
         screen = d.screen()
         assert "Bob: line 7" in screen and "Bob: line 6" not in screen  # one chat line at 24 rows
+        bob.table.chat("Bob: " + " ".join(f"word{n}" for n in range(20)))  # a long line takes two rows
+        screen = d.screen()
+        assert "Bob: word0" in screen and "word19" in screen and len(screen.splitlines()) == 24
         await d.keys(CTRL_Q + "y" + ENTER)
 
     run(session, script, output)

@@ -30,7 +30,7 @@ from prompt_toolkit.layout import (
 )
 from prompt_toolkit.layout.controls import BufferControl
 
-from cli.app.board import Line, fit, hand_lines, history_lines, pile_lines, trump_label
+from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_label
 from cli.app.cards import card_text, count_cards, suit_text
 from cli.app.help import help_lines, wrap
 from cli.app.keys import COMMAND_KEYS, key_label
@@ -316,18 +316,22 @@ class Board:
         return line
 
     def chat(self) -> StyleAndTextTuples:
-        """The last chat lines, as many as :func:`chat_height` allows; older ones dimmer."""
-        shown = self.screen.chats.last(chat_height())
-        lines: list[Line] = [
-            [
-                (
-                    "class:chat" if i == len(shown) - 1 else "class:chat.old",
-                    " " + fit(text, terminal_size().columns - 1),
-                )
-            ]
-            for i, text in enumerate(shown)
-        ]
-        return join_lines(lines)
+        """The end of the chat, broken between words; the last line bright, older ones dimmer."""
+        return join_lines(self._chat_rows())
+
+    def chat_rows(self) -> Dimension:
+        """The rows of the chat: :func:`chat_height`, or two for a long last line."""
+        return Dimension.exact(len(self._chat_rows()))
+
+    def _chat_rows(self) -> list[Line]:
+        height, width = chat_height(), terminal_size().columns - 2
+        shown = self.screen.chats.last(height)
+        rows: list[Line] = []
+        for i, text in enumerate(shown):
+            style = "class:chat" if i == len(shown) - 1 else "class:chat.old"
+            rows += [[(style, " " + line)] for line in wrap(text, width)[:2] or [""]]
+        last = len(wrap(shown[-1], width)[:2]) if shown else 1
+        return rows[-max(height, last) :] or [[]]
 
     def connection(self) -> StyleAndTextTuples:
         """The connection status slot (shown only when there is something to report)."""
@@ -442,7 +446,7 @@ def create_layout(screen: GameScreen) -> Layout:
                 text_window(board.connection, board.connection_height),
                 Condition(lambda: bool(screen.chats.status)),
             ),
-            text_window(board.chat, lambda: Dimension.exact(chat_height())),
+            text_window(board.chat, board.chat_rows),
             VSplit([text_window(board.prompt, 1, dont_extend_width=True), move_line]),
             text_window(board.key_bar, 1, style="class:keybar"),
         ]

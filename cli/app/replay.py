@@ -28,6 +28,7 @@ from cli.app.names import MY_NAME, shown_name
 from cli.app.style import game_style
 from cli.i18n import N_, _, ngettext
 from engine import Game, Outcome
+from engine.game import result_text
 
 KEYS = (("←/→", N_("step")), ("PgUp/PgDn", N_("10 moves")), ("Home/End", N_("start/end")), ("q", N_("quit")))
 REASONS = {
@@ -41,11 +42,12 @@ REASONS = {
 
 
 def outcome_words(outcome: Outcome | None) -> str:
-    """A record's result for people: ``1-0 out`` in the language in use, ``*`` while unfinished."""
+    """A record's result as the record writes it (``engine.game.result_text``: ``1-0 out``,
+    ``*`` while unfinished), its reason in the language in use."""
+    text = result_text(outcome)
     if outcome is None:
-        return "*"
-    score = {0: "1-0", 1: "0-1", None: "½-½"}[outcome.winner]
-    return f"{score} {reason_words(outcome)}"
+        return text
+    return f"{text.removesuffix(outcome.reason.value).rstrip()} {reason_words(outcome)}"
 
 
 def reason_words(outcome: Outcome) -> str:
