@@ -129,7 +129,7 @@ def test_plural_forms_follow_each_language() -> None:
 # ------------------------------------------------------------- the screens
 
 
-def _screens(language: str) -> tuple[str, str, GameScreen]:
+def _screens(language: str, columns: int = 80, rows: int = 24) -> tuple[str, str, GameScreen]:
     """The main screen (after one move) and the first page of help, rendered at 80x24."""
     i18n.use(language)
     session = ai_session(trump="H", games=3)
@@ -147,7 +147,7 @@ def _screens(language: str) -> tuple[str, str, GameScreen]:
         await d.until(lambda: session.help.open)
         shots.append(d.screen())
 
-    run(session, script, SizedOutput(80, 24))
+    run(session, script, SizedOutput(columns, rows))
     return shots[0], shots[1], session
 
 
@@ -173,6 +173,21 @@ def test_the_main_screen_and_help_fit_80x24(language: str) -> None:
     bars = {cell_width(row[: row.index("│")]) for row in rows[4:14] if "│" in row}
     assert bars == {52}, bars
     assert help_page.splitlines()[0].startswith(_("Your trumps: help"))
+
+
+@pytest.mark.parametrize("language", ["en", *LANGUAGES])
+def test_the_compact_screen_fits_60x20_with_every_key(language: str) -> None:
+    main, help_page, session = _screens(language, 60, 20)
+    _ = i18n._
+    rows = main.splitlines()
+    assert len(rows) == 20 and all(cell_width(line) <= 60 for line in rows + help_page.splitlines())
+    assert (
+        rows[0]
+        .rstrip()
+        .endswith(session.flow.match.headline(_("You"), session.flow.their_name.split(" (")[0]))
+    )
+    for word in (_("Help"), _("Hint"), _("Undo"), _("Hand"), _("New"), _("Quit")):
+        assert word in rows[-1]
 
 
 @pytest.mark.parametrize("language", ["en", *LANGUAGES])

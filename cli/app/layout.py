@@ -353,12 +353,16 @@ class Board:
         ]
 
     def key_bar(self) -> StyleAndTextTuples:
-        bar: StyleAndTextTuples = []
-        for command in COMMAND_KEYS:
-            bar += [
-                ("class:keybar.key", key_label(command.keys[0])),
-                ("class:keybar", f" {_(command.name)}  "),
-            ]
+        """Each command's first key and name, two spaces apart, or one in a narrow window."""
+        for gap in ("  ", " "):
+            bar: StyleAndTextTuples = []
+            for command in COMMAND_KEYS:
+                bar += [
+                    ("class:keybar.key", key_label(command.keys[0])),
+                    ("class:keybar", f" {_(command.name)}{gap}"),
+                ]
+            if fragment_width(bar) - len(gap) <= terminal_size().columns:
+                break
         return bar
 
     def help(self) -> StyleAndTextTuples:
