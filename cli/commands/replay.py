@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
             message = _("no saved game yet (they are kept in {folder})").format(folder=storage.games_dir())
             print(f"trumps replay: {message}", file=sys.stderr)
             return 1
-        args.file = str(records[-1])
+        args.file = records[-1].name
     name, hash_sign, number = args.file.rpartition("#") if "#" in args.file else (args.file, "", "")
     path = Path(name)
     for folder in (storage.games_dir(), Home.default().records):
