@@ -351,7 +351,7 @@ def test_help_opens_with_f1_and_question_mark_and_closes_with_any_key() -> None:
         await d.keys(F1)
         assert session.help.open
         screen = d.screen()
-        assert "Keys" in screen and "^Q" in screen and "more below" in screen
+        assert "Keys" in screen and "^Q" in screen and "more below" in screen and "^L" in screen
         await d.keys("\x1b[6~")  # PgDn
         assert "The game" in d.screen() and "draw" in d.screen()
         await d.keys("x")
@@ -362,6 +362,10 @@ def test_help_opens_with_f1_and_question_mark_and_closes_with_any_key() -> None:
         assert not session.help.open
         await d.keys("q?")
         assert not session.help.open and session.line.buffer.text == "q?"
+        cleared: list[bool] = []
+        d.app.renderer.clear = lambda: cleared.append(True)  # type: ignore[method-assign]
+        await d.keys("\x0c")  # Ctrl-L redraws everything
+        assert cleared and session.line.buffer.text == "q?"
 
     run(session, script)
 

@@ -66,6 +66,10 @@ def key_bindings(screen: GameScreen) -> KeyBindings:
         for key in command.keys:
             bindings.add(key)(_run(command.action, screen))
 
+    @bindings.add("c-l")
+    def _redraw(event: KeyPressEvent) -> None:
+        event.app.renderer.clear()  # should anything have written to the terminal behind the screen
+
     @bindings.add("?", filter=empty & ~helping)
     def _help(event: KeyPressEvent) -> None:
         screen.toggle_help()
