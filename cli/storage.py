@@ -4,7 +4,8 @@
   record format (``Game.to_record``), rewritten after every move.
 - ``<data dir>/unfinished.json``: which record holds the game to resume, and
   its match (only for games against the AI).
-- ``<data dir>/unfinished.lock``: held (``flock``) by the one window that may
+- ``<data dir>/unfinished.lock``: locked (``flock``; ``msvcrt.locking`` on
+  Windows) by the one window that may
   offer, continue and save the unfinished game; the others play games that
   are not resumable, so that two windows never share one save.
 - Remembered choices are :mod:`cli.config`'s.
@@ -17,9 +18,9 @@ platformdirs gives for the platform (``~/.local/share/trumps``, ...): the same
 
 from __future__ import annotations
 
-import fcntl
 import json
 import re
+import sys
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -111,8 +112,9 @@ class UnfinishedLock:
     """This process's hold on the unfinished game: while one window holds it, no other
     offers, continues or overwrites that game.
 
-    The lock is an ``flock`` on ``unfinished.lock``: the system drops it when the process
-    ends however it ends, so a crashed window never leaves a stale lock behind.
+    The lock is an ``flock`` on ``unfinished.lock`` (a ``msvcrt`` lock on Windows): the
+    system drops it when the process ends however it ends, so a crashed window never
+    leaves a stale lock behind.
     """
 
     def __init__(self, file: IO[str]) -> None:
@@ -133,11 +135,23 @@ def lock_unfinished() -> UnfinishedLock | None:
     except OSError:
         return None
     try:
-        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        _lock(file)
     except OSError:
         file.close()
         return None
     return UnfinishedLock(file)
+
+
+def _lock(file: IO[str]) -> None:
+    """Lock ``file`` for this process at once, or raise ``OSError`` (another process holds it)."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        msvcrt.locking(file.fileno(), msvcrt.LK_NBLCK, 1)
+    else:
+        import fcntl
+
+        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 def save_unfinished(unfinished: Unfinished) -> None:
