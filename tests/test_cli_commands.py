@@ -440,3 +440,14 @@ def test_stats_count_each_opponent_and_level(capsys: pytest.CaptureFixture[str])
         ("bob", "1", "0", "0", "1", "0"),
     }
     assert lines[4].split() == ["All", "4", str(hard_won), str(2 - hard_won), "1", "1"]
+
+
+def test_the_theme_is_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    screens = started_screens(monkeypatch)
+    assert cli_main.main(["play"]) == 0 and screens[-1].display.theme == "standard"
+    assert (
+        cli_main.main(["play", "--theme", "High-Contrast"]) == 0
+        and screens[-1].display.theme == "high-contrast"
+    )
+    assert config.load_config()["theme"] == "high-contrast"
+    assert cli_main.main(["play"]) == 0 and screens[-1].display.theme == "high-contrast"
