@@ -1,4 +1,5 @@
-"""Remembered choices: ``<config dir>/config.json`` (last trump suit, language, hand shown or hidden).
+"""Remembered choices: ``<config dir>/config.json`` (last trump suit, language, colour theme, hand
+shown or hidden, the player's name).
 
 Every start of ``trumps`` reads it (the language), so this module imports little:
 ``trumps --help`` must answer fast.
@@ -7,6 +8,7 @@ Every start of ``trumps`` reads it (the language), so this module imports little
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from p2p.home import Home, write_atomically
@@ -35,3 +37,42 @@ def save_config(**changes: str) -> None:
     """Remember some choices, keeping the others."""
     text = json.dumps(load_config() | changes, indent=1) + "\n"
     write_atomically(config_dir() / _CONFIG, text.encode("utf-8"))
+
+
+NAME_LENGTH = 20
+"""The longest player name, in characters."""
+
+
+def valid_name(text: str) -> str | None:
+    """``text`` as a player's name (trimmed), or ``None`` when it cannot be one: empty, longer
+    than :data:`NAME_LENGTH`, or holding control characters.
+
+    >>> valid_name("  Ann "), valid_name(""), valid_name("a\\x1b[2J")
+    ('Ann', None, None)
+    """
+    name = " ".join(text.split())
+    if not name or len(name) > NAME_LENGTH or not name.isprintable():
+        return None
+    return name
+
+
+def ask_on_terminal() -> str:
+    """Ask for the player's name on the terminal, before any full screen opens."""
+    from cli.i18n import _
+
+    return input(
+        _("Your name, as friends will see it (up to {count} characters): ").format(count=NAME_LENGTH)
+    )
+
+
+def player_name(ask: Callable[[], str] = ask_on_terminal) -> str:
+    """The name this player goes by with friends (``trumps host``/``join`` without ``--name``):
+    the remembered one, else what ``ask()`` returns (asked again until it is a valid name),
+    remembered from then on, so that it is asked once instead of taking the login name."""
+    remembered = valid_name(load_config().get("name", ""))
+    if remembered is not None:
+        return remembered
+    while (name := valid_name(ask())) is None:
+        pass
+    save_config(name=name)
+    return name

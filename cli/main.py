@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from cli import __version__, config, i18n
 from cli.i18n import N_, _, ngettext
 
-COMMANDS = ("play", "replay", "history", "host", "join", "verify", "peers")
+COMMANDS = ("play", "replay", "history", "stats", "host", "join", "verify", "peers")
 DEFAULT_COMMAND = "play"
 
 
@@ -79,6 +79,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=_(module.HELP), description=_(module.HELP))
         if command in (None, name):
             module.add_arguments(sub)
+        sub.set_defaults(command_parser=sub)
     return parser
 
 
@@ -133,7 +134,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if not args_list or (args_list[0].startswith("-") and args_list[0] not in ("-h", "--help", "--version")):
         args_list.insert(0, DEFAULT_COMMAND)
-    args = build_parser(args_list[0]).parse_args(args_list)
+    parser = build_parser(args_list[0])
+    args, unknown = parser.parse_known_args(args_list)
+    if unknown:  # said with the command's own usage, not the top level's
+        args.command_parser.error(_("unrecognized arguments: %s") % " ".join(unknown))
     module = importlib.import_module(f"cli.commands.{args.command}")
     try:
         return int(module.run(args))

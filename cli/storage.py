@@ -4,6 +4,10 @@
   record format (``Game.to_record``), rewritten after every move.
 - ``<data dir>/unfinished.json``: which record holds the game to resume, and
   its match (only for games against the AI).
+- ``<data dir>/unfinished.lock``: locked (``flock``; ``msvcrt.locking`` on
+  Windows) by the one window that may
+  offer, continue and save the unfinished game; the others play games that
+  are not resumable, so that two windows never share one save.
 - Remembered choices are :mod:`cli.config`'s.
 
 The data dir is ``$XDG_DATA_HOME/trumps`` and the config dir
@@ -16,16 +20,19 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from cli.i18n import _
+from cli.i18n import N_, _
+from cli.options import MOST_GAMES
 from engine.ai import LEVELS
 from p2p.home import Home, write_atomically
 
 _UNFINISHED = "unfinished.json"
+_LOCK = "unfinished.lock"
 
 
 class StorageError(ValueError):
@@ -101,6 +108,52 @@ class Unfinished:
         return games_dir() / self.record
 
 
+class UnfinishedLock:
+    """This process's hold on the unfinished game: while one window holds it, no other
+    offers, continues or overwrites that game.
+
+    The lock is an ``flock`` on ``unfinished.lock`` (a ``msvcrt`` lock on Windows): the
+    system drops it when the process ends however it ends, so a crashed window never
+    leaves a stale lock behind.
+    """
+
+    def __init__(self, file: IO[str]) -> None:
+        self._file = file
+
+    def release(self) -> None:
+        """Let another window have the unfinished game."""
+        self._file.close()
+
+
+def lock_unfinished() -> UnfinishedLock | None:
+    """Hold the unfinished game for this window; ``None`` when another window holds it (or the
+    data directory cannot be written: then nothing can be saved for resuming anyway)."""
+    path = data_dir() / _LOCK
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        file = path.open("a")
+    except OSError:
+        return None
+    try:
+        _lock(file)
+    except OSError:
+        file.close()
+        return None
+    return UnfinishedLock(file)
+
+
+def _lock(file: IO[str]) -> None:
+    """Lock ``file`` for this process at once, or raise ``OSError`` (another process holds it)."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        msvcrt.locking(file.fileno(), msvcrt.LK_NBLCK, 1)
+    else:
+        import fcntl
+
+        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
 def save_unfinished(unfinished: Unfinished) -> None:
     """Remember the game to offer at the next start."""
     write_atomic(data_dir() / _UNFINISHED, json.dumps(asdict(unfinished), indent=1) + "\n")
@@ -118,15 +171,11 @@ def load_unfinished() -> Unfinished | None:
         return None
     try:
         raw = json.loads(read_text(path))
-        games = _whole(raw, "games", 1, 999)
+        games = _whole(raw, "games", 1, MOST_GAMES)
         played = _whole(raw, "played", 0, games - 1)
         halves = _field(raw, "halves", list)
         if len(halves) != 2:
-            raise ValueError(
-                _("{key!r} must be a {kind}, not {value!r}").format(
-                    key="halves", kind="[int, int]", value=halves
-                )
-            )
+            raise ValueError(_("'halves' should hold two scores, not {value!r}").format(value=halves))
         unfinished = Unfinished(
             record=_field(raw, "record", str),
             level=_level(_field(raw, "level", str)),
@@ -135,10 +184,13 @@ def load_unfinished() -> Unfinished | None:
             halves=(_whole(halves, 0, 0, 2 * played), _whole(halves, 1, 0, 2 * played)),
             me=_whole(raw, "me", 0, 1),
         )
-    except (ValueError, KeyError, TypeError, IndexError) as exc:
-        raise StorageError(
-            _("{file} is damaged ({error}); delete it to start afresh").format(file=path, error=exc)
-        ) from None
+    except json.JSONDecodeError as exc:
+        message = _("{file} is damaged: it is not JSON (line {line}, column {column})")
+        raise StorageError(message.format(file=path, line=exc.lineno, column=exc.colno)) from None
+    except KeyError as exc:
+        raise StorageError(_("{file} is damaged: {key} is missing").format(file=path, key=exc)) from None
+    except (ValueError, TypeError, IndexError) as exc:
+        raise StorageError(_("{file} is damaged: {error}").format(file=path, error=exc)) from None
     if "/" in unfinished.record or "\\" in unfinished.record or unfinished.record.startswith("."):
         raise StorageError(
             _("{file} names no game record: {record!r}").format(file=path, record=unfinished.record)
@@ -146,11 +198,16 @@ def load_unfinished() -> Unfinished | None:
     return unfinished
 
 
+_KINDS = {int: N_("a whole number"), str: N_("text"), list: N_("a list")}
+
+
 def _field(raw: Any, key: str | int, kind: type) -> Any:
+    if type(raw) not in (dict, list):
+        raise ValueError(_("it holds {value!r} instead of the game's details").format(value=raw))
     value = raw[key]
     if type(value) is not kind:
         raise ValueError(
-            _("{key!r} must be a {kind}, not {value!r}").format(key=key, kind=kind.__name__, value=value)
+            _("{key!r} should be {kind}, not {value!r}").format(key=key, kind=_(_KINDS[kind]), value=value)
         )
     return value
 
@@ -159,7 +216,9 @@ def _whole(raw: Any, key: str | int, low: int, high: int) -> int:
     value: int = _field(raw, key, int)
     if not low <= value <= high:
         raise ValueError(
-            _("{where}: must be a whole number {low}-{high}").format(where=repr(key), low=low, high=high)
+            _("{key!r} should be a whole number from {low} to {high}, not {value!r}").format(
+                key=key, low=low, high=high, value=value
+            )
         )
     return value
 

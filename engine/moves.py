@@ -65,7 +65,7 @@ class Move:
         cleaned = text.strip()
         if cleaned.lower() == "take":
             return TAKE
-        parts = re.split(r"\s*[,+\s]\s*", cleaned)
+        parts = split_cards(cleaned)
         if not 1 <= len(parts) <= 2 or not all(parts):
             raise MoveError(
                 f"{text!r} is not a move: write take, one card (7C) or a beat and a second card (8C,9D)"
@@ -84,6 +84,16 @@ class Move:
 
     def __reduce__(self) -> tuple[type[Move], tuple[Card, ...]]:
         return (Move, self.cards)
+
+
+def split_cards(text: str) -> list[str]:
+    """A typed move split into its cards' texts, at a space, comma or plus (the one place that
+    says how; the interface splits what players type with it too).
+
+    >>> split_cards("ks 6h"), split_cards(" K♠,6♥ "), split_cards("7s,")
+    (['ks', '6h'], ['K♠', '6♥'], ['7s', ''])
+    """
+    return re.split(r"\s*[,+\s]\s*", text.strip())
 
 
 TAKE = Move._make(())

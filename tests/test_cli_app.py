@@ -18,16 +18,17 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import DummyOutput
 
 from cli import config, storage
-from cli.app import session as session_module
+from cli.app import screen as screen_module
 from cli.app.ai_opponent import AIOpponent
 from cli.app.application import create_application
 from cli.app.board import hand_lines
 from cli.app.cards import card_text, move_text
 from cli.app.layout import Board
-from cli.app.match import Match
+from cli.app.match import MatchScore
+from cli.app.move_line import MOVE_LINE_LENGTH
 from cli.app.opponent import Deal, OpponentLeft, Table
 from cli.app.resume import load_unfinished
-from cli.app.session import Display, Session
+from cli.app.screen import Display, GameScreen
 from engine import TAKE, Card, Game, Move, Position, Rules
 
 TAB, ENTER = "\t", "\r"
@@ -41,7 +42,7 @@ def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Saved games and config go to a temporary home; results show at once."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.setattr(session_module, "RESULT_GRACE", 0.0)
+    monkeypatch.setattr(screen_module, "RESULT_GRACE", 0.0)
     return tmp_path
 
 
@@ -59,7 +60,7 @@ class SizedOutput(DummyOutput):
 class Driver:
     """Keys into a running game, and waiting for what they cause."""
 
-    def __init__(self, session: Session, pipe: PipeInput, app: Application[None]) -> None:
+    def __init__(self, session: GameScreen, pipe: PipeInput, app: Application[None]) -> None:
         self.session, self.pipe, self.app = session, pipe, app
 
     async def keys(self, text: str) -> None:
@@ -74,7 +75,7 @@ class Driver:
             await asyncio.sleep(0.002)
 
     async def my_turn(self) -> None:
-        await self.until(lambda: self.session.my_turn or self.session.question is not None)
+        await self.until(lambda: self.session.flow.my_turn or self.session.line.question is not None)
 
     async def play_out(self) -> int:
         """Tab, Enter until the game ends; the number of moves played by us."""
@@ -82,12 +83,12 @@ class Driver:
         count = 0
         while True:
             await self.my_turn()
-            if s.question is not None:
+            if s.line.question is not None:
                 return count
-            assert s.game is not None
-            game, ply = s.game, len(s.game.moves)
+            assert s.flow.game is not None
+            game, ply = s.flow.game, len(s.flow.game.moves)
             await self.keys(TAB + ENTER)
-            await self.until(lambda: len(game.moves) != ply or s.question is not None)  # noqa: B023
+            await self.until(lambda: len(game.moves) != ply or s.line.question is not None)  # noqa: B023
             count += 1
 
     def screen(self) -> str:
@@ -112,7 +113,7 @@ def render(app: Application[None]) -> str:
 
 
 def run(
-    session: Session, script: Callable[[Driver], Awaitable[None]], output: DummyOutput | None = None
+    session: GameScreen, script: Callable[[Driver], Awaitable[None]], output: DummyOutput | None = None
 ) -> None:
     """Run the game with ``script`` typing into it; the script must end it (or it is ended)."""
 
@@ -133,8 +134,10 @@ def run(
     asyncio.run(main())
 
 
-def ai_session(level: str = "easy", seed: bytes = b"\x01" * 32, **options: object) -> Session:
-    return Session(AIOpponent(level, seed, seconds=0.05), Match(int(options.pop("games", 1))), **options)  # type: ignore[arg-type]
+def ai_session(level: str = "easy", seed: bytes = b"\x01" * 32, **options: object) -> GameScreen:
+    return GameScreen(
+        AIOpponent(level, seed, seconds=0.05), MatchScore(int(options.pop("games", 1))), **options
+    )  # type: ignore[arg-type]
 
 
 def saved_games() -> list[Game]:
@@ -148,17 +151,21 @@ def test_a_whole_game_by_tab_and_enter_is_saved_and_offers_a_rematch() -> None:
     session = ai_session()
 
     async def script(d: Driver) -> None:
-        assert session.question is not None and "trump" in session.question.prompt
+        assert session.line.question is not None and "trump" in session.line.question.prompt
         await d.keys(ENTER)  # the default trump
         moves = await d.play_out()
         assert moves > 0
-        assert session.game is not None and session.game.result is not None
-        assert session.result and f"★ {session.result[:30]}" in d.screen()
-        assert "Match: You" in d.screen()
-        assert "Play again" in session.question.prompt  # type: ignore[union-attr]
+        assert session.flow.game is not None and session.flow.game.result is not None
+        assert session.flow.result and f"★ {session.flow.result[:30]}" in d.screen()
+        assert "Score: You" in d.screen()
+        assert "Play again" in session.line.question.prompt  # type: ignore[union-attr]
+        score = session.flow.match.session_text("You", "AI")
+        assert score != "You 0 - AI 0" and f"│ {score}" in d.screen().splitlines()[0]
+        assert f"Score: {session.flow.match.session_text('You', 'AI (easy)')}" in d.screen()
         await d.keys(ENTER)  # rematch
-        await d.until(lambda: session.in_progress)
-        assert session.match.played == 0
+        await d.until(lambda: session.flow.in_progress)
+        assert session.flow.match.played == 0
+        assert d.screen().splitlines()[0].endswith(f"│ {score}")  # the running score stays
 
     run(session, script)
     games = saved_games()
@@ -172,19 +179,19 @@ def test_a_match_scores_games_and_the_loser_deals_next() -> None:
     session = ai_session(games=2, trump="S")
 
     async def script(d: Driver) -> None:
-        await d.until(lambda: session.game is not None)
+        await d.until(lambda: session.flow.game is not None)
         await d.play_out()
-        first = session.game
+        first = session.flow.game
         assert first is not None and first.result is not None
-        assert session.match.played == 1 and sum(session.match.halves) == 2
-        expected = 1 - first.result.winner if first.result.winner is not None else 1 - session.dealer
-        assert session.match.next_dealer == expected
+        assert session.flow.match.played == 1 and sum(session.flow.match.halves) == 2
+        expected = 1 - first.result.winner if first.result.winner is not None else 1 - session.flow.dealer
+        assert session.flow.match.next_dealer == expected
         await d.keys(ENTER)
-        await d.until(lambda: session.game is not first and session.game is not None)
-        assert session.dealer == expected
-        assert session.game_number == 2 and "Game 2 of 2" in d.screen()
+        await d.until(lambda: session.flow.game is not first and session.flow.game is not None)
+        assert session.flow.dealer == expected
+        assert session.flow.game_number == 2 and "Game 2 of 2" in d.screen()
         await d.play_out()
-        assert session.match.over and "another match" in session.question.prompt  # type: ignore[union-attr]
+        assert session.flow.match.over and "another match" in session.line.question.prompt  # type: ignore[union-attr]
         await d.keys("n" + ENTER)
 
     run(session, script)
@@ -196,7 +203,7 @@ def test_the_hard_ai_plays_a_whole_game() -> None:
 
     async def script(d: Driver) -> None:
         await d.play_out()
-        assert session.game is not None and session.game.result is not None
+        assert session.flow.game is not None and session.flow.game.result is not None
 
     run(session, script)
 
@@ -209,8 +216,8 @@ def test_invalid_input_gets_one_line_and_changes_nothing() -> None:
 
     async def script(d: Driver) -> None:
         await d.my_turn()
-        assert session.game is not None
-        before = len(session.game.moves)
+        assert session.flow.game is not None
+        before = len(session.flow.game.moves)
         for text, words in (
             ("zz", "not a card"),
             ("99", "no card 99"),
@@ -218,13 +225,20 @@ def test_invalid_input_gets_one_line_and_changes_nothing() -> None:
             ("²", "not a card"),
             ("① 2", "not a card"),
             ("1" * 4400, "no card 111"),
+            ("take all", "a pick-up takes what the rules say"),
+            ("ks ks", "same card twice"),
         ):
             await d.keys("\x15" + text + ENTER)  # Ctrl-U first: a refused line is kept for fixing
             assert session.error and words in session.message, session.message
-            assert "\n" not in session.message and len(session.game.moves) == before
-        absent = next(c for c in session.game.position.hand(1))
+            assert "\n" not in session.message and len(session.flow.game.moves) == before
+        absent = next(c for c in session.flow.game.position.hand(1))
         await d.keys("\x15" + str(absent) + ENTER)  # Ctrl-U clears the line first
-        assert "do not hold" in session.message and len(session.game.moves) == before
+        assert "do not hold" in session.message and len(session.flow.game.moves) == before
+        await d.keys("\x15" + "x" * 61_000)  # a pasted page: cut to the move line's length
+        assert len(session.line.buffer.text) == MOVE_LINE_LENGTH
+        await d.keys(ENTER)
+        await d.until(lambda: "not a card" in session.message)
+        assert len(session.flow.game.moves) == before
 
     run(session, script)
 
@@ -234,10 +248,10 @@ def test_card_numbers_arrows_and_mouse_pick_moves() -> None:
 
     async def script(d: Driver) -> None:
         await d.my_turn()
-        game = session.game
+        game = session.flow.game
         assert game is not None
         legal = game.position.legal_moves()
-        hand = session.my_hand()
+        hand = session.flow.my_hand()
         move = legal[0]
         numbers = " ".join(str(hand.index(c) + 1) for c in move.cards) or "take"
         await d.keys(numbers + ENTER)
@@ -247,11 +261,13 @@ def test_card_numbers_arrows_and_mouse_pick_moves() -> None:
         ply = len(game.moves)
         if game.position.legal_moves() != [Move.parse("take")]:
             target = game.position.legal_moves()[0].cards[0]
-            while session.my_hand()[session.cursor] != target:
+            await d.keys(RIGHT)  # the first arrow shows the highlight where it stands
+            assert session.line.highlighted
+            while session.flow.my_hand()[session.line.cursor] != target:
                 await d.keys(RIGHT)
             await d.keys(ENTER)
             if len(game.moves) == ply:
-                assert session.picked == [target]
+                assert session.line.picked == [target]
                 second = game.position.legal_moves()[0].cards[1]
                 handler = _mouse_handler_for(session, second)
                 handler(MouseEvent(Point(0, 0), MouseEventType.MOUSE_UP, MouseButton.LEFT, frozenset()))
@@ -260,8 +276,8 @@ def test_card_numbers_arrows_and_mouse_pick_moves() -> None:
     run(session, script)
 
 
-def _mouse_handler_for(session: Session, card: object) -> Callable[[MouseEvent], object]:
-    lines = hand_lines(session.my_hand(), 79, on_click=session.pick, numbered=False)
+def _mouse_handler_for(session: GameScreen, card: object) -> Callable[[MouseEvent], object]:
+    lines = hand_lines(session.flow.my_hand(), 79, on_click=session.pick, numbered=False)
     wanted = f"{card}".replace("T", "10")
     for line in lines:
         for fragment in line:
@@ -283,16 +299,16 @@ def test_tab_cycles_and_completes_typed_prefixes() -> None:
 
     async def script(d: Driver) -> None:
         await d.my_turn()
-        assert session.game is not None
-        legal = [str(m) for m in session.game.position.legal_moves()]
+        assert session.flow.game is not None
+        legal = [str(m) for m in session.flow.game.position.legal_moves()]
         await d.keys(TAB)
-        assert session.buffer.text == legal[0]
+        assert session.line.buffer.text == legal[0]
         if len(legal) > 1:
             await d.keys(TAB)
-            assert session.buffer.text == legal[1]
+            assert session.line.buffer.text == legal[1]
         prefix = legal[-1][:2].lower()
         await d.keys("\x15" + prefix + TAB)
-        assert session.buffer.text.upper().startswith(legal[-1][:2].upper())
+        assert session.line.buffer.text.upper().startswith(legal[-1][:2].upper())
         await d.keys("\x15" + "qq" + TAB)
         assert "Nothing legal" in session.message
 
@@ -307,7 +323,7 @@ def test_undo_takes_back_my_move_and_the_reply() -> None:
 
     async def script(d: Driver) -> None:
         await d.my_turn()
-        game = session.game
+        game = session.flow.game
         assert game is not None
         start = game.position
         await d.keys(F3)
@@ -333,19 +349,23 @@ def test_help_opens_with_f1_and_question_mark_and_closes_with_any_key() -> None:
     async def script(d: Driver) -> None:
         await d.my_turn()
         await d.keys(F1)
-        assert session.help_open
+        assert session.help.open
         screen = d.screen()
-        assert "Keys" in screen and "^Q" in screen and "more below" in screen
+        assert "Keys" in screen and "^Q" in screen and "more below" in screen and "^L" in screen
         await d.keys("\x1b[6~")  # PgDn
         assert "The game" in d.screen() and "draw" in d.screen()
         await d.keys("x")
-        assert not session.help_open and session.buffer.text == ""
+        assert not session.help.open and session.line.buffer.text == ""
         await d.keys("?")
-        assert session.help_open
+        assert session.help.open
         await d.keys(ENTER)
-        assert not session.help_open
+        assert not session.help.open
         await d.keys("q?")
-        assert not session.help_open and session.buffer.text == "q?"
+        assert not session.help.open and session.line.buffer.text == "q?"
+        cleared: list[bool] = []
+        d.app.renderer.clear = lambda: cleared.append(True)  # type: ignore[method-assign]
+        await d.keys("\x0c")  # Ctrl-L redraws everything
+        assert cleared and session.line.buffer.text == "q?"
 
     run(session, script)
 
@@ -359,9 +379,9 @@ def test_quit_asks_first_in_the_middle_of_a_game_and_leaves_it_resumable() -> No
         await d.keys(TAB + ENTER)
         await d.my_turn()
         await d.keys(CTRL_Q)
-        assert session.question is not None and "Quit" in session.question.prompt
+        assert session.line.question is not None and "Quit" in session.line.question.prompt
         await d.keys(ENTER)  # the default is no
-        assert session.question is None and d.app.is_running
+        assert session.line.question is None and d.app.is_running
         await d.keys(CTRL_Q + "y" + ENTER)
         await d.until(lambda: not d.app.is_running)
         exited.append(True)
@@ -369,7 +389,9 @@ def test_quit_asks_first_in_the_middle_of_a_game_and_leaves_it_resumable() -> No
     run(session, script)
     assert exited
     unfinished = storage.load_unfinished()
-    assert unfinished is not None and unfinished.level == "easy" and unfinished.record == session.path.name  # type: ignore[union-attr]
+    assert (
+        unfinished is not None and unfinished.level == "easy" and unfinished.record == session.saver.path.name
+    )  # type: ignore[union-attr]
 
 
 def test_an_abandoned_game_is_offered_and_resumed_at_the_next_start() -> None:
@@ -380,8 +402,8 @@ def test_an_abandoned_game_is_offered_and_resumed_at_the_next_start() -> None:
         await d.my_turn()
         await d.keys(TAB + ENTER)
         await d.my_turn()
-        assert first.game is not None
-        played.extend(first.game.moves)
+        assert first.flow.game is not None
+        played.extend(first.flow.game.moves)
         await d.keys(CTRL_Q + "y" + ENTER)
 
     run(first, leave)
@@ -392,10 +414,15 @@ def test_an_abandoned_game_is_offered_and_resumed_at_the_next_start() -> None:
     second = ai_session(offer=resume)
 
     async def come_back(d: Driver) -> None:
-        assert second.question is not None and "Continue" in second.question.prompt
+        assert second.line.question is not None
+        number = len(played) + 1
+        assert (
+            second.line.question.prompt
+            == f"Continue your unfinished game against AI (easy), at move {number}? [Y/n]"
+        )
         await d.keys(ENTER)
         await d.my_turn()
-        assert second.game is not None and list(second.game.moves) == played
+        assert second.flow.game is not None and list(second.flow.game.moves) == played
         assert "Welcome back" in second.message
         await d.play_out()
 
@@ -417,7 +444,7 @@ def test_declining_the_offer_and_resume_option() -> None:
 
     async def straight_in(d: Driver) -> None:
         await d.my_turn()
-        assert again.game is not None and again.game.moves == resume.game.moves
+        assert again.flow.game is not None and again.flow.game.moves == resume.game.moves
         await d.keys(CTRL_Q + "y" + ENTER)
 
     run(again, straight_in)
@@ -426,9 +453,9 @@ def test_declining_the_offer_and_resume_option() -> None:
 
     async def decline(d: Driver) -> None:
         await d.keys("n" + ENTER)
-        assert declined.question is not None and "trump" in declined.question.prompt
+        assert declined.line.question is not None and "trump" in declined.line.question.prompt
         await d.keys("c" + ENTER)
-        await d.until(lambda: declined.game is not None)
+        await d.until(lambda: declined.flow.game is not None)
 
     run(declined, decline)
     assert declined.trump == "C"
@@ -438,7 +465,7 @@ def test_a_damaged_unfinished_note_is_reported_not_fatal(homes: Path) -> None:
     storage.data_dir().mkdir(parents=True)
     (storage.data_dir() / "unfinished.json").write_text("{not json")
     resume, notice = load_unfinished()
-    assert resume is None and "could not be read" in notice
+    assert resume is None and "unfinished.json is damaged: it is not JSON (line 1, column 2)" in notice
     assert load_unfinished() == (None, "")
 
 
@@ -448,7 +475,7 @@ def test_an_unfinished_record_without_its_deal_is_reported_not_fatal(homes: Path
     storage.write_atomic(storage.games_dir() / "g.txt", record)
     storage.save_unfinished(storage.Unfinished("g.txt", "easy", 1, 0, (0, 0)))
     resume, notice = load_unfinished()
-    assert resume is None and "could not be read" in notice and "Seed" in notice
+    assert resume is None and "does not name its deal" in notice and "Seed" in notice
     assert load_unfinished() == (None, "")
 
 
@@ -457,17 +484,19 @@ def test_new_game_asks_then_deals_and_hiding_the_opponent() -> None:
 
     async def script(d: Driver) -> None:
         await d.my_turn()
-        first = session.game
+        first = session.flow.game
         await d.keys(F4)
         assert not session.show_opponent and "hidden" in d.screen()
+        assert session.flow.game is not None
+        assert d.screen().count("░░░") == len(session.flow.game.position.hand(1))  # a back for each card
         await d.keys(F4)
         assert session.show_opponent
         await d.keys(F5)
-        assert session.question is not None and "Abandon" in session.question.prompt
+        assert session.line.question is not None and "Abandon" in session.line.question.prompt
         await d.keys("y" + ENTER)
-        await d.until(lambda: session.game is not None and session.game is not first)
+        await d.until(lambda: session.flow.game is not None and session.flow.game is not first)
         await d.keys(CTRL_N + ENTER)
-        assert session.question is None
+        assert session.line.question is None
 
     run(session, script)
     assert len(saved_games()) == 2
@@ -481,8 +510,8 @@ def test_hint_puts_a_legal_move_on_the_line() -> None:
         await d.my_turn()
         await d.keys(F2)
         await d.until(lambda: session.message.startswith("Hint"))
-        assert session.game is not None
-        assert Move.parse(session.buffer.text) in session.game.position.legal_moves()
+        assert session.flow.game is not None
+        assert Move.parse(session.line.buffer.text) in session.flow.game.position.legal_moves()
 
     run(session, script)
 
@@ -495,6 +524,9 @@ class ScriptedOpponent:
 
     name = "Bob"
     local = False
+    resume_as: str | None = None
+    quit_forfeits = True
+    rings = True
 
     def __init__(self, leave: OpponentLeft | None = None) -> None:
         self.heard: list[str] = []
@@ -539,11 +571,11 @@ class ScriptedOpponent:
 
 def test_a_remote_opponent_through_the_interface() -> None:
     bob = ScriptedOpponent()
-    session = Session(bob, Match(), trump="S")
+    session = GameScreen(bob, MatchScore(), trump="S")
 
     async def script(d: Driver) -> None:
-        await d.until(lambda: session.game is not None)
-        assert session.me == 1 and session.game.headers["Players"] == "Bob vs You"  # type: ignore[union-attr]
+        await d.until(lambda: session.flow.game is not None)
+        assert session.flow.me == 1 and session.flow.game.headers["Players"] == "Bob vs You"  # type: ignore[union-attr]
         await d.until(lambda: session.thinking_since is not None)
         assert "Bob is typing" in d.screen() and "Bob is thinking" in d.screen()
         await d.keys('"good luck' + ENTER)
@@ -558,7 +590,7 @@ def test_a_remote_opponent_through_the_interface() -> None:
         await d.my_turn()
         await d.keys(TAB + ENTER)
         bob.release.set()
-        await d.until(lambda: session.question is not None)
+        await d.until(lambda: session.line.question is not None)
         assert "Bob left" in session.message
         await d.keys(ENTER)
 
@@ -567,9 +599,41 @@ def test_a_remote_opponent_through_the_interface() -> None:
     assert storage.load_unfinished() is None  # a network game is not offered for resuming
 
 
+class BellOutput(SizedOutput):
+    """A terminal that counts its bells."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bells = 0
+
+    def bell(self) -> None:
+        self.bells += 1
+
+
+@pytest.mark.parametrize("rings", [True, False])
+def test_the_bell_rings_when_a_friend_s_move_makes_it_your_turn(rings: bool) -> None:
+    bob = ScriptedOpponent()
+    bob.rings = rings
+    output = BellOutput()
+    session = GameScreen(bob, MatchScore(), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.thinking_since is not None)
+        assert output.bells == 0
+        bob.release.set()
+        await d.my_turn()
+        assert output.bells == (1 if rings else 0)
+        await d.keys(TAB + ENTER)  # my own move rings nothing
+        await d.until(lambda: session.thinking_since is not None)
+        assert output.bells == (1 if rings else 0)
+        await d.keys(CTRL_Q + "y" + ENTER)
+
+    run(session, script, output)
+
+
 def test_a_game_the_opponent_leaves_is_awarded_and_counts_in_the_match() -> None:
     bob = ScriptedOpponent(OpponentLeft("Bob left after the deal", awarded=1))
-    session = Session(bob, Match(games=3), trump="S")
+    session = GameScreen(bob, MatchScore(games=3), trump="S")
 
     async def script(d: Driver) -> None:
         for _ in range(2):
@@ -579,11 +643,11 @@ def test_a_game_the_opponent_leaves_is_awarded_and_counts_in_the_match() -> None
             await d.keys(TAB + ENTER)
         await d.until(lambda: session.thinking_since is not None)
         bob.release.set()
-        await d.until(lambda: session.question is not None)
+        await d.until(lambda: session.line.question is not None)
         screen = d.screen()
         assert "Bob left after the deal: you win by forfeit." in screen
         assert "Match: You 1 - Bob 0" in screen and "You 1 - Bob 0" in screen.splitlines()[0]
-        assert session.match.played == 1 and session.match.next_dealer == 0  # the loser deals next
+        assert session.flow.match.played == 1 and session.flow.match.next_dealer == 0  # the loser deals next
         await d.keys(ENTER)
 
     run(session, script)
@@ -591,13 +655,13 @@ def test_a_game_the_opponent_leaves_is_awarded_and_counts_in_the_match() -> None
 
 def test_a_game_the_opponent_is_awarded_says_so() -> None:
     bob = ScriptedOpponent()
-    session = Session(bob, Match(games=3), trump="S")
+    session = GameScreen(bob, MatchScore(games=3), trump="S")
 
     async def script(d: Driver) -> None:
         await d.until(lambda: session.thinking_since is not None)
-        bob.table.end(OpponentLeft("You stayed away too long", awarded=1 - session.me))
-        await d.until(lambda: session.question is not None)
-        assert session.result == "You stayed away too long: Bob wins by forfeit."
+        bob.table.end(OpponentLeft("You stayed away too long", awarded=1 - session.flow.me))
+        await d.until(lambda: session.line.question is not None)
+        assert session.flow.result == "You stayed away too long: Bob wins by forfeit."
         await d.until(lambda: session.thinking_since is None)  # the pending move was cancelled
         assert "You 0 - Bob 1" in d.screen().splitlines()[0]
         await d.keys(ENTER)
@@ -605,30 +669,53 @@ def test_a_game_the_opponent_is_awarded_says_so() -> None:
     run(session, script)
 
 
+@pytest.mark.parametrize("games", [1, 3])
+def test_quitting_a_network_game_says_the_opponent_wins_it(games: int) -> None:
+    bob = ScriptedOpponent()
+    session = GameScreen(bob, MatchScore(games=games), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.thinking_since is not None)
+        await d.keys(CTRL_Q)
+        assert session.line.question is not None
+        if games == 1:
+            assert session.line.question.prompt == "Quit the game? Bob wins it by forfeit. [y/N]"
+        else:
+            assert session.line.question.prompt == (
+                "Quit the game? Bob wins it by forfeit and the match ends: Bob wins the match "
+                "(You 0 - Bob 1). [y/N]"
+            )
+        await d.keys(ENTER)
+        assert session.line.question is None and session.flow.match.halves == [0, 0]  # only asked
+        await d.keys(CTRL_Q + "y" + ENTER)
+
+    run(session, script)
+
+
 def test_claiming_the_game_of_an_opponent_who_is_away() -> None:
     bob = ScriptedOpponent()
-    session = Session(bob, Match(games=3), trump="S")
+    session = GameScreen(bob, MatchScore(games=3), trump="S")
 
     async def script(d: Driver) -> None:
         await d.until(lambda: session.thinking_since is not None)
         bob.table.offer_claim("Bob away 3:00")
         assert "Bob away 3:00 — claim the game? [y/N]" in d.screen()
         bob.table.offer_claim(None)  # Bob is back before the player answered
-        assert session.question is None and "claim" not in d.screen()
+        assert session.line.question is None and "claim" not in d.screen()
         bob.table.offer_claim("Bob away 3:00")
         await d.keys("y" + ENTER)  # but came back just before the claim
         assert bob.claims == 1 and session.message == "Bob is back: the game goes on."
-        assert session.in_progress
+        assert session.flow.in_progress
         bob.away = True
         bob.table.offer_claim("Bob away 3:05")
         await d.keys(ENTER)  # no by default
-        assert bob.claims == 1 and session.in_progress and session.question is None
+        assert bob.claims == 1 and session.flow.in_progress and session.line.question is None
         bob.table.offer_claim("Bob away 3:10")
         await d.keys("y" + ENTER)
         assert bob.claims == 2
-        await d.until(lambda: session.question is not None)
+        await d.until(lambda: session.line.question is not None)
         assert "Bob stayed away too long: you win by forfeit." in d.screen()
-        assert session.match.halves == [0, 2] and session.me == 1
+        assert session.flow.match.halves == [0, 2] and session.flow.me == 1
         await d.keys(ENTER)
 
     run(session, script)
@@ -636,7 +723,7 @@ def test_claiming_the_game_of_an_opponent_who_is_away() -> None:
 
 def test_connection_status_has_its_own_slot_and_leaves_chat_alone() -> None:
     bob = ScriptedOpponent()
-    session = Session(bob, Match(), trump="S")
+    session = GameScreen(bob, MatchScore(), trump="S")
 
     async def script(d: Driver) -> None:
         await d.until(lambda: session.thinking_since is not None)
@@ -683,7 +770,7 @@ def test_the_screen_at_80x24_shows_everything_at_a_glance() -> None:
         assert len(lines) == 24
         assert "Your trumps" in lines[0] and "Game 1 of 3" in lines[0] and "You 0 - AI 0" in lines[0]
         assert "You ♠ vs AI (easy)" in lines[0]
-        game = session.game
+        game = session.flow.game
         assert game is not None
         position = game.position
         mine = next(i for i, line in enumerate(lines) if line.startswith("── You · trump ♠"))
@@ -711,7 +798,7 @@ def test_the_screen_at_80x24_shows_everything_at_a_glance() -> None:
         with set_app(d.app):
             fragments = Board(session).my_hand()
         styles = {frag[1].strip(): frag[0] for frag in fragments if "class:card " in frag[0]}
-        legal = session.legal_cards()
+        legal = session.playable()
         assert len(styles) == len(position.hand(0))
         for card in position.hand(0):
             style = styles[card_text(card)]
@@ -720,22 +807,60 @@ def test_the_screen_at_80x24_shows_everything_at_a_glance() -> None:
     run(session, script)
 
 
-def test_a_small_window_shows_a_note_and_resizing_is_safe() -> None:
+def test_a_compact_window_down_to_60x20_plays_and_resizing_is_safe() -> None:
     output = SizedOutput(60, 20)
     session = ai_session(trump="S")
 
     async def script(d: Driver) -> None:
         await d.my_turn()
-        assert "Window too small: 60x20" in d.screen()
-        for columns, rows in ((80, 24), (79, 24), (80, 23), (200, 60), (10, 3), (1, 1), (80, 24)):
+        screen = d.screen()
+        lines = screen.splitlines()
+        assert "too small" not in screen and len(lines) == 20 and "Moves" not in screen  # no history column
+        assert "Pile" in screen and lines[-2].startswith(" move>") and "^Q Quit" in lines[-1]
+        assert session.flow.game is not None
+        shown = [
+            c for line in lines for c in line.split() if c in {card_text(x) for x in session.flow.my_hand()}
+        ]
+        assert set(shown) >= {card_text(c) for c in session.flow.my_hand()}  # every card of mine shows
+        for columns, rows in ((80, 24), (59, 20), (60, 19), (200, 60), (10, 3), (1, 1), (60, 20)):
             output.size = Size(rows=rows, columns=columns)
             d.app._on_resize()
             await asyncio.sleep(0.01)
             screen = d.screen()
-            assert ("too small" in screen) == (columns < 80 or rows < 24) or columns < 20
+            assert ("too small" in screen) == (columns < 60 or rows < 20) or columns < 20
+            assert ("Moves" in screen) == (columns >= 80 and rows >= 20)
         await d.keys(TAB + ENTER)
         await d.my_turn()
         assert "Pile" in d.screen()
+
+    run(session, script, output)
+
+
+def test_a_large_window_shows_more_chat_and_a_wider_move_history() -> None:
+    output = SizedOutput(130, 40)
+    bob = ScriptedOpponent()
+    session = GameScreen(bob, MatchScore(), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.thinking_since is not None)
+        for n in range(8):
+            bob.table.chat(f"Bob: line {n}")
+        screen = d.screen()
+        assert all(f"Bob: line {n}" in screen for n in range(2, 8)) and "Bob: line 1" not in screen
+        assert "Bob vs You" in session.flow.game.headers["Players"]  # type: ignore[union-attr]
+        bob.release.set()
+        await d.my_turn()
+        heading = next(line for line in d.screen().splitlines() if "Moves" in line)
+        assert 130 - heading.index("│") - 1 == 40  # the wide history column
+        output.size = Size(rows=24, columns=80)
+        d.app._on_resize()
+        await asyncio.sleep(0.01)
+        screen = d.screen()
+        assert "Bob: line 7" in screen and "Bob: line 6" not in screen  # one chat line at 24 rows
+        bob.table.chat("Bob: " + " ".join(f"word{n}" for n in range(20)))  # a long line takes two rows
+        screen = d.screen()
+        assert "Bob: word0" in screen and "word19" in screen and len(screen.splitlines()) == 24
+        await d.keys(CTRL_Q + "y" + ENTER)
 
     run(session, script, output)
 
@@ -755,8 +880,8 @@ def test_rule_options_reach_the_game() -> None:
     session = ai_session(trump="S", rules=Rules(pickup="voluntary", sixes=False))
 
     async def script(d: Driver) -> None:
-        await d.until(lambda: session.game is not None)
-        assert session.game is not None and session.game.start.rules == Rules("voluntary", False)
+        await d.until(lambda: session.flow.game is not None)
+        assert session.flow.game is not None and session.flow.game.start.rules == Rules("voluntary", False)
 
     run(session, script)
 
@@ -769,8 +894,8 @@ def test_when_nothing_beats_enter_or_a_click_on_the_pile_takes() -> None:
         nonlocal takes
         for _ in range(400):
             await d.my_turn()
-            game = session.game
-            if session.question is not None or game is None:
+            game = session.flow.game
+            if session.line.question is not None or game is None:
                 return
             ply = len(game.moves)
             if game.position.legal_moves() == [TAKE]:
@@ -796,15 +921,15 @@ def test_when_nothing_beats_enter_or_a_click_on_the_pile_takes() -> None:
     assert takes == 2
 
 
-def session_at(notation: str, pickup: str = "forced") -> Session:
+def session_at(notation: str, pickup: str = "forced") -> GameScreen:
     """A session (seat 0, against the AI) at a chosen position, driven by its methods."""
     session = ai_session(trump="S")
     session.connect(lambda: None, lambda: None)
-    session.game = Game(Position.from_notation(notation, Rules(pickup=pickup)))
+    session.flow.game = Game(Position.from_notation(notation, Rules(pickup=pickup)))
     return session
 
 
-def table_text(session: Session) -> str:
+def table_text(session: GameScreen) -> str:
     with create_pipe_input() as pipe, set_app(create_application(session, input=pipe, output=SizedOutput())):
         return " ".join("".join(fragment[1] for fragment in Board(session).table()).split())  # unwrapped
 
@@ -819,19 +944,44 @@ def test_refusals_say_which_rule_the_engine_names() -> None:
             ("9C7H6D/KSAS/8C SH 0", "9c", "After beating with 9♣ you must lay a second card on it"),
         ):
             session = session_at(notation)
-            assert session.game is not None
+            assert session.flow.game is not None
             session.submit(text)
             assert session.error and words in session.message, (text, session.message)
-            assert session.game.moves == ()
+            assert session.flow.game.moves == ()
         session = session_at("9C7H6D/KSAS/8C SH 0")
         assert "then lay a card on it." in table_text(session)
         session.click_pile(Card.parse("8C"))
         assert "You cannot take now" in session.message
         session.pick(Card.parse("7H"))
-        assert "7♥ does not beat 8♣" in session.message and session.picked == []
+        assert "7♥ does not beat 8♣" in session.message and session.line.picked == []
         session = session_at("7H6D/KSAS/8C SH 0")
         session.pick(Card.parse("7H"))
         assert "Nothing of yours beats 8♣: take 1 card" in session.message
+        session.close()
+
+    asyncio.run(main())
+
+
+def test_enter_on_an_empty_line_plays_nothing_until_a_card_is_chosen() -> None:
+    async def main() -> None:
+        session = session_at("9C7H6D/KSAS/- SH 0")
+        assert session.flow.game is not None and session.playable()
+        with (
+            create_pipe_input() as pipe,
+            set_app(create_application(session, input=pipe, output=SizedOutput())),
+        ):
+            styles = [f[0] for f in Board(session).my_hand()]
+        assert not any("highlight" in style for style in styles)  # no highlight until an arrow
+        session.enter()
+        assert session.flow.game.moves == () and "Type a move" in session.message
+        session.move_cursor(1)  # shows the highlight where it stands
+        assert session.line.highlighted and session.line.cursor == 0
+        session.move_cursor(1)
+        session.enter()
+        assert (
+            session.flow.game.moves == (Move(session.flow.game.positions[0].hand(0)[1]),)
+            and not session.line.highlighted
+        )
         session.close()
 
     asyncio.run(main())
@@ -841,15 +991,15 @@ def test_refusals_say_which_rule_the_engine_names() -> None:
 def test_under_voluntary_pick_up_a_held_beating_card_does_not_stop_a_take(how: str) -> None:
     async def main() -> None:
         session = session_at("9C7H6D/KSAS/8C SH 0", pickup="voluntary")
-        assert session.game is not None and "then lay a card on it, or take." in table_text(session)
+        assert session.flow.game is not None and "then lay a card on it, or take." in table_text(session)
         session.pick(Card.parse("9C"))
-        assert session.picked == [Card.parse("9C")]
+        assert session.line.picked == [Card.parse("9C")]
         if how == "click":
             session.click_pile(Card.parse("8C"))
         else:
-            session.buffer.insert_text("take")
+            session.line.buffer.insert_text("take")
             session.enter()
-        assert session.game.moves == (TAKE,) and session.picked == [] and not session.error
+        assert session.flow.game.moves == (TAKE,) and session.line.picked == [] and not session.error
         session.close()
 
     asyncio.run(main())
@@ -863,12 +1013,12 @@ class BrokenOpponent(ScriptedOpponent):
 
 
 def test_a_failing_opponent_ends_the_game_not_the_app() -> None:
-    session = Session(BrokenOpponent(), Match(), trump="S")
+    session = GameScreen(BrokenOpponent(), MatchScore(), trump="S")
 
     async def script(d: Driver) -> None:
-        await d.until(lambda: session.question is not None)
+        await d.until(lambda: session.line.question is not None)
         assert "Bob failed" in session.message and "trumps must differ" in session.message
-        assert "cannot go on" in session.question.prompt  # type: ignore[union-attr]
+        assert "cannot go on" in session.line.question.prompt  # type: ignore[union-attr]
         await d.keys(ENTER)
         await d.until(lambda: not d.app.is_running)
 
@@ -887,16 +1037,16 @@ def test_the_ai_thinks_off_the_event_loop_and_undo_cancels_it(monkeypatch: pytes
 
     async def script(d: Driver) -> None:
         await d.my_turn()
-        game = session.game
+        game = session.flow.game
         assert game is not None
         start = len(game.moves)
         await d.keys(TAB + ENTER)
         assert session.thinking_since is not None
         assert "AI (easy) is thinking" in d.screen()
         await d.keys(F1)  # the screen answers while the AI thinks
-        assert session.help_open and session.thinking_since is not None
+        assert session.help.open and session.thinking_since is not None
         await d.keys(F1 + F3)  # undo while it thinks: my move is taken back, its answer dropped
-        assert len(game.moves) == start and session.my_turn
+        assert len(game.moves) == start and session.flow.my_turn
         await asyncio.sleep(0.5)
         assert len(game.moves) == start and session.thinking_since is None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from prompt_toolkit.input import create_pipe_input
 from cli import config, storage
 from cli import main as cli_main
 from cli.app.replay import Replay, replay_application
+from cli.app.screen import GameScreen
 from cli.history import history_rows
 from engine import Game
 from tests.test_cli_app import SizedOutput, render
@@ -73,7 +75,78 @@ def test_bad_options_are_refused_clearly(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_resume_without_an_unfinished_game(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_main.main(["play", "--resume"]) == 1
-    assert "no unfinished game" in capsys.readouterr().err
+    assert "no unfinished game to resume" in capsys.readouterr().err
+
+
+def started_screens(monkeypatch: pytest.MonkeyPatch) -> list[GameScreen]:
+    """Make ``trumps play`` hand its screen over here instead of running it in a terminal."""
+    from cli.app import application
+    from cli.commands import play
+
+    screens: list[GameScreen] = []
+
+    async def no_terminal(screen: GameScreen) -> None:
+        screens.append(screen)
+
+    monkeypatch.setattr(application, "play", no_terminal)
+    monkeypatch.setattr(play, "has_terminal", lambda command: True)
+    return screens
+
+
+def leave_unfinished_game() -> str:
+    game = Game.from_deal(bytes(32), 0, "SH", Players="You vs AI (easy)")
+    game.play(game.position.legal_moves()[0])
+    storage.write_atomic(storage.games_dir() / "g.txt", game.to_record())
+    storage.save_unfinished(storage.Unfinished("g.txt", "easy", 1, 0, (0, 0)))
+    return "g.txt"
+
+
+def test_new_game_options_start_a_new_game_without_the_question(monkeypatch: pytest.MonkeyPatch) -> None:
+    screens = started_screens(monkeypatch)
+    leave_unfinished_game()
+    assert cli_main.main(["play"]) == 0
+    assert screens[-1].offer is not None  # no options: the unfinished game is offered
+    for options in (["--seed", "ab"], ["--level", "Medium"], ["--trump", "♤"], ["--games", "3"]):
+        assert cli_main.main(["play", *options]) == 0
+        screen = screens[-1]
+        assert screen.offer is None and screen.resume is None, options
+        assert "A new game, as your options ask" in screen.notice and "g.txt" in screen.notice
+    assert screens[-3].flow.opponent.name == "AI (medium)" and screens[-2].trump == "S"
+
+
+def test_a_second_window_leaves_the_unfinished_game_to_the_first(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    screens = started_screens(monkeypatch)
+    leave_unfinished_game()
+    first = storage.lock_unfinished()  # the first window
+    assert first is not None
+    assert cli_main.main(["play"]) == 0
+    second = screens[-1]
+    assert second.offer is None and not second.saver.keeps_unfinished
+    assert "Another trumps window has your unfinished game" in second.notice
+    assert cli_main.main(["play", "--resume"]) == 1
+    assert "open in another trumps window" in capsys.readouterr().err
+    assert storage.load_unfinished() is not None  # untouched: still the first window's
+    first.release()
+    assert cli_main.main(["play"]) == 0
+    assert screens[-1].offer is not None and screens[-1].saver.keeps_unfinished
+
+
+def test_the_lock_on_the_unfinished_game_dies_with_its_window(homes: Path) -> None:
+    code = "from cli import storage; lock = storage.lock_unfinished(); print(lock is not None, flush=True); input()"
+    window = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=os.environ
+    )
+    try:
+        assert window.stdout is not None and window.stdout.readline() == "True\n"
+        assert storage.lock_unfinished() is None
+    finally:
+        window.kill()
+        window.wait(10)
+    lock = storage.lock_unfinished()  # a crashed window leaves no stale lock
+    assert lock is not None
+    lock.release()
 
 
 def test_play_needs_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
@@ -149,14 +222,22 @@ def test_a_damaged_unfinished_note_raises_a_clear_error(text: str) -> None:
 
 
 def test_play_resume_with_a_damaged_note_says_so_and_forgets_it(capsys: pytest.CaptureFixture[str]) -> None:
-    for level, me in (("foo", 0), ("easy", 5)):
+    for level, me, games, words in (
+        ("foo", 0, 1, "unknown level 'foo'"),
+        ("easy", 5, 1, "'me' should be a whole number from 0 to 1, not 5"),
+        ("easy", 0, "3", "'games' should be a whole number, not '3'"),
+    ):
         storage.write_atomic(storage.games_dir() / "g.txt", finished_game().to_record())
-        note = {"record": "g.txt", "level": level, "games": 1, "played": 0, "halves": [0, 0], "me": me}
+        note = {"record": "g.txt", "level": level, "games": games, "played": 0, "halves": [0, 0], "me": me}
         storage.write_atomic(storage.data_dir() / "unfinished.json", json.dumps(note))
         assert cli_main.main(["play", "--resume"]) == 1
         err = capsys.readouterr().err
-        assert "no unfinished game" in err and "unfinished.json" in err and "Traceback" not in err
-        assert storage.load_unfinished() is None
+        assert err.startswith(
+            "trumps play: your unfinished game cannot be resumed, because it could not be read ("
+        )
+        assert words in err and err.endswith("'trumps play' starts a new game.\n") and err.count("\n") == 1
+        assert "must be a" not in err and "delete" not in err and "Traceback" not in err
+        assert storage.load_unfinished() is None  # forgotten, as said: the next 'trumps play' starts afresh
 
 
 def test_odd_digits_in_record_names_sort_without_error(
@@ -267,3 +348,106 @@ def test_replay_finds_a_record_by_its_history_name(capsys: pytest.CaptureFixture
     storage.write_atomic(storage.games_dir() / "1.txt", finished_game().to_record())
     assert cli_main.main(["replay", "1.txt"]) == 2  # found and read; only the terminal is missing here
     assert "needs a terminal" in capsys.readouterr().err
+
+
+def test_the_player_name_is_asked_once_and_remembered() -> None:
+    answers = iter(["", "x" * 30, "  Ann  Lee "])
+    asked: list[int] = []
+
+    def ask() -> str:
+        asked.append(1)
+        return next(answers)
+
+    assert config.player_name(ask) == "Ann Lee" and len(asked) == 3
+    assert config.player_name(ask) == "Ann Lee" and len(asked) == 3  # remembered: not asked again
+    assert config.load_config()["name"] == "Ann Lee"
+
+
+def test_a_command_s_bad_option_gets_that_command_s_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv, usage in (
+        (["play", "--bogus"], "trumps play"),
+        (["--bogus"], "trumps play"),
+        (["history", "-x"], "trumps history"),
+    ):
+        with pytest.raises(SystemExit) as exit:
+            cli_main.main(argv)
+        err = capsys.readouterr().err
+        assert (
+            exit.value.code == 2
+            and err.startswith(f"usage: {usage} ")
+            and f"{usage}: error: unrecognized" in err
+        )
+
+
+def test_play_options_read_levels_games_and_suits_as_host_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cli.options import trump_suits
+
+    screens = started_screens(monkeypatch)
+    assert (
+        cli_main.main(["play", "--level", "Hard", "--games", "99", "--trump", "♤", "--pickup", "Voluntary"])
+        == 0
+    )
+    screen = screens[-1]
+    assert screen.flow.opponent.name == "AI (hard)" and screen.flow.match.games == 99 and screen.trump == "S"
+    assert screen.flow.rules.pickup == "voluntary"
+    for text in ("♠", "♤", "s", " S "):
+        assert trump_suits(text, most=1) == "S" == trump_suits(text)
+    assert trump_suits("♤♡") == "SH"
+    for argv in (["--games", "100"], ["--trump", "SH"], ["--trump", "♤♤"]):
+        with pytest.raises(SystemExit):
+            cli_main.main(["play", *argv])
+
+
+def test_replay_without_a_file_opens_the_last_game(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main.main(["replay"]) == 1
+    assert "no saved game yet" in capsys.readouterr().err
+    storage.write_atomic(storage.new_record_path(), finished_game().to_record())
+    assert cli_main.main(["replay"]) == 2  # found and read; only the terminal is missing here
+    assert "needs a terminal" in capsys.readouterr().err
+
+
+def decisive_game(players: str) -> Game:
+    """A game played out at random until someone won."""
+    for seed in range(100):
+        rng = random.Random(seed)
+        game = Game.from_deal(bytes([seed]) * 32, 0, "SH", Players=players)
+        while game.result is None:
+            game.play(rng.choice(game.position.legal_moves()))
+        if game.result.winner is not None:
+            return game
+    raise AssertionError("no decisive game")
+
+
+def test_stats_count_each_opponent_and_level(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main.main(["stats"]) == 0
+    assert "No saved games yet" in capsys.readouterr().out
+    games = [
+        decisive_game("You vs AI (hard)"),
+        decisive_game("AI (hard) vs You"),
+        finished_game("bob vs You"),  # a draw by repetition
+        Game.from_deal(bytes(32), 1, "DC", Players="You vs AI (easy)"),  # unfinished
+    ]
+    for number, game in enumerate(games):
+        storage.write_atomic(storage.games_dir() / f"{number}.txt", game.to_record())
+    storage.write_atomic(storage.games_dir() / "9.txt", "# Your trumps game record\nStart: nonsense\n")
+    hard_won = sum(1 for g, me in ((games[0], 0), (games[1], 1)) if g.result and g.result.winner == me)
+    assert cli_main.main(["stats"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["Opponent", "Level", "Games", "Won", "Lost", "Drawn", "Unfinished"]
+    assert lines[1].split() == ["AI", "hard", "2", str(hard_won), str(2 - hard_won), "0", "0"]
+    assert {tuple(line.split()) for line in lines[2:4]} == {
+        ("AI", "easy", "1", "0", "0", "0", "1"),
+        ("bob", "1", "0", "0", "1", "0"),
+    }
+    assert lines[4].split() == ["All", "4", str(hard_won), str(2 - hard_won), "1", "1"]
+
+
+def test_the_theme_is_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    screens = started_screens(monkeypatch)
+    assert cli_main.main(["play"]) == 0 and screens[-1].display.theme == "standard"
+    assert (
+        cli_main.main(["play", "--theme", "High-Contrast"]) == 0
+        and screens[-1].display.theme == "high-contrast"
+    )
+    assert config.load_config()["theme"] == "high-contrast"
+    assert cli_main.main(["play"]) == 0 and screens[-1].display.theme == "high-contrast"

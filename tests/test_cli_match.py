@@ -7,13 +7,14 @@ import asyncio
 import pytest
 
 from cli.app.ai_opponent import AIOpponent, game_seed
-from cli.app.match import Match, points_text
-from engine import Game, Outcome, Reason
+from cli.app.match import MatchScore, points_text
+from engine import Game, Move, Outcome, Position, Reason
+from engine.ai import LEVELS, MEDIUM_NODES
 from tests.screen_table import Notes
 
 
 def test_the_loser_deals_next_and_a_win_scores_one() -> None:
-    match = Match(games=3)
+    match = MatchScore(games=3)
     match.finish_game(dealer=0, outcome=Outcome(0, Reason.OUT))
     assert (match.halves, match.next_dealer, match.played) == ([2, 0], 1, 1)
     match.finish_game(dealer=1, outcome=Outcome(1, Reason.OUT))
@@ -24,13 +25,13 @@ def test_the_loser_deals_next_and_a_win_scores_one() -> None:
 @pytest.mark.parametrize("reason", [Reason.LAST_CARD, Reason.REPETITION, Reason.MOVE_CAP, Reason.BOTH_OUT])
 @pytest.mark.parametrize("dealer", [0, 1])
 def test_after_a_draw_the_deal_passes_and_both_score_a_half(reason: Reason, dealer: int) -> None:
-    match = Match(games=2)
+    match = MatchScore(games=2)
     match.finish_game(dealer=dealer, outcome=Outcome(None, reason))
     assert match.halves == [1, 1] and match.next_dealer == 1 - dealer
 
 
 def test_score_and_winner_are_told_from_the_local_seat() -> None:
-    match = Match(games=2, me=1)
+    match = MatchScore(games=2, me=1)
     match.finish_game(0, Outcome(1, Reason.OUT))
     match.finish_game(0, Outcome(None, Reason.REPETITION))
     assert match.over
@@ -60,6 +61,27 @@ def test_a_seeded_ai_deals_reproducibly_and_takes_another_trump() -> None:
     assert first[0][0] == b"\x07" * 32 and first[1][0] == game_seed(b"\x07" * 32, 2)
     assert [d[1] for d in first[1:]] == [0, 1]
     assert len({d[0] for d in first}) == 3
+
+
+def test_each_level_thinks_for_its_documented_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cli.app import ai_opponent
+
+    budgets: dict[str, tuple[object, object]] = {}
+
+    def recording_choose(position: Position, level: str, **budget: object) -> Move:
+        budgets[level] = (budget.get("seconds"), budget.get("nodes"))
+        return position.legal_moves()[0]
+
+    monkeypatch.setattr(ai_opponent, "choose", recording_choose)
+    game = Game.from_deal(bytes(32), 0, "SH")
+    for level in LEVELS:
+        asyncio.run(AIOpponent(level).move(game))
+    assert budgets["hard"] == (0.5, None) and budgets["expert"] == (2.0, None)  # docs/ai.md, README
+    assert budgets["medium"] == (None, None) and MEDIUM_NODES == 400  # the engine caps medium at 400 nodes
+    expert, hard = budgets["expert"][0], budgets["hard"][0]
+    assert isinstance(expert, float) and isinstance(hard, float) and expert > hard
+    ai_opponent.suggest(game)
+    assert budgets["expert"] == (ai_opponent.HINT_SECONDS, None)
 
 
 def test_the_ai_opponent_answers_with_legal_moves_off_the_loop() -> None:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from cli.app.match import Match as ScreenMatch
-from cli.app.session import Session
+from cli.app.match import MatchScore
+from cli.app.screen import GameScreen
 from cli.main import main
 from cli.printable import printable
 from engine import Rules
@@ -98,18 +98,18 @@ def test_the_full_screen_shows_hostile_chat_and_status_as_text() -> None:
     """(Names with such characters cannot reach the screen: the wire and the game record refuse
     them; :func:`cli.app.names.shown_name` still passes every name through :func:`printable`.)"""
     bob = ScriptedOpponent()
-    session = Session(bob, ScreenMatch(), trump="S")
+    screen = GameScreen(bob, MatchScore(), trump="S")
 
     async def script(d: Driver) -> None:
-        await d.until(lambda: session.game is not None)
+        await d.until(lambda: screen.flow.game is not None)
         bob.table.chat(f"Bob: hi{EVIL}")
         bob.table.status(f"Bob silent for 8 s{EVIL}")
-        screen = d.screen()
-        assert _obeyable(screen) == []
-        assert "Bob: hi␛[1A␛[2K␍��2J␇" in screen
-        assert "Bob silent for 8 s␛[1A" in screen
+        shown = d.screen()
+        assert _obeyable(shown) == []
+        assert "Bob: hi␛[1A␛[2K␍��2J␇" in shown
+        assert "Bob silent for 8 s␛[1A" in shown
 
-    run(session, script)
+    run(screen, script)
 
 
 def test_the_games_own_words_pass_unchanged() -> None:

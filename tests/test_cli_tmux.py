@@ -54,7 +54,7 @@ def test_tab_enter_plays_a_whole_game_in_tmux(tmp_path: Path) -> None:
                 tmux("send-keys", "-t", "game", "Tab", "Enter")
             time.sleep(0.05)
         assert "★" in screen, screen
-        assert "Match: You" in screen and "F1 Help" in screen
+        assert "Score: You" in screen and "F1 Help" in screen
         tmux("send-keys", "-t", "game", "C-q")  # the game is over: no confirmation
         time.sleep(0.5)
         assert "F1 Help" not in tmux("capture-pane", "-p", "-t", "game")

@@ -18,7 +18,7 @@ from cli.app.cards import card_text, face_letters, move_text
 from cli.app.completion import MoveCompleter, normalize
 from cli.app.help import help_lines
 from cli.app.layout import fragment_width
-from cli.app.session import Session
+from cli.app.screen import GameScreen
 from cli.app.widths import cell_width
 from engine import Card, Game, Move, Position, Rules
 from tests.catalogues import PLURAL_FORMS, compile_mo, extract, po_path, read_po
@@ -129,7 +129,7 @@ def test_plural_forms_follow_each_language() -> None:
 # ------------------------------------------------------------- the screens
 
 
-def _screens(language: str) -> tuple[str, str, Session]:
+def _screens(language: str, columns: int = 80, rows: int = 24) -> tuple[str, str, GameScreen]:
     """The main screen (after one move) and the first page of help, rendered at 80x24."""
     i18n.use(language)
     session = ai_session(trump="H", games=3)
@@ -144,10 +144,10 @@ def _screens(language: str) -> tuple[str, str, Session]:
         await d.my_turn()
         shots.append(d.screen())
         await d.keys(F1)
-        await d.until(lambda: session.help_open)
+        await d.until(lambda: session.help.open)
         shots.append(d.screen())
 
-    run(session, script, SizedOutput(80, 24))
+    run(session, script, SizedOutput(columns, rows))
     return shots[0], shots[1], session
 
 
@@ -160,7 +160,11 @@ def test_the_main_screen_and_help_fit_80x24(language: str) -> None:
     # Nothing cut: the title, the key bar and the turn line show whole.
     rows = main.splitlines()
     assert rows[0].startswith(" " + _("Your trumps") + " │")
-    assert rows[0].rstrip().endswith(session.match.score_text(_("You"), session.their_name.split(" (")[0]))
+    assert (
+        rows[0]
+        .rstrip()
+        .endswith(session.flow.match.score_text(_("You"), session.flow.their_name.split(" (")[0]))
+    )
     key_bar = rows[-1]
     for word in (_("Help"), _("Hint"), _("Undo"), _("Hand"), _("New"), _("Quit")):
         assert word in key_bar
@@ -169,6 +173,21 @@ def test_the_main_screen_and_help_fit_80x24(language: str) -> None:
     bars = {cell_width(row[: row.index("│")]) for row in rows[4:14] if "│" in row}
     assert bars == {52}, bars
     assert help_page.splitlines()[0].startswith(_("Your trumps: help"))
+
+
+@pytest.mark.parametrize("language", ["en", *LANGUAGES])
+def test_the_compact_screen_fits_60x20_with_every_key(language: str) -> None:
+    main, help_page, session = _screens(language, 60, 20)
+    _ = i18n._
+    rows = main.splitlines()
+    assert len(rows) == 20 and all(cell_width(line) <= 60 for line in rows + help_page.splitlines())
+    assert (
+        rows[0]
+        .rstrip()
+        .endswith(session.flow.match.headline(_("You"), session.flow.their_name.split(" (")[0]))
+    )
+    for word in (_("Help"), _("Hint"), _("Undo"), _("Hand"), _("New"), _("Quit")):
+        assert word in rows[-1]
 
 
 @pytest.mark.parametrize("language", ["en", *LANGUAGES])
@@ -233,7 +252,7 @@ def test_command_line_help_and_errors_are_translated(capsys: pytest.CaptureFixtu
     assert "чотири кольори мастей" in out
     with pytest.raises(SystemExit):
         cli_main.main(["--lang", "it", "play", "--games", "0"])
-    assert "non è un numero di partite da 1 a 999" in capsys.readouterr().err
+    assert "non è un numero di partite da 1 a 99" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------ rank letters
@@ -244,20 +263,20 @@ def test_ukrainian_and_kazakh_show_and_accept_their_rank_letters() -> None:
     assert card_text(Card.parse("AS")) == "Т♠" and card_text(Card.parse("QD")) == "Д♦"
     assert move_text(Move.parse("JH,TC")) == "В♥ 10♣" and move_text(Move.parse("take")) == "взяти"
     session = ai_session()
-    assert session.parse("тs") == Move.parse("AS")
-    assert session.parse("Дh вc") == Move.parse("QH,JC")
-    assert session.parse("kd") == Move.parse("KD")  # canonical notation always
-    assert session.parse("ts") == Move.parse("TS")  # the Latin T stays the ten
-    assert session.parse("взяти") == session.parse("take") == Move.parse("take")
+    assert session.line.parse("тs", ()) == Move.parse("AS")
+    assert session.line.parse("Дh вc", ()) == Move.parse("QH,JC")
+    assert session.line.parse("kd", ()) == Move.parse("KD")  # canonical notation always
+    assert session.line.parse("ts", ()) == Move.parse("TS")  # the Latin T stays the ten
+    assert session.line.parse("взяти", ()) == session.line.parse("take", ()) == Move.parse("take")
     assert normalize("тs к") == "AS,K"
     i18n.use("kk")
-    assert card_text(Card.parse("KC")) == "К♣" and session.parse("Вs") == Move.parse("JS")
+    assert card_text(Card.parse("KC")) == "К♣" and session.line.parse("Вs", ()) == Move.parse("JS")
 
 
 def test_tab_completes_the_local_word_for_take() -> None:
     i18n.use("uk")
     session = ai_session()
-    session.game = Game(Position.from_notation("6S/7H/AC8C HS 0"))  # nothing beats 8♣: take
+    session.flow.game = Game(Position.from_notation("6S/7H/AC8C HS 0"))  # nothing beats 8♣: take
     completer = MoveCompleter(session)
     shown = [c.display_text for c in completer.get_completions(Document("вз"), CompleteEvent())]
     assert shown == ["взяти"]
@@ -270,9 +289,9 @@ def test_other_languages_keep_the_international_letters() -> None:
         assert card_text(Card.parse("AS")) == "A♠" and face_letters() == "JQKA"
     i18n.use("it")
     session = ai_session()
-    assert session.parse("prendi") == Move.parse("take")
+    assert session.line.parse("prendi", ()) == Move.parse("take")
     with pytest.raises(ValueError, match="non è una carta"):
-        session.parse("тs")
+        session.line.parse("тs", ())
 
 
 def test_a_game_is_played_in_ukrainian() -> None:
@@ -287,7 +306,7 @@ def test_a_game_is_played_in_ukrainian() -> None:
         await d.my_turn()
         await d.keys("zz" + ENTER)
         assert session.error and "не карта" in session.message
-        game = session.game
+        game = session.flow.game
         assert game is not None
         ply = len(game.moves)
         move = game.position.legal_moves()[-1]
@@ -302,7 +321,7 @@ def test_refused_moves_are_explained_in_the_language_in_use() -> None:
     i18n.use("uk")
     session = ai_session()
     # Player 0 (♥ trumps) holds 6♠ 7♥ 9♣; 8♣ is on top: 9♣ and 7♥ beat it.
-    session.game = Game(Position.from_notation("6S7H9C/7D/AC8C HS 0"))
+    session.flow.game = Game(Position.from_notation("6S7H9C/7D/AC8C HS 0"))
     expected = {
         "take": "7♥ б'є 8♣, тож ви мусите бити (обов'язкове биття).",
         "6s,7h": "6♠ не б'є 8♣.",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.app.match import Match as ScreenMatch
+from cli.app.match import MatchScore as ScreenMatch
 from cli.app.network_opponent import NetworkOpponent
 from cli.app.opponent import OpponentLeft
 from engine import Game, Outcome, Rules
@@ -140,7 +140,7 @@ def test_a_whole_network_game_on_the_full_screen(tmp_path: Path, monkeypatch: py
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
-    from cli.app import session as screen_module
+    from cli.app import screen as screen_module
     from cli.app.network_opponent import play_duel
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "screen-data"))

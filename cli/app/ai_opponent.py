@@ -12,15 +12,16 @@ from cli.app.names import shown_name
 from cli.app.opponent import Deal, Table
 from cli.i18n import _
 from engine import Game, Move
-from engine.ai import choose
+from engine.ai import DEFAULT_SECONDS, LEVELS, choose
 from engine.cards import SUITS
 
-THINK_SECONDS = 1.0
-"""The AI's time budget per move (levels that need less ignore it)."""
+HINT_SECONDS = 1.0
+"""The hint's thinking time (F2): the strongest level's search, given one second — more than
+``hard``'s 0.5 s a move, less than ``expert``'s 2 s, so that asking is quick."""
 
 
 def game_seed(seed: bytes, number: int) -> bytes:
-    """The deal seed of game ``number`` of a session started with ``seed``.
+    """The deal seed of game ``number`` of a screen started with ``seed``.
 
     The first game uses ``seed`` itself, so ``--seed`` reproduces that deal:
 
@@ -35,16 +36,22 @@ def game_seed(seed: bytes, number: int) -> bytes:
 class AIOpponent:
     """The built-in AI at one of ``engine.ai.LEVELS``; it always sits in seat 1.
 
-    With a ``seed`` the whole session is reproducible: the deals, the first
+    With a ``seed`` the whole screen is reproducible: the deals, the first
     dealer, the AI's trump and its random choices.
     """
 
     local = True
+    quit_forfeits = False
+    rings = False
 
-    def __init__(self, level: str, seed: bytes | None = None, seconds: float | None = THINK_SECONDS) -> None:
+    def __init__(self, level: str, seed: bytes | None = None, seconds: float | None = None) -> None:
+        """``seconds`` replaces the level's own time budget (tests use a short one)."""
         self.level = level
         self.name = f"AI ({level})"
-        self.seconds = seconds
+        self.resume_as: str | None = level
+        self.seconds = seconds if seconds is not None else DEFAULT_SECONDS.get(level)
+        """The thinking time a move: ``hard`` 0.5 s, ``expert`` 2 s (``engine.ai.DEFAULT_SECONDS``);
+        ``None`` for ``easy`` (no search) and ``medium`` (400 nodes, no clock)."""
         self._seed = seed if seed is not None else os.urandom(32)
         self._deal_rng = random.Random(self._seed)
         self._move_rng = random.Random(self._seed[::-1])
@@ -87,3 +94,8 @@ class AIOpponent:
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def suggest(game: Game) -> Move:
+    """The hint: the strongest level's move in ``game``, thought for :data:`HINT_SECONDS`."""
+    return choose(game.position, LEVELS[-1], seconds=HINT_SECONDS, history=game.positions[:-1])

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
-from prompt_toolkit.output import Output
+from prompt_toolkit.output import Output, create_output
 
 from cli.app.keys import key_bindings
 from cli.app.layout import create_layout
-from cli.app.session import Session
+from cli.app.screen import GameScreen
 from cli.app.style import game_style
 
 ESCAPE_WAIT = 0.1
@@ -17,13 +17,15 @@ makes Esc feel slow)."""
 
 
 def create_application(
-    session: Session, input: Input | None = None, output: Output | None = None
+    screen: GameScreen, input: Input | None = None, output: Output | None = None
 ) -> Application[None]:
-    """The full-screen game for ``session`` (``input``/``output`` for tests)."""
+    """The full-screen game for ``screen`` (``input``/``output`` for tests)."""
+    output = output or create_output()
+    display = screen.display
     app: Application[None] = Application(
-        layout=create_layout(session),
-        key_bindings=key_bindings(session),
-        style=game_style(session.display.four_color),
+        layout=create_layout(screen),
+        key_bindings=key_bindings(screen),
+        style=game_style(display.four_color, display.theme, output.get_default_color_depth()),
         full_screen=True,
         mouse_support=True,
         input=input,
@@ -35,14 +37,17 @@ def create_application(
         if app.is_running and app.future is not None and not app.future.done():
             app.exit()
 
-    session.connect(app.invalidate, leave)
+    def bell() -> None:
+        app.output.bell()
+
+    screen.connect(app.invalidate, leave, bell)
     return app
 
 
-async def play(session: Session, input: Input | None = None, output: Output | None = None) -> None:
+async def play(screen: GameScreen, input: Input | None = None, output: Output | None = None) -> None:
     """Run the game until the player quits; the opponent is closed whatever happens."""
-    app = create_application(session, input, output)
+    app = create_application(screen, input, output)
     try:
-        await app.run_async(pre_run=session.start)
+        await app.run_async(pre_run=screen.start)
     finally:
-        session.close()
+        screen.close()

@@ -87,7 +87,7 @@ def hand_lines(
         if card in picked:
             classes.append("class:card.picked")
         if cursor == index:
-            classes.append("class:card.cursor")
+            classes.append("class:highlight")
         if gap:
             cards_line.append(("", " "))
             numbers_line.append(("", " "))
@@ -122,15 +122,20 @@ def pile_lines(
 
 
 def history_lines(
-    game: Game, names: Sequence[str], height: int, ascii: bool = False, upto: int | None = None
+    game: Game,
+    names: Sequence[str],
+    height: int,
+    ascii: bool = False,
+    upto: int | None = None,
+    name_cells: int = 9,
 ) -> list[Line]:
     """The last ``height`` moves up to move ``upto`` (all by default): number, player, cards.
 
-    Players go by their short names (``AI`` for ``AI (hard)``), at most nine cells.
+    Players go by ``names``, cut to at most ``name_cells`` cells.
     """
     moves = game.moves[:upto]
     first = max(0, len(moves) - height)
-    short = [fit(name.split(" (")[0], 9) for name in names]
+    short = [fit(name, name_cells) for name in names]
     width = max(map(cell_width, short))
     lines: list[Line] = []
     for ply in range(first, len(moves)):

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from cli.app.cards import canonical_ranks, move_text
-from cli.app.session import Session
+from cli.app.screen import GameScreen
 from cli.i18n import _
 from engine.cards import SYMBOL_LETTERS
+from engine.moves import split_cards
 
 _SUIT_LETTERS = str.maketrans(SYMBOL_LETTERS)
 
@@ -24,30 +24,30 @@ def normalize(text: str) -> str:
     ('KS,6', 'TD,', 'TA')
     """
     text = canonical_ranks(text).strip().upper().translate(_SUIT_LETTERS).replace("10", "T")
-    return re.sub(r"\s*[,+ ]\s*", ",", text)
+    return ",".join(split_cards(text))
 
 
 class MoveCompleter(Completer):
-    """Completes the move line from what the session allows now."""
+    """Completes the move line from what the screen allows now."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, screen: GameScreen) -> None:
+        self.screen = screen
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         """Legal moves (or answers) that start with what has been typed (``вз`` for ``взяти``, take)."""
         typed = document.text_before_cursor
-        question = self.session.question
+        question = self.screen.line.question
         if question is not None:
             for answer in question.choices():
                 if answer.lower().startswith(typed.strip().lower()):
                     yield Completion(answer, -len(typed))
             return
-        if not self.session.my_turn or self.session.game is None:
+        if not self.screen.flow.my_turn or self.screen.flow.game is None:
             return
         prefix = normalize(typed)
         local_take = typed.strip().lower()
-        ascii = self.session.display.ascii
-        for move in self.session.game.position.legal_moves():
+        ascii = self.screen.display.ascii
+        for move in self.screen.flow.game.position.legal_moves():
             local = move.is_take and local_take and _("take").lower().startswith(local_take)
             if str(move).upper().startswith(prefix) or local:
                 yield Completion(str(move), -len(typed), display=move_text(move, ascii))

@@ -27,6 +27,10 @@ _RULES = (
         "card is your trump, the whole pile if it is the ace of your trump."
     ),
     N_(
+        "Taking ends your turn: the cards go to your hand, and your opponent faces the card now on "
+        "top of the pile, as if it had just been played (on an empty pile they lay any card)."
+    ),
+    N_(
         "The first player out of cards wins, unless the other's single last card beats the top card: "
         "then it is a draw. So is a position seen for the third time, and a game of {max_moves} moves."
     ),
@@ -73,7 +77,10 @@ def help_lines(rules: Rules, width: int = 80) -> list[StyleAndTextTuples]:
         else _("You may take even when you could beat (voluntary pick-up).")
     )
     sixes = (
-        _("After the deal each player gives the six of the other's trump suit away.")
+        _(
+            "After the deal a player who holds the six of the other's trump suit gives it to them, so "
+            "hands may start with 17 and 19 cards instead of 18 each."
+        )
         if rules.sixes
         else _("The sixes stay where they were dealt (--no-sixes).")
     )
@@ -93,6 +100,9 @@ def help_lines(rules: Rules, width: int = 80) -> list[StyleAndTextTuples]:
             )
     lines.append(
         [("class:help.key", "  " + pad("↑ ↓ PgUp PgDn", KEY_WIDTH)), ("class:help", _("scroll this help"))]
+    )
+    lines.append(
+        [("class:help.key", "  " + pad("^L", KEY_WIDTH)), ("class:help", _("redraw the whole screen"))]
     )
     moves = [_(line) for line in _MOVES]
     if face_letters() != "JQKA":

@@ -14,7 +14,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from cli.app.completion import MoveCompleter
-from cli.app.session import Session
+from cli.app.screen import GameScreen
 from cli.i18n import N_
 
 
@@ -26,21 +26,21 @@ class CommandKey:
     keys: tuple[str, ...]
     name: str
     help: str
-    action: Callable[[Session], None]
+    action: Callable[[GameScreen], None]
 
 
 COMMAND_KEYS = (
-    CommandKey(("f1",), N_("Help"), N_("this help (also ? on an empty move line)"), Session.toggle_help),
+    CommandKey(("f1",), N_("Help"), N_("this help (also ? on an empty move line)"), GameScreen.toggle_help),
     CommandKey(
-        ("f2", "c-t"), N_("Hint"), N_("the AI suggests a move and puts it on the move line"), Session.hint
+        ("f2", "c-t"), N_("Hint"), N_("the AI suggests a move and puts it on the move line"), GameScreen.hint
     ),
-    CommandKey(("f3", "c-z"), N_("Undo"), N_("take back your last move (against the AI)"), Session.undo),
-    CommandKey(("f4", "c-o"), N_("Hand"), N_("hide or show the opponent's hand"), Session.toggle_opponent),
+    CommandKey(("f3", "c-z"), N_("Undo"), N_("take back your last move (against the AI)"), GameScreen.undo),
+    CommandKey(("f4", "c-o"), N_("Hand"), N_("hide or show the opponent's hand"), GameScreen.toggle_opponent),
     CommandKey(
-        ("f5", "c-n"), N_("New"), N_("deal a new game (asks first in the middle of one)"), Session.new_game
+        ("f5", "c-n"), N_("New"), N_("deal a new game (asks first in the middle of one)"), GameScreen.new_game
     ),
     CommandKey(
-        ("c-q", "f10", "c-c"), N_("Quit"), N_("quit (asks first in the middle of a game)"), Session.quit
+        ("c-q", "f10", "c-c"), N_("Quit"), N_("quit (asks first in the middle of a game)"), GameScreen.quit
     ),
 )
 
@@ -54,97 +54,101 @@ def key_label(key: str) -> str:
     return "^" + key[2:].upper() if key.startswith("c-") else key.upper()
 
 
-def key_bindings(session: Session) -> KeyBindings:
+def key_bindings(screen: GameScreen) -> KeyBindings:
     """Every binding of the game screen."""
     bindings = KeyBindings()
-    helping = Condition(lambda: session.help_open)
-    asking = Condition(lambda: session.question is not None)
-    picking = Condition(lambda: session.buffer.text == session.picked_text()) & ~asking
-    empty = Condition(lambda: not session.buffer.text)
+    helping = Condition(lambda: screen.help.open)
+    asking = Condition(lambda: screen.line.question is not None)
+    picking = Condition(lambda: screen.line.buffer.text == screen.line.picked_text()) & ~asking
+    empty = Condition(lambda: not screen.line.buffer.text)
 
     for command in COMMAND_KEYS:
         for key in command.keys:
-            bindings.add(key)(_run(command.action, session))
+            bindings.add(key)(_run(command.action, screen))
+
+    @bindings.add("c-l")
+    def _redraw(event: KeyPressEvent) -> None:
+        event.app.renderer.clear()  # should anything have written to the terminal behind the screen
 
     @bindings.add("?", filter=empty & ~helping)
     def _help(event: KeyPressEvent) -> None:
-        session.toggle_help()
+        screen.toggle_help()
 
     for key, step in (("up", -1), ("down", 1), ("pageup", -10), ("pagedown", 10)):
-        bindings.add(key, filter=helping)(lambda event, step=step: session.scroll_help(step))
+        bindings.add(key, filter=helping)(lambda event, step=step: screen.scroll_help(step))
 
     @bindings.add("<any>", filter=helping)
     @bindings.add("enter", filter=helping)
     @bindings.add("escape", filter=helping, eager=True)
     def _close_help(event: KeyPressEvent) -> None:
-        session.help_open = False
+        screen.help.open = False
 
     @bindings.add("enter", filter=~helping)
     def _enter(event: KeyPressEvent) -> None:
-        buffer = session.buffer
+        buffer = screen.line.buffer
         if buffer.complete_state is not None:
             buffer.complete_state = None
-        session.enter()
+        screen.enter()
 
-    completer = MoveCompleter(session)
+    completer = MoveCompleter(screen)
 
     @bindings.add("tab", filter=~helping)
     def _tab(event: KeyPressEvent) -> None:
-        _complete(session, completer, 1)
+        _complete(screen, completer, 1)
 
     @bindings.add("s-tab", filter=~helping)
     def _back_tab(event: KeyPressEvent) -> None:
-        _complete(session, completer, -1)
+        _complete(screen, completer, -1)
 
     @bindings.add("escape", filter=~helping, eager=True)
     def _escape(event: KeyPressEvent) -> None:
-        if session.buffer.complete_state is not None:
-            session.buffer.cancel_completion()
+        if screen.line.buffer.complete_state is not None:
+            screen.line.buffer.cancel_completion()
         else:
-            session.unpick()
+            screen.unpick()
 
     @bindings.add("left", filter=picking & ~helping)
     def _left(event: KeyPressEvent) -> None:
-        session.move_cursor(-1)
+        screen.move_cursor(-1)
 
     @bindings.add("right", filter=picking & ~helping)
     def _right(event: KeyPressEvent) -> None:
-        session.move_cursor(1)
+        screen.move_cursor(1)
 
     @bindings.add("up", filter=~helping & ~asking)
     def _previous_playable(event: KeyPressEvent) -> None:
-        session.move_to_playable(-1)
+        screen.move_to_playable(-1)
 
     @bindings.add("down", filter=~helping & ~asking)
     def _next_playable(event: KeyPressEvent) -> None:
-        session.move_to_playable(1)
+        screen.move_to_playable(1)
 
     return bindings
 
 
-def _complete(session: Session, completer: MoveCompleter, step: int) -> None:
+def _complete(screen: GameScreen, completer: MoveCompleter, step: int) -> None:
     """Tab and Shift-Tab: fill in the first (last) legal move, then cycle.
 
     Completion runs here, synchronously, rather than in prompt_toolkit's
     background task, so that Enter right after Tab always sees the move.
     """
-    buffer = session.buffer
+    buffer = screen.line.buffer
     if buffer.complete_state is not None:
         buffer.complete_next() if step > 0 else buffer.complete_previous()
         return
     event = CompleteEvent(completion_requested=True)
     completions = list(completer.get_completions(buffer.document, event))
     if not completions:
-        session.explain_no_completion()
+        screen.explain_no_completion()
         return
     buffer.complete_state = CompletionState(buffer.document, completions)
     buffer.go_to_completion(0 if step > 0 else len(completions) - 1)
 
 
-def _run(action: Callable[[Session], None], session: Session) -> Callable[[KeyPressEvent], None]:
+def _run(action: Callable[[GameScreen], None], screen: GameScreen) -> Callable[[KeyPressEvent], None]:
     def handler(event: KeyPressEvent) -> None:
-        if session.help_open and action is not Session.toggle_help:
-            session.help_open = False
-        action(session)
+        if screen.help.open and action is not GameScreen.toggle_help:
+            screen.help.open = False
+        action(screen)
 
     return handler

@@ -1,10 +1,13 @@
 """The screen: title, the opponent's hand, the pile and history, your hand, the
-message line, the connection status (when there is one), the chat line, the move
+message line, the connection status (when there is one), the chat, the move
 line and the key bar.
 
-The layout only reads the :class:`~cli.app.session.Session`. Below 80x24 it
-shows a "window too small" note instead of the board; it never depends on
-the size at build time, so resizing is safe at any moment.
+The layout only reads the :class:`~cli.app.screen.GameScreen`. From 80x24 it
+shows everything; narrower (down to 60 columns) it leaves out the move history,
+lower (down to 20 rows) the pile gets fewer lines; below 60x20 it shows a
+"window too small" note instead of the board. Larger windows get a wider move
+history and more chat lines. It never depends on the size at build time, so
+resizing is safe at any moment.
 """
 
 from __future__ import annotations
@@ -31,14 +34,20 @@ from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_lab
 from cli.app.cards import card_text, count_cards, suit_text
 from cli.app.help import help_lines, wrap
 from cli.app.keys import COMMAND_KEYS, key_label
-from cli.app.session import Session
-from cli.app.widths import cell_width
+from cli.app.screen import GameScreen
+from cli.app.widths import CloseLines, cell_width, close_lines
 from cli.i18n import _
 from cli.printable import printable
-from engine import TAKE
+from engine import TAKE, Game
 
-MIN_COLUMNS, MIN_ROWS = 80, 24
+MIN_COLUMNS, MIN_ROWS = 60, 20
+"""The smallest window the board fits (the compact layout: no move history)."""
+FULL_COLUMNS, FULL_ROWS = 80, 24
+"""The window from which the move history shows."""
 HISTORY_WIDTH = 27
+WIDE_COLUMNS, WIDE_HISTORY_WIDTH = 110, 40
+"""From this many columns the move history is wider and names players in full."""
+MOST_CHAT_LINES = 6
 HISTORY_LINES = 200
 """The most moves the history keeps on screen (it scrolls to the last)."""
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -53,6 +62,25 @@ def too_small() -> bool:
     """Whether the terminal is smaller than the board needs."""
     size = terminal_size()
     return size.columns < MIN_COLUMNS or size.rows < MIN_ROWS
+
+
+def history_width() -> int:
+    """The move history's columns: none in a compact window, more in a wide one."""
+    columns = terminal_size().columns
+    if columns < FULL_COLUMNS:
+        return 0
+    return WIDE_HISTORY_WIDTH if columns >= WIDE_COLUMNS else HISTORY_WIDTH
+
+
+def table_width() -> int:
+    """The columns left of the move history (the pile, whose turn, the result)."""
+    history = history_width()
+    return terminal_size().columns - (history + 2 if history else 0)
+
+
+def chat_height() -> int:
+    """Chat lines shown: one at 24 rows and less, one more for every three rows beyond."""
+    return min(MOST_CHAT_LINES, 1 + max(0, terminal_size().rows - FULL_ROWS) // 3)
 
 
 def join_lines(lines: list[Line]) -> StyleAndTextTuples:
@@ -77,37 +105,37 @@ def fragment_width(fragments: StyleAndTextTuples) -> int:
 
 
 class Board:
-    """The fragments of each part of the game screen, read from the session."""
+    """The fragments of each part of the game screen, read from the screen."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, screen: GameScreen) -> None:
+        self.screen = screen
 
     @property
     def _ascii(self) -> bool:
-        return self.session.display.ascii
+        return self.screen.display.ascii
 
     def _them(self) -> int:
-        return 1 - self.session.me
+        return 1 - self.screen.flow.me
 
     def title(self) -> StyleAndTextTuples:
-        s = self.session
+        s = self.screen
         parts: StyleAndTextTuples = [("class:title.name", " " + _("Your trumps") + " ")]
-        if s.game is not None:
-            trumps = s.game.start.trumps
-            me = _("You") + " " + suit_text(trumps[s.me], self._ascii)
-            them = s.their_name + " " + suit_text(trumps[self._them()], self._ascii)
+        if s.flow.game is not None:
+            trumps = s.flow.game.start.trumps
+            me = _("You") + " " + suit_text(trumps[s.flow.me], self._ascii)
+            them = s.flow.their_name + " " + suit_text(trumps[self._them()], self._ascii)
             parts.append(("", "│ " + _("{me} vs {them}").format(me=me, them=them) + " "))
-        if s.match.games > 1:
-            game = _("Game {number} of {games}").format(number=s.game_number, games=s.match.games)
+        if s.flow.match.games > 1:
+            game = _("Game {number} of {games}").format(number=s.flow.game_number, games=s.flow.match.games)
             parts.append(("", f"│ {game} "))
-        short = s.their_name.split(" (")[0]  # the level is named just before
-        parts.append(("", f"│ {s.match.score_text(_('You'), short)} "))
+        short = s.flow.their_name.split(" (")[0]  # the level is named just before
+        parts.append(("", f"│ {s.flow.match.headline(_('You'), short)} "))
         if fragment_width(parts) > terminal_size().columns:
             parts[0] = ("class:title.name", " ")  # a long translation: the game's name gives way first
         return parts
 
     def _player_rule(self, player: int, name: str) -> StyleAndTextTuples:
-        game = self.session.game
+        game = self.screen.flow.game
         label: Line = [("class:rule.label", name)]
         if game is not None:
             label += [("class:muted", " · "), *trump_label(game.start.trumps[player], self._ascii)]
@@ -116,61 +144,88 @@ class Board:
 
     def opponent_rule(self) -> StyleAndTextTuples:
         """The rule above the opponent's hand."""
-        return self._player_rule(self._them(), self.session.their_name)
+        return self._player_rule(self._them(), self.screen.flow.their_name)
 
     def my_rule(self) -> StyleAndTextTuples:
         """The rule above your hand."""
-        return self._player_rule(self.session.me, _("You"))
+        return self._player_rule(self.screen.flow.me, _("You"))
 
     def opponent_hand(self) -> StyleAndTextTuples:
-        s = self.session
-        if s.game is None:
+        return join_lines(self.opponent_hand_lines())
+
+    def _backs(self, count: int) -> list[Line]:
+        """A card back for each hidden card, then the note, in as many rows as it takes."""
+        per_row = max(1, (terminal_size().columns - 1) // 4)
+        rows: list[Line] = [
+            [("", " "), ("class:card.back", "░░░")] * min(per_row, count - start)
+            for start in range(0, count, per_row)
+        ] or [[]]
+        note = ("class:muted", "  " + _("hidden: {key} shows it").format(key=key_label("f4")))
+        if fragment_width(rows[-1]) + fragment_width([note]) < terminal_size().columns:
+            rows[-1].append(note)
+        else:
+            rows.append([note])
+        return rows
+
+    def opponent_height(self) -> Dimension:
+        """The rows the opponent's hand takes (two for 18 cards at 80 columns)."""
+        return Dimension.exact(max(2, len(self.opponent_hand_lines())))
+
+    def opponent_hand_lines(self) -> list[Line]:
+        s = self.screen
+        if s.flow.game is None:
             return []
-        cards = s.game.position.hand(self._them())
+        cards = s.flow.game.position.hand(self._them())
         if not s.show_opponent:
-            backs: Line = [("", " "), ("class:card.back", "░░░")] * min(len(cards), 8)
-            return [*backs, ("class:muted", "  " + _("hidden: {key} shows it").format(key=key_label("f4")))]
-        trump = s.game.start.trumps[self._them()]
-        return join_lines(hand_lines(cards, terminal_size().columns - 1, self._ascii, trump=trump)[:2])
+            return self._backs(len(cards))
+        return hand_lines(
+            cards, terminal_size().columns - 1, self._ascii, trump=s.flow.game.start.trumps[self._them()]
+        )
 
     def my_hand(self) -> StyleAndTextTuples:
-        s = self.session
-        if s.game is None:
+        return join_lines(self._my_hand_lines())
+
+    def my_height(self) -> Dimension:
+        """The rows your hand takes: two (cards and numbers) for each row of cards, at least four."""
+        return Dimension.exact(max(4, len(self._my_hand_lines())))
+
+    def _my_hand_lines(self) -> list[Line]:
+        s = self.screen
+        if s.flow.game is None:
             return []
-        legal = s.legal_cards() if s.my_turn else None
-        lines = hand_lines(
-            s.my_hand(),
+        legal = s.playable() if s.flow.my_turn else None
+        return hand_lines(
+            s.flow.my_hand(),
             terminal_size().columns - 1,
             self._ascii,
-            trump=s.game.start.trumps[s.me],
+            trump=s.flow.game.start.trumps[s.flow.me],
             legal=legal,
-            cursor=s.cursor if legal else None,
+            cursor=s.line.cursor if legal and s.line.highlighted else None,
             picked=s.marked_cards(),
             numbered=True,
             on_click=s.pick,
         )
-        return join_lines(lines[:4])
 
     def table(self) -> StyleAndTextTuples:
         """The pile, what a pick-up takes, whose turn, and the result when over."""
-        s = self.session
-        if s.game is None:
-            width = terminal_size().columns - HISTORY_WIDTH - 2
-            if s.result:  # the game ended early
+        s = self.screen
+        if s.flow.game is None:
+            width = table_width()
+            if s.flow.result:  # the game ended early
                 return join_lines([[], *self._result(width)])
-            if s.question is not None:
+            if s.line.question is not None:
                 note = _("Answer below (Enter: the choice in brackets). F1: help.")
             else:
                 note = _("Dealing…")
             return join_lines([[], *wrapped("class:muted", "  ", note, width)])
-        position = s.game.position
-        width = terminal_size().columns - HISTORY_WIDTH - 2
+        position = s.flow.game.position
+        width = table_width()
         head = pile_heading(len(position.pile))
-        if position.pile and s.game.result is None:
+        if position.pile and s.flow.game.result is None:
             take = _("take: {cards}").format(cards=count_cards(position.take_count()))
             head.append(("class:turn", "   " + take))
         lines: list[Line] = [head, *pile_lines(position.pile, width, self._ascii, on_click=s.click_pile), []]
-        if s.game.result is not None:
+        if s.flow.game.result is not None:
             lines += self._result(width)
         else:
             style, mark, text = self._turn()
@@ -179,29 +234,32 @@ class Board:
 
     def _result(self, width: int) -> list[Line]:
         """How the game ended, and the match score once a game has counted."""
-        s = self.session
-        lines = wrapped("class:result", " ★ ", s.result, width)
-        if s.match.played:
-            score = s.match.score_text(_("You"), s.their_name)
-            lines += wrapped("class:muted", "   ", _("Match: {score}").format(score=score), width)
+        s = self.screen
+        lines = wrapped("class:result", " ★ ", s.flow.result, width)
+        if s.flow.match.played or s.flow.match.matches:
+            score = s.flow.match.headline(_("You"), s.flow.their_name)
+            text = _("Match: {score}") if s.flow.match.games > 1 else _("Score: {score}")
+            lines += wrapped("class:muted", "   ", text.format(score=score), width)
         return lines
 
     def _turn(self) -> tuple[str, str, str]:
         """Whose turn and what to do: the style, a mark and the words."""
-        s = self.session
-        assert s.game is not None
-        position = s.game.position
-        if not s.my_turn:
+        s = self.screen
+        assert s.flow.game is not None
+        position = s.flow.game.position
+        if not s.flow.my_turn:
             if s.thinking_since is None:
-                return "class:turn", " ", _("{name} to move.").format(name=s.their_name)
+                return "class:turn", " ", _("{name} to move.").format(name=s.flow.their_name)
             elapsed = time.monotonic() - s.thinking_since
             spin = _SPINNER[int(elapsed * 5) % len(_SPINNER)]
-            thinking = _("{name} is thinking… {seconds}s").format(name=s.their_name, seconds=int(elapsed))
+            thinking = _("{name} is thinking… {seconds}s").format(
+                name=s.flow.their_name, seconds=int(elapsed)
+            )
             return "class:thinking", f" {spin} ", thinking
         top = position.top
-        if s.picked:
+        if s.line.picked:
             text = _("Now lay a card on {card} (Esc: choose again).").format(
-                card=card_text(s.picked[0], self._ascii)
+                card=card_text(s.line.picked[0], self._ascii)
             )
         elif top is None:
             text = _("Your turn: lay any card.")
@@ -220,21 +278,21 @@ class Board:
         return "class:turn.mine", " ▶ ", text
 
     def history(self) -> list[Line]:
-        s = self.session
-        if s.game is None:
+        s = self.screen
+        if s.flow.game is None:
             return []
-        names = [s.their_name, s.their_name]
-        names[s.me] = _("You")
-        return history_lines(s.game, names, HISTORY_LINES, self._ascii)
+        names = [s.flow.their_name, s.flow.their_name]
+        names[s.flow.me] = _("You")
+        return move_log(s.flow.game, names, self._ascii)
 
     def message(self) -> StyleAndTextTuples:
         """The message line: a question, the Tab choices, or the last message (two lines at most,
         broken between words)."""
-        s = self.session
-        if s.buffer.complete_state is not None and s.question is None:
+        s = self.screen
+        if s.line.buffer.complete_state is not None and s.line.question is None:
             return self._choices()
-        if s.question is not None:
-            style, text = "class:question", s.question.prompt
+        if s.line.question is not None:
+            style, text = "class:question", s.line.question.prompt
         else:
             style, text = ("class:message.error" if s.error else "class:message"), s.message
         lines = wrap(text, terminal_size().columns - 2)
@@ -242,7 +300,7 @@ class Board:
 
     def _choices(self) -> StyleAndTextTuples:
         """The legal moves Tab cycles through, the current one highlighted, as many as fit."""
-        state = self.session.buffer.complete_state
+        state = self.screen.line.buffer.complete_state
         assert state is not None
         index = state.complete_index or 0
         texts = [c.display_text for c in state.completions]
@@ -260,7 +318,22 @@ class Board:
         return line
 
     def chat(self) -> StyleAndTextTuples:
-        return [("class:chat", " " + printable(self.session.chat_line))]  # the peer's words
+        """The end of the chat, broken between words; the last line bright, older ones dimmer."""
+        return join_lines(self._chat_rows())
+
+    def chat_rows(self) -> Dimension:
+        """The rows of the chat: :func:`chat_height`, or two for a long last line."""
+        return Dimension.exact(len(self._chat_rows()))
+
+    def _chat_rows(self) -> list[Line]:
+        height, width = chat_height(), terminal_size().columns - 2
+        shown = [printable(text) for text in self.screen.chats.last(height)]  # the peer's words
+        rows: list[Line] = []
+        for i, text in enumerate(shown):
+            style = "class:chat" if i == len(shown) - 1 else "class:chat.old"
+            rows += [[(style, " " + line)] for line in wrap(text, width)[:2] or [""]]
+        last = len(wrap(shown[-1], width)[:2]) if shown else 1
+        return rows[-max(height, last) :] or [[]]
 
     def connection(self) -> StyleAndTextTuples:
         """The connection status slot (shown only when there is something to report)."""
@@ -271,30 +344,37 @@ class Board:
         return Dimension.exact(len(self._connection_lines()))
 
     def _connection_lines(self) -> list[Line]:
-        status = printable(self.session.connection)  # it names the peer
+        status = printable(self.screen.chats.status)  # it names the peer
         return wrapped("class:connection", " ⚠ ", status, terminal_size().columns)[:2]
 
     def prompt(self) -> StyleAndTextTuples:
         return [
-            ("class:prompt", " " + (_("answer>") if self.session.question is not None else _("move>")) + " ")
+            (
+                "class:prompt",
+                " " + (_("answer>") if self.screen.line.question is not None else _("move>")) + " ",
+            )
         ]
 
     def key_bar(self) -> StyleAndTextTuples:
-        bar: StyleAndTextTuples = []
-        for command in COMMAND_KEYS:
-            bar += [
-                ("class:keybar.key", key_label(command.keys[0])),
-                ("class:keybar", f" {_(command.name)}  "),
-            ]
+        """Each command's first key and name, two spaces apart, or one in a narrow window."""
+        for gap in ("  ", " "):
+            bar: StyleAndTextTuples = []
+            for command in COMMAND_KEYS:
+                bar += [
+                    ("class:keybar.key", key_label(command.keys[0])),
+                    ("class:keybar", f" {_(command.name)}{gap}"),
+                ]
+            if fragment_width(bar) - len(gap) <= terminal_size().columns:
+                break
         return bar
 
     def help(self) -> StyleAndTextTuples:
-        s = self.session
-        lines = help_lines(s.rules, terminal_size().columns)
+        s = self.screen
+        lines = help_lines(s.flow.rules, terminal_size().columns)
         rows = terminal_size().rows
-        s.help_top = max(0, min(s.help_top, len(lines) - rows))
-        shown = lines[s.help_top : s.help_top + rows]
-        if s.help_top + rows < len(lines):
+        s.help.top = max(0, min(s.help.top, len(lines) - rows))
+        shown = lines[s.help.top : s.help.top + rows]
+        if s.help.top + rows < len(lines):
             shown[-1] = [("class:muted", "  " + _("↓ more below (↓, PgDn)"))]
         return join_lines(shown)
 
@@ -325,51 +405,61 @@ def pile_heading(size: int) -> Line:
 
 
 def text_window(
-    get: object, height: int | Dimension | Callable[[], Dimension] | None = None, **options: object
+    get: Callable[[], StyleAndTextTuples],
+    height: int | Dimension | Callable[[], Dimension] | None = None,
+    **options: object,
 ) -> Window:
-    """A window showing the fragments ``get()`` returns."""
-    return Window(FormattedTextControl(get), height=height, **options)  # type: ignore[arg-type]
+    """A window showing the fragments ``get()`` returns (lines closed: :func:`~cli.app.widths.close_lines`)."""
+    return Window(FormattedTextControl(lambda: close_lines(get())), height=height, **options)  # type: ignore[arg-type]
 
 
-def history_window(get_lines: Callable[[], list[Line]]) -> HSplit:
-    """The move history under its heading, scrolled so that the last move shows."""
+def with_history(table: Window, get_lines: Callable[[], list[Line]]) -> VSplit:
+    """``table`` and, right of it when the window is wide enough, the move history under its
+    heading, scrolled so that the last move shows."""
     control = FormattedTextControl(
-        lambda: join_lines(get_lines()), get_cursor_position=lambda: Point(0, max(0, len(get_lines()) - 1))
+        lambda: close_lines(join_lines(get_lines())),
+        get_cursor_position=lambda: Point(0, max(0, len(get_lines()) - 1)),
     )
     heading = text_window(lambda: [("class:rule.label", " " + _("Moves"))], 1)
-    return HSplit([heading, Window(control)], width=HISTORY_WIDTH)
+    history = HSplit([heading, Window(control)], width=lambda: Dimension.exact(history_width()))
+    bar = Window(width=1, char="│", style="class:rule")
+    return VSplit(
+        [table, ConditionalContainer(VSplit([bar, history]), Condition(lambda: history_width() > 0))]
+    )
 
 
-def create_layout(session: Session) -> Layout:
-    """The game screen for ``session``."""
-    board = Board(session)
-    move_line = Window(BufferControl(session.buffer), height=1)
+def move_log(game: Game, names: list[str], ascii: bool, upto: int | None = None) -> list[Line]:
+    """The move history's lines: players by short names (``AI``) in the usual column, by whole
+    names (``AI (hard)``, longer ones) in a wide one."""
+    if history_width() >= WIDE_HISTORY_WIDTH:
+        return history_lines(game, names, HISTORY_LINES, ascii, upto, name_cells=16)
+    return history_lines(game, [name.split(" (")[0] for name in names], HISTORY_LINES, ascii, upto)
+
+
+def create_layout(screen: GameScreen) -> Layout:
+    """The game screen for ``screen``."""
+    board = Board(screen)
+    move_line = Window(BufferControl(screen.line.buffer, input_processors=[CloseLines()]), height=1)
     game = HSplit(
         [
             text_window(board.title, 1, style="class:title"),
             text_window(board.opponent_rule, 1),
-            text_window(board.opponent_hand, 2),
-            VSplit(
-                [
-                    text_window(board.table, wrap_lines=True),
-                    Window(width=1, char="│", style="class:rule"),
-                    history_window(board.history),
-                ]
-            ),
+            text_window(board.opponent_hand, board.opponent_height),
+            with_history(text_window(board.table, wrap_lines=True), board.history),
             text_window(board.my_rule, 1),
-            text_window(board.my_hand, 4),
+            text_window(board.my_hand, board.my_height),
             text_window(board.message, Dimension(min=1, max=2), wrap_lines=True),
             ConditionalContainer(
                 text_window(board.connection, board.connection_height),
-                Condition(lambda: bool(session.connection)),
+                Condition(lambda: bool(screen.chats.status)),
             ),
-            text_window(board.chat, 1),
+            text_window(board.chat, board.chat_rows),
             VSplit([text_window(board.prompt, 1, dont_extend_width=True), move_line]),
             text_window(board.key_bar, 1, style="class:keybar"),
         ]
     )
     small = Condition(too_small)
-    helping = Condition(lambda: session.help_open)
+    helping = Condition(lambda: screen.help.open)
     body = HSplit(
         [
             ConditionalContainer(game, ~small & ~helping),

@@ -1,9 +1,10 @@
-"""A match: a series of games, its score and who deals next (rules.md, Matches).
+"""A match: a series of games, its score and who deals next (rules.md, Matches), and the
+running score of the session across rematches ("Play again?").
 
 Scores are kept in half points so that draws stay exact:
 
 >>> from engine import Outcome, Reason
->>> match = Match(games=3, me=0)
+>>> match = MatchScore(games=3, me=0)
 >>> match.finish_game(dealer=1, outcome=Outcome(0, Reason.OUT))
 >>> match.next_dealer, match.score_text("You", "AI")
 (1, 'You 1 - AI 0')
@@ -14,7 +15,7 @@ Scores are kept in half points so that draws stay exact:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cli.i18n import _
 from engine import Outcome
@@ -34,12 +35,14 @@ def points_text(halves: int) -> str:
 
 
 @dataclass
-class Match:
+class MatchScore:
     """``games`` games between seat ``me`` (this terminal) and the opponent.
 
     ``played`` counts finished games, ``halves`` holds each seat's score in
     half points, and ``next_dealer`` is the seat dealing the next game
     (``None`` before the first one: the opponent chooses it fairly).
+    ``earlier`` holds the seats' half points from the session's earlier
+    matches (:meth:`rematch` carries them), ``matches`` how many there were.
     """
 
     games: int = 1
@@ -47,6 +50,8 @@ class Match:
     played: int = 0
     halves: list[int] = field(default_factory=lambda: [0, 0])
     next_dealer: int | None = None
+    earlier: tuple[int, int] = (0, 0)
+    matches: int = 0
 
     @property
     def number(self) -> int:
@@ -65,7 +70,7 @@ class Match:
     def award(self, dealer: int, seat: int) -> None:
         """Score a game won by ``seat`` by forfeit: the loser deals next.
 
-        >>> match = Match(games=3, me=1)
+        >>> match = MatchScore(games=3, me=1)
         >>> match.award(dealer=1, seat=1)
         >>> match.played, match.score_text("You", "Bob"), match.next_dealer
         (1, 'You 1 - Bob 0', 0)
@@ -90,6 +95,42 @@ class Match:
             return _("The match is drawn")
         return _("You win the match") if me > them else _("{name} wins the match").format(name=their_name)
 
-    def rematch(self) -> Match:
-        """A new match of the same length; the loser of the last game still deals."""
-        return Match(self.games, self.me, next_dealer=self.next_dealer)
+    def session_text(self, my_name: str, their_name: str) -> str:
+        """The running score of every game of the session, this match's too: ``You 3 - AI 1``.
+
+        >>> match = MatchScore(games=1)
+        >>> match.award(dealer=0, seat=0)
+        >>> match.rematch().session_text("You", "AI")
+        'You 1 - AI 0'
+        """
+        me, them = (
+            self.earlier[self.me] + self.halves[self.me],
+            self.earlier[1 - self.me] + self.halves[1 - self.me],
+        )
+        return f"{my_name} {points_text(me)} - {their_name} {points_text(them)}"
+
+    def headline(self, my_name: str, their_name: str) -> str:
+        """The score the screen shows, the same in the title and at the end of a game: the
+        session's running score for single games, else the match's (and, after a rematch,
+        every game's)."""
+        if self.games == 1:
+            return self.session_text(my_name, their_name)
+        if not self.matches:
+            return self.score_text(my_name, their_name)
+        return _("{match} (all games: {total})").format(
+            match=self.score_text(my_name, their_name), total=self.session_text(my_name, their_name)
+        )
+
+    def with_award(self, seat: int) -> MatchScore:
+        """The match as it would stand if ``seat`` won the game in play by forfeit and the match ended."""
+        after = replace(self, halves=list(self.halves))
+        after.award(self.next_dealer or 0, seat)
+        return after
+
+    def rematch(self) -> MatchScore:
+        """A new match of the same length; the loser of the last game still deals, and the
+        session's running score goes on."""
+        total = (self.earlier[0] + self.halves[0], self.earlier[1] + self.halves[1])
+        return MatchScore(
+            self.games, self.me, next_dealer=self.next_dealer, earlier=total, matches=self.matches + 1
+        )

@@ -57,6 +57,9 @@ class NetworkOpponent:
     """The peer of a handshaken session, seen by the app as its opponent."""
 
     local = False
+    resume_as: str | None = None
+    quit_forfeits = True
+    rings = True
 
     def __init__(
         self,
@@ -332,8 +335,8 @@ async def play_duel(
     """
     from cli import config
     from cli.app.application import play
-    from cli.app.match import Match as ScreenMatch
-    from cli.app.session import Session as Screen
+    from cli.app.match import MatchScore as ScreenMatch
+    from cli.app.screen import GameScreen as Screen
 
     opponent = NetworkOpponent(channel, session, me, home, reconnector, patience)
     terms = session.terms

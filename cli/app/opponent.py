@@ -1,6 +1,6 @@
 """The opponent interface: everything the game needs from the other player.
 
-The full-screen game (:class:`cli.app.session.Session`) plays a match between
+The full-screen game (:class:`cli.app.screen.GameScreen`) plays a match between
 the person at this terminal and an :class:`Opponent`. The AI
 (:class:`cli.app.ai_opponent.AIOpponent`) is one implementation; a network
 opponent is another, and needs nothing from the app beyond this module.
@@ -16,10 +16,10 @@ The game calls, in order:
    and ``end(reason)`` ends the game at once (an :class:`OpponentLeft`). Call
    them from the event loop's thread at any time.
 2. ``await deal(number, dealer, trump)`` at the start of every game:
-   ``number`` counts the games dealt in this session from 1 (rematches go on
+   ``number`` counts the games dealt in this screen from 1 (rematches go on
    counting), ``dealer`` is the seat that must deal by
    the match rule (the loser of the last game; after a draw the other seat),
-   or ``None`` for the session's first game, when the opponent picks the first
+   or ``None`` for the screen's first game, when the opponent picks the first
    dealer fairly. ``trump`` is the local player's trump choice (``"S"``,
    ``"H"``, ``"D"`` or ``"C"``). It returns the agreed :class:`Deal`.
 3. During the game, whenever the opponent is to move: ``await move(game)``,
@@ -47,8 +47,8 @@ its record without ``deal``.
 
 To play a match against a new kind of opponent::
 
-    session = Session(opponent, Match(games=3, me=seat), rules=rules, trump=None)
-    asyncio.run(cli.app.application.play(session))
+    screen = GameScreen(opponent, MatchScore(games=3, me=seat), rules=rules, trump=None)
+    asyncio.run(cli.app.application.play(screen))
 """
 
 from __future__ import annotations
@@ -107,6 +107,14 @@ class Opponent(Protocol):
     """How the screen and the game records name the opponent: ``AI (hard)``."""
     local: bool
     """Whether the opponent lives on this machine: undo and new game mid-game are allowed."""
+    resume_as: str | None
+    """What a later run rebuilds this opponent from to continue an unfinished game (the AI's
+    level); ``None``: its games cannot be continued."""
+    quit_forfeits: bool
+    """Whether quitting in the middle of a game hands it to the opponent (a network game)."""
+    rings: bool
+    """Whether to ring the terminal's bell when it becomes the local player's turn (a duel,
+    where the player may be looking elsewhere while the friend thinks)."""
 
     def attach(self, table: Table) -> None:
         """Receive the screen's side of the interface."""

@@ -7,21 +7,21 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, VSplit, Window
-from prompt_toolkit.output import Output
+from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout
+from prompt_toolkit.output import Output, create_output
 
-from cli.app.board import Line, hand_lines, history_lines, move_words, pile_lines, trump_label
+from cli.app.board import Line, hand_lines, move_words, pile_lines, trump_label
 from cli.app.cards import count_cards
 from cli.app.layout import (
-    HISTORY_LINES,
-    HISTORY_WIDTH,
-    history_window,
     join_lines,
+    move_log,
     pile_heading,
     rule,
+    table_width,
     terminal_size,
     text_window,
     too_small,
+    with_history,
     wrapped,
 )
 from cli.app.names import MY_NAME, shown_name
@@ -29,16 +29,18 @@ from cli.app.style import game_style
 from cli.i18n import N_, _, ngettext
 from cli.reasons import reason_words
 from engine import Game, Outcome
+from engine.game import result_text
 
 KEYS = (("←/→", N_("step")), ("PgUp/PgDn", N_("10 moves")), ("Home/End", N_("start/end")), ("q", N_("quit")))
 
 
 def outcome_words(outcome: Outcome | None) -> str:
-    """A record's result for people: ``1-0 out`` in the language in use, ``*`` while unfinished."""
+    """A record's result as the record writes it (``engine.game.result_text``: ``1-0 out``,
+    ``*`` while unfinished), its reason in the language in use."""
+    text = result_text(outcome)
     if outcome is None:
-        return "*"
-    score = {0: "1-0", 1: "0-1", None: "½-½"}[outcome.winner]
-    return f"{score} {reason_words(outcome)}"
+        return text
+    return f"{text.removesuffix(outcome.reason.value).rstrip()} {reason_words(outcome)}"
 
 
 class Replay:
@@ -84,7 +86,7 @@ class Replay:
         """The pile and the move just played."""
         position = self.game.positions[self.step]
         total = len(self.game.moves)
-        width = terminal_size().columns - HISTORY_WIDTH - 2
+        width = table_width()
         lines: list[Line] = [
             pile_heading(len(position.pile)),
             *pile_lines(position.pile, width, self.ascii),
@@ -106,7 +108,7 @@ class Replay:
 
     def history(self) -> list[Line]:
         """The moves up to this one."""
-        return history_lines(self.game, self.names, HISTORY_LINES, self.ascii, upto=self.step)
+        return move_log(self.game, self.names, self.ascii, upto=self.step)
 
     def key_bar(self) -> StyleAndTextTuples:
         """The keys of the viewer."""
@@ -117,22 +119,21 @@ class Replay:
 
 
 def replay_application(
-    replay: Replay, four_color: bool = False, input: Input | None = None, output: Output | None = None
+    replay: Replay,
+    four_color: bool = False,
+    theme: str = "standard",
+    input: Input | None = None,
+    output: Output | None = None,
 ) -> Application[None]:
-    """The full-screen viewer of ``replay``."""
+    """The full-screen viewer of ``replay`` (``theme``: a name of :data:`cli.app.style.THEMES`)."""
+    output = output or create_output()
     top, bottom = 1 - replay.bottom, replay.bottom
     board = HSplit(
         [
             text_window(replay.header, 1, style="class:title"),
             text_window(lambda: replay.player(top)[0], 1),
             text_window(lambda: replay.player(top)[1], 2),
-            VSplit(
-                [
-                    text_window(replay.table, wrap_lines=True),
-                    Window(width=1, char="│", style="class:rule"),
-                    history_window(replay.history),
-                ]
-            ),
+            with_history(text_window(replay.table, wrap_lines=True), replay.history),
             text_window(lambda: replay.player(bottom)[0], 1),
             text_window(lambda: replay.player(bottom)[1], 2),
             text_window(replay.key_bar, 1, style="class:keybar"),
@@ -140,7 +141,7 @@ def replay_application(
     )
     small = Condition(too_small)
     note = text_window(
-        lambda: [("class:small", _("Window too small for the replay: at least 80x24 please (q quits)."))],
+        lambda: [("class:small", _("Window too small for the replay: at least 60x20 please (q quits)."))],
         wrap_lines=True,
     )
     bindings = KeyBindings()
@@ -160,7 +161,7 @@ def replay_application(
     return Application(
         layout=Layout(HSplit([ConditionalContainer(board, ~small), ConditionalContainer(note, small)])),
         key_bindings=bindings,
-        style=game_style(four_color),
+        style=game_style(four_color, theme, output.get_default_color_depth()),
         full_screen=True,
         input=input,
         output=output,

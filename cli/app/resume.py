@@ -2,19 +2,35 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 from cli import storage
 from cli.app.ai_opponent import AIOpponent
-from cli.app.match import Match
-from cli.app.session import Resume
+from cli.app.match import MatchScore
+from cli.app.opponent import Opponent
 from cli.i18n import _
 from engine import Game, RecordError
 
 
-def load_unfinished() -> tuple[Resume | None, str]:
-    """The unfinished game against the AI, if any, and a note when it could not be read.
+@dataclass
+class SavedGame:
+    """An unfinished game against the AI to continue, with its match and the AI."""
 
-    A damaged note or record is reported, and forgotten so that the question
-    does not come back; the record itself stays in the history.
+    game: Game
+    match: MatchScore
+    path: Path
+    opponent: Opponent
+    me: int = 0
+
+
+def load_unfinished() -> tuple[SavedGame | None, str]:
+    """The unfinished game against the AI, if any, and why it could not be read (``""``: it
+    could, or there is none).
+
+    A damaged note or record is forgotten so that the question does not come
+    back; the record itself stays in the history. Call it only while holding
+    :func:`cli.storage.lock_unfinished`.
     """
     try:
         saved = storage.load_unfinished()
@@ -22,14 +38,12 @@ def load_unfinished() -> tuple[Resume | None, str]:
             return None, ""
         game = Game.from_record(storage.read_text(saved.path))
         if "Seed" not in game.headers:  # the engine checks Dealer and Trumps against the seed only
-            raise RecordError("the record does not name its deal (Seed, Dealer, Trumps)")
+            raise RecordError(_("the record does not name its deal (Seed, Dealer, Trumps)"))
     except (storage.StorageError, RecordError) as exc:
         storage.clear_unfinished()
-        return None, _("Your unfinished game could not be read, so a new one starts: {error}").format(
-            error=exc
-        )
+        return None, str(exc)
     if game.result is not None:
         storage.clear_unfinished()
         return None, ""
-    match = Match(saved.games, saved.me, saved.played, list(saved.halves))
-    return Resume(game, match, saved.path, AIOpponent(saved.level), saved.me), ""
+    match = MatchScore(saved.games, saved.me, saved.played, list(saved.halves))
+    return SavedGame(game, match, saved.path, AIOpponent(saved.level), saved.me), ""

@@ -3,30 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 
 from cli.i18n import N_, _
+from cli.options import add_match_options, has_terminal
 
 HELP = N_("play against the AI in a full-screen game (the default command)")
-_SUITS = {"s": "S", "h": "H", "d": "D", "c": "C", "♠": "S", "♥": "H", "♦": "D", "♣": "C"}
-
-
-def _suit(text: str) -> str:
-    try:
-        return _SUITS[text.strip().lower()]
-    except KeyError:
-        raise argparse.ArgumentTypeError(
-            _("{text!r} is not a suit: use S, H, D or C").format(text=text)
-        ) from None
-
-
-def _games(text: str) -> int:
-    if not re.fullmatch("[0-9]{1,3}", text) or not 1 <= int(text) <= 999:
-        raise argparse.ArgumentTypeError(
-            _("{text!r} is not a number of games from 1 to 999").format(text=text)
-        )
-    return int(text)
 
 
 def _seed(text: str) -> bytes:
@@ -44,30 +26,30 @@ def _seed(text: str) -> bytes:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps play``."""
     parser.add_argument(
-        "--level", default="hard", help=_("the AI's strength: easy, medium, hard (default) or a stronger one")
+        "--level", type=str.lower, help=_("the AI's strength: easy, medium, hard (default) or expert")
     )
     parser.add_argument(
         "--seed", type=_seed, metavar="HEX", help=_("deal from this seed (a reproducible game)")
     )
-    parser.add_argument("--games", type=_games, default=1, metavar="N", help=_("play a match of N games"))
-    parser.add_argument(
-        "--trump", type=_suit, metavar="SUIT", help=_("your trump suit, S H D or C (asked when left out)")
-    )
-    parser.add_argument(
-        "--pickup",
-        choices=("forced", "voluntary"),
-        default="forced",
-        help=_("forced (default): take only when you cannot beat; voluntary: take any time"),
-    )
-    parser.add_argument(
-        "--no-sixes", action="store_true", help=_("do not hand over the sixes of the trump suits")
-    )
+    add_match_options(parser)
     add_display_arguments(parser)
     parser.add_argument("--resume", action="store_true", help=_("continue the unfinished game at once"))
 
 
+THEMES = ("standard", "high-contrast")
+"""The names of ``cli.app.style.THEMES`` (listed here so that ``--help`` imports no prompt_toolkit)."""
+
+
 def add_display_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--ascii`` and ``--four-color``, shared by ``play`` and ``replay``."""
+    """``--ascii``, ``--four-color`` and ``--theme``, shared by ``play`` and ``replay``."""
+    parser.add_argument(
+        "--theme",
+        type=str.lower,
+        choices=THEMES,
+        help=_(
+            "card colours: standard, or high-contrast (black chips for cards you cannot play); remembered"
+        ),
+    )
     parser.add_argument(
         "--ascii", action="store_true", help=_("write suits as letters (S H D C), not ♠ ♥ ♦ ♣")
     )
@@ -76,46 +58,91 @@ def add_display_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+NEW_GAME_OPTIONS = ("level", "seed", "games", "trump", "pickup", "no_sixes")
+"""The options that describe a new game: given any of them, ``play`` starts one at once
+instead of offering the unfinished game."""
+
+
+def chosen_theme(args: argparse.Namespace) -> str:
+    """The colour theme ``--theme`` names (and remember it), else the remembered one."""
+    import contextlib
+
+    from cli import config
+
+    if args.theme is not None:
+        with contextlib.suppress(OSError):
+            config.save_config(theme=args.theme)
+        return str(args.theme)
+    remembered = config.load_config().get("theme", "")
+    return remembered if remembered in THEMES else THEMES[0]
+
+
 def run(args: argparse.Namespace) -> int:
     """Start the game; the exit status."""
     import asyncio
 
-    from cli import config
+    from cli import config, storage
     from cli.app.ai_opponent import AIOpponent
     from cli.app.application import play
-    from cli.app.match import Match
+    from cli.app.match import MatchScore
     from cli.app.resume import load_unfinished
-    from cli.app.session import Display, Session
+    from cli.app.saving import Saver
+    from cli.app.screen import Display, GameScreen
     from engine import Rules
     from engine.ai import LEVELS
 
-    if args.level not in LEVELS:
+    level = args.level or "hard"
+    if level not in LEVELS:
         message = _("unknown level {level!r}: choose one of {levels}").format(
-            level=args.level, levels=", ".join(LEVELS)
+            level=level, levels=", ".join(LEVELS)
         )
         print(f"trumps play: {message}", file=sys.stderr)
         return 2
-    unfinished, notice = load_unfinished()
-    if args.resume and unfinished is None:
-        print(f"trumps play: {_('no unfinished game to resume.')} {notice}".strip(), file=sys.stderr)
+    lock = storage.lock_unfinished()
+    unfinished, problem = load_unfinished() if lock is not None else (None, "")
+    notice = ""
+    if args.resume and lock is None:
+        print(f"trumps play: {_('your unfinished game is open in another trumps window.')}", file=sys.stderr)
         return 1
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        message = _("the game needs a terminal (stdin and stdout must be a tty)")
+    if args.resume and unfinished is None:
+        if problem:
+            message = _(
+                "your unfinished game cannot be resumed, because it could not be read ({error}); "
+                "'trumps play' starts a new game."
+            ).format(error=problem)
+        else:
+            message = _("there is no unfinished game to resume; 'trumps play' starts a new game.")
         print(f"trumps play: {message}", file=sys.stderr)
+        return 1
+    if not has_terminal("play"):
         return 2
+    new_game = any(getattr(args, name) for name in NEW_GAME_OPTIONS)
+    if lock is None:
+        notice = _(
+            "Another trumps window has your unfinished game: this one is saved in your history, but cannot be resumed."
+        )
+    elif problem:
+        notice = _(
+            "Your unfinished game could not be read ({error}); it stays in your history, and a new game starts."
+        ).format(error=problem)
+    elif unfinished is not None and new_game and not args.resume:
+        notice = _(
+            "A new game, as your options ask; the unfinished one stays in your history ({file})."
+        ).format(file=unfinished.path.name)
+        unfinished = None
     remembered = config.load_config()
-    session = Session(
-        AIOpponent(args.level, args.seed),
-        Match(args.games),
-        rules=Rules(pickup=args.pickup, sixes=not args.no_sixes),
+    screen = GameScreen(
+        AIOpponent(level, args.seed),
+        MatchScore(args.games or 1),
+        rules=Rules(pickup=args.pickup or "forced", sixes=not args.no_sixes),
         trump=args.trump,
         last_trump=remembered.get("trump"),
         resume=unfinished if args.resume else None,
         offer=None if args.resume else unfinished,
-        display=Display(args.ascii, args.four_color),
+        display=Display(args.ascii, args.four_color, chosen_theme(args)),
         show_opponent=remembered.get("show_opponent") != "no",
-        message=notice,
-        error=bool(notice),
+        saver=Saver(keeps_unfinished=lock is not None),
+        notice=notice,
     )
-    asyncio.run(play(session))
+    asyncio.run(play(screen))
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cli.commands.play import add_display_arguments
+from cli.commands.play import add_display_arguments, chosen_theme
 from cli.i18n import N_, _
 
 HELP = N_("step through a saved game record with the arrow keys")
@@ -16,9 +16,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "file",
         metavar="FILE",
+        nargs="?",
         help=_("a game record (a path, or a name 'trumps history' lists)")
         + " "
-        + _("or game N of a network match record: FILE#N"),
+        + _("or game N of a network match record: FILE#N")
+        + "; "
+        + _("without it, the last game played"),
     )
     add_display_arguments(parser)
 
@@ -36,6 +39,13 @@ def run(args: argparse.Namespace) -> int:
     from p2p import errors as p2p_errors
     from p2p.home import Home
 
+    if args.file is None:
+        records = storage.record_paths()
+        if not records:
+            message = _("no saved game yet (they are kept in {folder})").format(folder=storage.games_dir())
+            print(f"trumps replay: {message}", file=sys.stderr)
+            return 1
+        args.file = records[-1].name
     name, hash_sign, number = args.file.rpartition("#") if "#" in args.file else (args.file, "", "")
     path = Path(name)
     for folder in (storage.games_dir(), Home.default().records):
@@ -61,5 +71,5 @@ def run(args: argparse.Namespace) -> int:
         message = _("the viewer needs a terminal (stdin and stdout must be a tty)")
         print(f"trumps replay: {message}", file=sys.stderr)
         return 2
-    replay_application(Replay(game, args.file, args.ascii), args.four_color).run()
+    replay_application(Replay(game, args.file, args.ascii), args.four_color, chosen_theme(args)).run()
     return 0

@@ -1,0 +1,139 @@
+"""``trumps stats``: your record across sessions, per opponent and AI level, from the saved games."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from cli.i18n import N_, _
+
+if TYPE_CHECKING:
+    from engine import Game
+
+HELP = N_("your record: games won, lost and drawn against each opponent and AI level")
+_AI = re.compile(r"AI \((\w+)\)")
+OUTCOMES = ("won", "lost", "drawn", "unfinished")
+
+
+@dataclass
+class Record:
+    """The games against one opponent (at one level, for the AI), counted by how they ended for you."""
+
+    opponent: str
+    level: str
+    counts: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def played(self) -> int:
+        """Every game, finished or not."""
+        return sum(self.counts.values())
+
+
+CountedGame = tuple["Game", int, "int | None"]
+"""A saved game, your seat, and the seat a match record's end note awards it to (unfinished games)."""
+
+
+def tally(games: Iterable[CountedGame]) -> list[Record]:
+    """The record per opponent and level of ``games``, most played first; a game awarded by
+    forfeit counts as won or lost.
+
+    >>> from engine import Game
+    >>> game = Game.from_deal(bytes(32), 0, "SH", Players="You vs AI (hard)")
+    >>> [(r.opponent, r.level, r.played, r.counts["unfinished"]) for r in tally([(game, 0, None)])]
+    [('AI', 'hard', 1, 1)]
+    >>> [(r.opponent, r.counts["lost"]) for r in tally([(game, 0, 1)])]
+    [('AI', 1)]
+    """
+    records: dict[tuple[str, str], Record] = {}
+    for game, me, awarded in games:
+        names = game.headers.get("Players", "").split(" vs ")
+        other = names[1 - me] if len(names) == 2 else "?"
+        ai = _AI.fullmatch(other)
+        key = ("AI", ai.group(1)) if ai else (other, "")
+        record = records.setdefault(key, Record(*key))
+        outcome = game.result
+        if outcome is None and awarded is not None:
+            record.counts["won" if awarded == me else "lost"] += 1
+        elif outcome is None:
+            record.counts["unfinished"] += 1
+        elif outcome.winner is None:
+            record.counts["drawn"] += 1
+        else:
+            record.counts["won" if outcome.winner == me else "lost"] += 1
+    return sorted(records.values(), key=lambda r: (-r.played, r.opponent, r.level))
+
+
+def saved_games() -> list[CountedGame]:
+    """Every saved game with your seat: the interface's records, then the network match records'
+    games not already among them. Unreadable files are left out (``trumps history`` names them)."""
+    from cli import storage
+    from cli.app.names import MY_NAME
+    from cli.history import match_record_paths, network_games
+    from engine import Game, RecordError
+    from p2p import errors as p2p_errors
+
+    games: list[CountedGame] = []
+    seen: set[tuple[object, ...]] = set()
+    for path in storage.record_paths():
+        try:
+            game = Game.from_record(storage.read_text(path))
+        except (storage.StorageError, RecordError):
+            continue
+        names = game.headers.get("Players", "").split(" vs ")
+        games.append((game, names.index(MY_NAME) if MY_NAME in names else 0, None))
+        seen.add((game.start, *game.moves))
+    for path in match_record_paths():
+        try:
+            found = network_games(path)
+        except (storage.StorageError, p2p_errors.RecordError):
+            continue
+        games += [
+            (found_game.game, found_game.seat, found_game.awarded)
+            for found_game in found
+            if (found_game.game.start, *found_game.game.moves) not in seen
+        ]
+    return games
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``trumps stats`` has no options."""
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the record; the exit status."""
+    from cli.app.board import pad
+    from cli.app.names import LEVEL_NAMES
+    from cli.printable import printable
+
+    records = tally(saved_games())
+    if not records:
+        print(_("No saved games yet: your record starts with the first one."))
+        return 0
+    heading = [_("Opponent"), _("Level"), _("Games"), _("Won"), _("Lost"), _("Drawn"), _("Unfinished")]
+    rows = [
+        [
+            _("AI") if r.opponent == "AI" and r.level else printable(r.opponent),  # a peer's name
+            _(LEVEL_NAMES[r.level]) if r.level in LEVEL_NAMES else r.level,
+            str(r.played),
+            *(str(r.counts[outcome]) for outcome in OUTCOMES),
+        ]
+        for r in records
+    ]
+    total = Record("", "", sum((r.counts for r in records), Counter()))
+    rows.append([_("All"), "", str(total.played), *(str(total.counts[o]) for o in OUTCOMES)])
+    widths = [max(_cells(row[i]) for row in [heading, *rows]) for i in range(len(heading))]
+    for row in [heading, *rows]:
+        cells = [pad(row[0], widths[0]), pad(row[1], widths[1])]
+        cells += [" " * (widths[i] - _cells(row[i])) + row[i] for i in range(2, len(row))]
+        print("  ".join(cells).rstrip())
+    return 0
+
+
+def _cells(text: str) -> int:
+    from cli.app.widths import cell_width
+
+    return cell_width(text)
