@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from p2p.home import Home, write_atomically
+from cli.home import Home
+from p2p.files import write_atomically
 
 _CONFIG = "config.json"
 

@@ -16,10 +16,10 @@ from pathlib import Path
 from cli import storage
 from cli.app.names import MY_NAME, shown_name
 from cli.app.replay import reason_words
+from cli.home import Home
 from cli.i18n import _, translated
 from engine import Game, RecordError
 from p2p import errors as p2p_errors
-from p2p.home import Home
 from p2p.record import verify
 
 

@@ -96,6 +96,9 @@ class Reconnector(Protocol):
     def watch(self, interrupt: Callable[[], None]) -> None:
         """Call ``interrupt`` whenever a newer connection from the peer is waiting."""
 
+    def report_to(self, refused: Callable[[Text], None]) -> None:
+        """Where connections refused meanwhile are reported (rate-limited lines)."""
+
 
 @dataclass
 class Report:
@@ -231,7 +234,7 @@ class Duel:
         if self._claimable is None:
             return False
         self._claim = Forfeit(Text(N_("{why}: the game was claimed by forfeit"), why=self._claimable))
-        self.channel.reader.feed_eof()  # wakes the reader, whose claim ends the match; the peer is still told
+        self.channel.stop_reading()  # wakes the reader, whose claim ends the match; the peer is still told
         return True
 
     async def run(self) -> Report:
@@ -487,9 +490,7 @@ class Duel:
 
     def _interrupt(self) -> None:
         """Drop the current connection: the reader then reconnects (or raises a claim)."""
-        transport = self.channel.writer.transport
-        if transport is not None:
-            transport.abort()
+        self.channel.abort()
 
     async def _read(self) -> None:
         """Apply the peer's links as they arrive, until the match is done and the peer said ``bye``."""

@@ -91,6 +91,10 @@ class BadHandshakeSignature(HandshakeError):
     """A handshake signature does not verify: the peer is not who it claims."""
 
 
+class InviteRefused(HandshakeError):
+    """A connection that did not prove the invite's secret (a stranger, or an old invite)."""
+
+
 class RulesDeclined(HandshakeError):
     """The joiner declined the host's rules."""
 

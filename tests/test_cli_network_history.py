@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from cli.history import history_rows, match_record_paths, network_games
+from cli.home import Home
 from cli.main import main
-from p2p.home import Home
 from tests.test_p2p_helpers import bot_duel, run
 
 

@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from p2p.invite import Invite
@@ -48,10 +49,10 @@ async def _outcome(process: asyncio.subprocess.Process) -> tuple[int, dict[str, 
 def test_headless_bots_resume_after_the_line_is_cut(tmp_path: Path) -> None:
     async def scenario() -> list[tuple[int, dict[str, object], str]]:
         host, invite = await _host(tmp_path, "--games", "3", "--timeout", "20")
-        line = FaultyLine(invite.port, {0: Fault("cut", 2500), 1: Fault("cut", 9000)})
+        line = FaultyLine(invite.addresses[0][1], {0: Fault("cut", 2500), 1: Fault("cut", 9000)})
         port = await line.start()
         try:
-            joiner = await _join(tmp_path, Invite("127.0.0.1", port, invite.fingerprint), "--timeout", "20")
+            joiner = await _join(tmp_path, replace(invite, addresses=(("127.0.0.1", port),)), "--timeout", "20")
             return list(await asyncio.gather(_outcome(host), _outcome(joiner)))
         finally:
             line.close()

@@ -10,15 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from cli.home import Home
 from engine import Rules
 from p2p.channel import Channel
 from p2p.connect import host, join, listening_socket
 from p2p.duel import Duel, Report
-from p2p.errors import P2PError
 from p2p.handshake import Session, Terms
-from p2p.home import Home
 from p2p.identity import Identity, KnownPeers, load_identity
-from p2p.invite import Invite
+from p2p.invite import Invite, new_secret
 from p2p.players import BotPlayer, Player
 
 LIMIT = 20.0
@@ -57,11 +56,15 @@ class Side:
     @classmethod
     def make(cls, root: Path, name: str) -> Side:
         home = Home(root / name / "config", root / name / "data")
-        return cls(home, load_identity(home), name)
+        return cls(home, load_identity(home.identity_file), name)
+
+    def invite(self, port: int, secret: bytes, host: str = "127.0.0.1") -> Invite:
+        """This side's invite (as host) to ``host``:``port``."""
+        return Invite(((host, port),), self.me.fingerprint, secret)
 
     @property
     def known(self) -> KnownPeers:
-        return KnownPeers(self.home)
+        return KnownPeers(self.home.peers_file)
 
 
 async def accept_all(terms: Terms, host_name: str) -> bool:
@@ -76,7 +79,7 @@ async def meddling_proxy(target_port: int, meddle: Meddler) -> tuple[asyncio.Ser
     """A loopback TCP proxy to ``target_port`` that lets ``meddle`` rewrite sealed joiner→host frames."""
 
     async def pump_frames(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        index = -2  # hello and accept travel in clear
+        index = -4  # hello, knock, accept travel in clear; the first sealed one is the confirm
         with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
             while True:
                 header = await reader.readexactly(4)
@@ -140,22 +143,17 @@ async def connect_pair(
     bind: str = "127.0.0.1",
     meddle: Meddler | None = None,
     fingerprint: str | None = None,
-    refused: list[P2PError] | None = None,
 ) -> Pair:
     """Host on ``bind`` port 0, join it (through a meddling proxy if given)."""
     sock = listening_socket(bind, 0)
     port = sock.getsockname()[1]
     terms = terms or Terms(Rules(), 1)
-
-    def note(address: str, error: P2PError) -> None:
-        if refused is not None:
-            refused.append(error)
-
-    hosting = asyncio.create_task(host(sock, host_side.me, host_side.name, terms, host_side.known, note))
+    secret = new_secret()
+    hosting = asyncio.create_task(host(sock, host_side.me, host_side.name, terms, host_side.known, secret))
     proxy = None
     if meddle is not None:
         proxy, port = await meddling_proxy(port, meddle)
-    invite = Invite(bind, port, fingerprint or host_side.me.fingerprint)
+    invite = Invite(((bind, port),), fingerprint or host_side.me.fingerprint, secret)
     try:
         join_channel, join_session = await join(
             invite, join_side.me, join_side.name, join_side.known, accept_all

@@ -94,6 +94,7 @@ def help_lines(rules: Rules, width: int = 80) -> list[StyleAndTextTuples]:
     lines.append(
         [("class:help.key", "  " + pad("↑ ↓ PgUp PgDn", KEY_WIDTH)), ("class:help", _("scroll this help"))]
     )
+    lines.append([("class:help.key", "  " + pad("^L", KEY_WIDTH)), ("class:help", _("redraw the screen"))])
     moves = [_(line) for line in _MOVES]
     if face_letters() != "JQKA":
         moves.append(

@@ -66,6 +66,10 @@ def key_bindings(session: Session) -> KeyBindings:
         for key in command.keys:
             bindings.add(key)(_run(command.action, session))
 
+    @bindings.add("c-l")
+    def _redraw(event: KeyPressEvent) -> None:
+        event.app.renderer.clear()  # draws everything afresh: what else wrote to the terminal is gone
+
     @bindings.add("?", filter=empty & ~helping)
     def _help(event: KeyPressEvent) -> None:
         session.toggle_help()

@@ -30,6 +30,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from cli.app.opponent import Deal, OpponentLeft, Table
+from cli.home import Home
 from cli.i18n import _, translated
 from engine import Game, Move
 from p2p.channel import Channel
@@ -37,7 +38,6 @@ from p2p.duel import Duel, Patience, Reconnector, Report
 from p2p.errors import P2PError, PeerAborted
 from p2p.fairdeal import preference
 from p2p.handshake import Session
-from p2p.home import Home
 from p2p.identity import Identity
 from p2p.match import Match
 from p2p.messages import Bye, Chat, Ping, Rematch
@@ -204,6 +204,11 @@ class NetworkOpponent:
         if self._table is not None:
             self._table.chat(text)
 
+    def show_status(self, text: str) -> None:
+        """Show ``text`` in the screen's status slot (a line about the connection, not the game)."""
+        if self._table is not None:
+            self._table.status(text)
+
     def _status(self, text: str | Text) -> None:
         """The duel's status line, and the claim it offers or withdraws."""
         if self._table is None:
@@ -336,6 +341,8 @@ async def play_duel(
     from cli.app.session import Session as Screen
 
     opponent = NetworkOpponent(channel, session, me, home, reconnector, patience)
+    if reconnector is not None:  # refused connections go to the status slot, never behind the screen
+        reconnector.report_to(lambda text: opponent.show_status(translated(text)))
     terms = session.terms
     remembered = config.load_config()
     screen = Screen(
@@ -352,8 +359,8 @@ async def play_duel(
 
 def run_command(args: argparse.Namespace, command: str) -> int:
     """``trumps host`` or ``trumps join``: headless with ``--bot``, else in the full-screen game."""
+    from cli.commands.duel import run_host, run_join
     from engine.cards import SUITS, parse_suit
-    from p2p.commands import run_host, run_join
 
     runner = run_host if command == "host" else run_join
     if args.bot is not None:

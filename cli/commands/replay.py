@@ -30,10 +30,10 @@ def run(args: argparse.Namespace) -> int:
     from cli import storage
     from cli.app.replay import Replay, replay_application
     from cli.history import network_games
+    from cli.home import Home
     from cli.i18n import translated
     from engine import Game, RecordError
     from p2p import errors as p2p_errors
-    from p2p.home import Home
 
     name, hash_sign, number = args.file.rpartition("#") if "#" in args.file else (args.file, "", "")
     path = Path(name)
