@@ -85,6 +85,9 @@ class Patience:
     stall: float = 2.0
     """A wait that overran its timeout by this much means this program was stopped (a suspended
     laptop, SIGSTOP), not that the peer was silent: what the peer sent meanwhile is read first."""
+    claim_grace: float = 10.0
+    """A peer's forfeit claim that arrives this soon after we sent the link we owed crossed it on
+    the way: it counts as honest (nothing is awarded to us for it)."""
 
 
 class Reconnector(Protocol):
@@ -203,6 +206,12 @@ class Duel:
         self._claimable: Text | None = None
         self._owing_since: float | None = None
         """Since when our own link has been due (our player thinking), while it is."""
+        self._link_sent_at = float("-inf")
+        """When we last sent a link we owed."""
+        self._live_since = time.monotonic()
+        """Since when the current connection is up: a stall is timed on one live connection."""
+        self._absence_awards = session.seat == terms.host_seat
+        """Only the host is awarded a game for the peer's absence (docs/protocol.md, "Forfeits")."""
         self._stalled: Text | None = None
         """Why the game may be claimed while the peer, though connected, owes its link past the limit."""
         self._reconnects = 0
@@ -233,7 +242,8 @@ class Duel:
         """Claim the game by forfeit, if the peer has been away past the limit; whether it was."""
         if self._claimable is None:
             return False
-        self._claim = Forfeit(Text(N_("{why}: the game was claimed by forfeit"), why=self._claimable))
+        awards = self._claimable is self._stalled or self._absence_awards
+        self._claim = Forfeit(Text(N_("{why}: the game was claimed by forfeit"), why=self._claimable), awards)
         self.channel.stop_reading()  # wakes the reader, whose claim ends the match; the peer is still told
         return True
 
@@ -253,9 +263,9 @@ class Duel:
         except Forfeit as exc:
             end, error = "forfeit", exc
             note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
-            if len(self.match.results) < self.match.games:
+            if len(self.match.results) < self.match.games and exc.award:
                 awarded, note = self.seat, self._award(note)
-            else:  # every game is played; only the peer's signature of the end is missing
+            else:  # every game is played (only the peer's final is missing), or the host is away
                 end = note["end"] = "abandoned"
             with contextlib.suppress(P2PError, TimeoutError):
                 await asyncio.wait_for(self.channel.send(Abort(reason="forfeit", detail=str(exc)[:300])), 1)
@@ -268,7 +278,7 @@ class Duel:
         except PeerAborted as exc:
             end, error = ("abandoned" if exc.reason == "quit" else "aborted"), exc
             note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
-            if exc.reason != "forfeit" or not self._stalled_myself():
+            if exc.reason != "forfeit" or not self._owed_lately():
                 awarded, note = self._left_after_deal(note)
         except WireError as exc:
             end, error = "corrupted", exc
@@ -332,10 +342,12 @@ class Duel:
             return self.seat, self._award(note)
         return None, note
 
-    def _stalled_myself(self) -> bool:
-        """Whether the peer's forfeit claim is plausible: we have owed our link past our own limit."""
-        owing = self._owing_since
-        return owing is not None and time.monotonic() - owing >= self.patience.forfeit_after
+    def _owed_lately(self) -> bool:
+        """Whether the peer's forfeit claim may be honest: we owe the due link, or sent it so lately
+        that the claim crossed it. Then it awards nothing to us (nor, in our record, to the peer), so
+        that a game is never won by both sides (docs/protocol.md, "Forfeits")."""
+        recently = time.monotonic() - self._link_sent_at <= self.patience.claim_grace
+        return self._owing_since is not None or recently
 
     def _when(self, error: P2PError) -> str:
         """The error, with whether the peer knew the deal when it happened (see docs/protocol.md)."""
@@ -364,7 +376,7 @@ class Duel:
                 self._owing_since = None
                 match.apply(link, self.seat)
                 self._recorded()
-                self._sent_at = time.monotonic()
+                self._sent_at = self._link_sent_at = time.monotonic()
                 await self._send(link)
                 self.player.advanced(match)
             else:
@@ -393,20 +405,9 @@ class Duel:
         try:
             if self.peer_timeout is None:  # a person: past the limit the game is offered, not claimed
                 await self._race(self._await_owed(due), reader)
-            else:
-                await self._race(asyncio.wait_for(self._progress.wait(), self.peer_timeout), reader)
-        except TimeoutError:
-            if self.match.due() == due:
-                if self._live:
-                    template = N_("{name} did not send its {tag} within {seconds:g} s")
-                else:
-                    template = N_(
-                        "{name} did not send its {tag} within {seconds:g} s "
-                        "(the connection was lost and it has not come back)"
-                    )
-                raise Forfeit(
-                    Text(template, name=self.peer_name, tag=due[0].TAG, seconds=self.peer_timeout)
-                ) from None
+            elif not await self._race(self._owed_within(self.peer_timeout), reader):
+                template = N_("{name} did not send its {tag} within {seconds:g} s")
+                raise Forfeit(Text(template, name=self.peer_name, tag=due[0].TAG, seconds=self.peer_timeout))
         except (ConnectionClosed, PeerTimeout):
             if self.match.due() == due:  # the link did not come before the failure
                 raise
@@ -417,8 +418,7 @@ class Duel:
         Keep-alives do not withdraw this offer (the peer is there but does not play); the link does.
         """
         limit = self.patience.forfeit_after
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._progress.wait(), limit)
+        if await self._owed_within(limit):
             return
         template = N_("{name} did not send its {tag} within {seconds:g} s")
         self._stalled = Text(template, name=self.peer_name, tag=due[0].TAG, seconds=limit)
@@ -436,6 +436,21 @@ class Duel:
                 self._claimable = None
                 self.status("")
             self._stalled = None
+
+    async def _owed_within(self, limit: float) -> bool:
+        """Wait for the peer's due link: ``True`` when it came, ``False`` once the peer has owed it
+        for ``limit`` seconds on a connection that stayed up and while we hear it (a stall). While
+        the line is down or silent the wait goes on: an absence is judged by the reader."""
+        since = time.monotonic()
+        while True:
+            now = time.monotonic()
+            left = max(since, self._live_since) + limit - now
+            heard = now - self.channel.heard_at < self.patience.silent_after
+            if self._live and heard and left <= 0:
+                return False
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._progress.wait(), max(left, 0.05) if self._live else 0.5)
+                return True
 
     async def _race(self, work: Awaitable[T], reader: asyncio.Task[None]) -> T:
         """``work``'s result, unless the reader fails first (its error is raised then)."""
@@ -576,7 +591,7 @@ class Duel:
             return
         if self.patience.auto_claim:
             template = N_("{why} (limit {limit:g} s): the game is claimed by forfeit")
-            raise Forfeit(Text(template, why=why, limit=self.patience.forfeit_after))
+            raise Forfeit(Text(template, why=why, limit=self.patience.forfeit_after), self._absence_awards)
         if self._claimable is None:
             self._claimable = why
         self.status(Text(N_("{why}: type /claim to claim the game by forfeit, or keep waiting"), why=why))
@@ -651,7 +666,7 @@ class Duel:
             sent += 1
         if match.done:
             await channel.send(Bye())
-        self._live = True
+        self._live, self._live_since = True, time.monotonic()
         self._claimable = self._stalled
         self._reconnects += 1
         self.status(Text(N_("reconnected to {name}: the match goes on"), name=self.peer_name))

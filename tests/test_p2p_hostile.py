@@ -473,3 +473,32 @@ def test_when_every_address_fails_one_line_names_each(tmp_path: Path) -> None:
     with pytest.raises(ConnectionClosed, match="no address of the invite answered") as failed:
         run(join(invite, bob.me, "bob", bob.known, accept_all, stagger=0.05))
     assert all(f"127.0.0.1:{port}" in str(failed.value) for port in ports) and "\n" not in str(failed.value)
+
+
+def test_silent_connections_never_evict_a_joiner_reading_the_rules(tmp_path: Path) -> None:
+    """Flaw 4: while bob reads the rules, 40 silent connections from 10 other addresses arrive; his
+    handshake proved the invite secret, so it is never the one dropped to make room."""
+    bob = Side.make(tmp_path, "bob")
+
+    async def scenario() -> int:
+        _, listener, port = _listener(tmp_path)
+        async with listener:
+            writers: list[asyncio.StreamWriter] = []
+
+            async def slow_reader(terms: Terms, host_name: str) -> bool:
+                for i in range(40):
+                    writers.append(await _open_from(f"127.0.3.{1 + i % 10}", port))
+                await asyncio.sleep(0.3)
+                return True
+
+            channel, _ = await join(listener.invite([("127.0.0.1", port)]), bob.me, "bob", bob.known, slow_reader)
+            host_channel, session = await listener.first()
+            assert session.hello.name == "bob"
+            for writer in writers:
+                writer.transport.abort()
+            await channel.close()
+            await host_channel.close()
+            return listener.refused_count
+
+    refused = run(scenario())
+    assert refused >= 24  # beyond 16 pending, and 4 per address: the strangers made room for each other

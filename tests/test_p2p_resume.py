@@ -382,3 +382,58 @@ def test_a_redial_is_not_ended_by_refusals_anyone_could_forge(tmp_path: Path) ->
         await pair.host_channel.close()
 
     run(scenario())
+
+
+def test_a_flood_while_resuming_after_a_cut_does_not_keep_the_joiner_out(tmp_path: Path) -> None:
+    """Flaw 4: 60 silent connections a second from elsewhere while the line is cut: the joiner's
+    return (its source has a reserved slot, and a proven handshake is never evicted) gets in."""
+
+    async def flood(port: int, stop: asyncio.Event, full: asyncio.Event) -> int:
+        writers, count = [], 0
+        while not stop.is_set():
+            if count == 30:
+                full.set()  # the pending pool has been full for a while
+            source = f"127.0.2.{1 + count % 40}"
+            with contextlib.suppress(OSError):
+                _, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+                writers.append(writer)
+            count += 1
+            await asyncio.sleep(1 / 60)
+        for writer in writers:
+            writer.transport.abort()
+        return count
+
+    async def scenario() -> tuple[Report, Report, int, int]:
+        async with resilient(tmp_path, {0: Fault("cut", 3000)}) as net:
+            host, joiner = await net.duels((BotPlayer("easy"), BotPlayer("easy", seed=1)))
+            stop, full = asyncio.Event(), asyncio.Event()
+            flooding = asyncio.create_task(flood(net.listener.sock.getsockname()[1], stop, full))
+            await full.wait()
+            reports = await asyncio.gather(host.run(), joiner.run())
+            stop.set()
+            await host.channel.close()
+            await joiner.channel.close()
+            return reports[0], reports[1], await flooding, net.listener.refused_count
+
+    host, joiner, flooded, refused = run(scenario())
+    _same_complete_match(host, joiner)
+    assert host.reconnects >= 1 and flooded > 20 and refused > 0
+
+
+def test_two_sides_that_lost_each_other_never_both_win_the_game(tmp_path: Path) -> None:
+    """The line is cut and every redial fails: each side sees the other away past the limit.
+    Only the host is awarded the game for the peer's absence; the joiner's record awards nothing."""
+    never_back = {i: Fault("cut", 3000 if i == 0 else 0) for i in range(400)}
+    patience = Patience(keepalive=0.2, silent_after=0.5, dead_after=1.0, forfeit_after=1.5)
+
+    async def scenario() -> tuple[Report, Report]:
+        async with resilient(tmp_path, never_back) as net:
+            host, joiner = await net.duels((BotPlayer("easy"), BotPlayer("easy", seed=1)), patience)
+            reports = await asyncio.gather(host.run(), joiner.run())
+            return reports[0], reports[1]
+
+    host, joiner = run(scenario())
+    assert (host.end, host.awarded) == ("forfeit", 0)
+    assert (joiner.end, joiner.awarded) == ("abandoned", None)
+    for report in (host, joiner):
+        verify(report.record.read_text())
