@@ -78,6 +78,9 @@ class Admission:
     def __len__(self) -> int:
         return len(self._pending)
 
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._pending
+
 
 @dataclass
 class RefusalLog:

@@ -54,6 +54,7 @@ from p2p.messages import (
     Message,
     MoveMsg,
     Ping,
+    Rematch,
     Resume,
     Reveal,
     Signed,
@@ -88,6 +89,19 @@ class Patience:
     claim_grace: float = 10.0
     """A peer's forfeit claim that arrives this soon after we sent the link we owed crossed it on
     the way: it counts as honest (nothing is awarded to us for it)."""
+
+
+def rematch_answer(message: Message) -> bool | str | None:
+    """What a message read after a complete match says about a rematch: the peer's ``want``, a
+    chat line (``str``), or ``None`` for a keep-alive or a late ``bye``; anything else is a
+    :class:`~p2p.errors.ProtocolViolation`."""
+    if isinstance(message, Rematch):
+        return message.want
+    if isinstance(message, Chat):
+        return message.text
+    if isinstance(message, Ping | Bye):
+        return None
+    raise ProtocolViolation(Text(N_("a {tag!r} message instead of a rematch answer"), tag=message.TAG))
 
 
 class Reconnector(Protocol):
@@ -178,6 +192,7 @@ class Duel:
         ``status``: shows "peer silent", "reconnecting" lines.
         """
         terms = session.terms
+        self.records = records
         self.channel = channel
         self.session = session
         self.me = me
@@ -223,6 +238,28 @@ class Duel:
         self._checkpoint = (0, False)
         if reconnector is not None:
             reconnector.watch(self._interrupt)
+
+    async def rematch(self, want: bool = True) -> Duel | None:
+        """After a complete match, on the same connection: say whether we want another match and
+        hear the peer's answer (its chat lines go to the player meanwhile). The duel of the new
+        match, rooted at this one's end, when both want it; ``None`` otherwise."""
+        if not self.match.done:
+            raise ProtocolViolation(Text(N_("a rematch is only possible after a complete match")))
+        await self.channel.send(Rematch(want=want))
+        if not want:
+            return None
+        while True:
+            answer = rematch_answer(await self.channel.recv(self.patience.forfeit_after))
+            if isinstance(answer, str):
+                self.player.heard(answer)
+            elif answer is not None:
+                return self._next_match() if answer else None
+
+    def _next_match(self) -> Duel:
+        return Duel(
+            self.channel, self.session, self.me, self.player, self.records, self.peer_timeout, self.match,
+            self.reconnector, self.patience, self.status,
+        )  # fmt: skip
 
     async def say(self, text: str) -> None:
         """Send a chat line to the peer."""

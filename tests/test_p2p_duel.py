@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from pathlib import Path
 
 import pytest
 
 from engine import Game, Rules
+from p2p.duel import Duel, Report
 from p2p.fairdeal import coin, game_seed, resolve_trumps
+from p2p.match import rematch_of
 from p2p.messages import Reveal
+from p2p.players import BotPlayer
 from p2p.record import verify
-from tests.test_p2p_helpers import bot_duel, ipv6_available, run
+from tests.test_p2p_helpers import Side, bot_duel, connect_pair, ipv6_available, run
 
 
 def _check_agreement(host_report, join_report) -> None:  # type: ignore[no-untyped-def]
@@ -69,3 +73,32 @@ def test_seeds_and_trumps_come_from_the_reveals(tmp_path: Path) -> None:
     last = match.results[-1]
     game = Game.from_deal(last.seed, last.dealer, last.trumps, match.rules)
     assert match.game is not None and game.start == match.game.start
+
+
+def test_headless_bots_rematch_on_the_same_connection(tmp_path: Path) -> None:
+    """The rematch exchange is the protocol's (p2p.duel.Duel.rematch), so bots rematch without a screen."""
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+
+    async def scenario() -> tuple[list[Report], list[Report], Duel | None]:
+        pair = await connect_pair(ann, bob)
+        duels = [
+            Duel(pair.host_channel, pair.host_session, ann.me, BotPlayer("easy", seed=1), ann.home.records, 10),
+            Duel(pair.join_channel, pair.join_session, bob.me, BotPlayer("easy", seed=2), bob.home.records, 10),
+        ]
+        first = list(await asyncio.gather(*(duel.run() for duel in duels)))
+        again = await asyncio.gather(*(duel.rematch(True) for duel in duels))
+        assert again[0] is not None and again[1] is not None
+        second = list(await asyncio.gather(*(duel.run() for duel in again)))
+        third = await asyncio.gather(again[0].rematch(False), again[1].rematch(True))
+        await pair.host_channel.close()
+        await pair.join_channel.close()
+        return first, second, third[1]
+
+    first, second, declined = run(scenario())
+    assert declined is None
+    for reports in (first, second):
+        assert [r.end for r in reports] == ["complete", "complete"]
+        assert reports[0].match.transcript == reports[1].match.transcript
+    assert second[0].match.session_id == rematch_of(first[0].match)[0]
+    for report in second:
+        assert verify(report.record.read_text()).complete

@@ -40,7 +40,6 @@ from p2p.fairdeal import preference
 from p2p.handshake import Session
 from p2p.identity import Identity
 from p2p.match import Match
-from p2p.messages import Bye, Chat, Ping, Rematch
 from p2p.text import Text
 
 if TYPE_CHECKING:
@@ -194,9 +193,9 @@ class NetworkOpponent:
 
     # ------------------------------------------------------------ helpers
 
-    def _duel(self, channel: Channel, previous: Match | None = None) -> Duel:
+    def _duel(self, channel: Channel) -> Duel:
         return Duel(
-            channel, self.session, self.me, self, self.home.records, None, previous,
+            channel, self.session, self.me, self, self.home.records, None, None,
             self.reconnector, self.patience, self._status,
         )  # fmt: skip
 
@@ -238,25 +237,17 @@ class NetworkOpponent:
         if self.report is None or self.report.end != "complete":
             raise self._left()
         self._chat(_("Asking {name} for a rematch…").format(name=self.name))
-        channel = self.duel.channel
         try:
-            await channel.send(Rematch(want=True))
-            while not isinstance(answer := await channel.recv(), Rematch):
-                if isinstance(answer, Chat):
-                    self.heard(answer.text)
-                elif not isinstance(answer, Ping | Bye):  # keep-alives and farewells may still be in flight
-                    why = _("{name} sent a {tag!r} message instead of answering")
-                    raise OpponentLeft(why.format(name=self.name, tag=answer.TAG))
+            duel = await self.duel.rematch(True)
         except P2PError as exc:
             raise OpponentLeft(
                 _("{name} left: {error}").format(name=self.name, error=translated(exc))
             ) from None
-        if not answer.want:
+        if duel is None:
             raise OpponentLeft(_("{name} does not want a rematch.").format(name=self.name))
-        previous = self.duel.match
         self._offset += self.session.terms.games
         self.report = None
-        self.duel = self._duel(channel, previous)
+        self.duel = duel
         self._start()
         self._chat(_("Rematch with {name}: the loser of the last game deals.").format(name=self.name))
 
