@@ -143,7 +143,7 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_join_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps join``."""
-    parser.add_argument("invite", help=_tr(N_("the invite the host gave you: HOST:PORT/FINGERPRINT")))
+    parser.add_argument("invite", help=_tr(N_("the invite the host gave you: ADDRESS:PORT/FINGERPRINT/SECRET")))
     parser.add_argument("--yes", action="store_true", help=_tr(N_("accept the host's rules without asking")))
     add_common_arguments(parser)
 

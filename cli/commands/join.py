@@ -6,7 +6,7 @@ import argparse
 
 from cli.i18n import N_
 
-HELP = N_("join a friend's duel: trumps join HOST:PORT/FINGERPRINT")
+HELP = N_("join a friend's duel: trumps join ADDRESS:PORT/FINGERPRINT/SECRET")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
