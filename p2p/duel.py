@@ -44,6 +44,7 @@ from p2p.errors import (
 from p2p.fairdeal import Pledge
 from p2p.handshake import HANDSHAKE_TIMEOUT, Session
 from p2p.identity import Identity
+from p2p.liveness import Liveness, Patience
 from p2p.match import Match, position_hash, rematch_of
 from p2p.messages import (
     Abort,
@@ -65,30 +66,6 @@ from p2p.record import RecordWriter
 from p2p.text import N_, Text
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Patience:
-    """How a side treats a quiet peer (seconds)."""
-
-    keepalive: float = 2.0
-    """A keep-alive goes out this often, so that a quiet line is told from a dead one."""
-    silent_after: float = 6.0
-    """Nothing heard this long: the peer is shown as silent."""
-    dead_after: float = 20.0
-    """Nothing heard this long on a connection: it is presumed dead (half-open) and replaced."""
-    forfeit_after: float = 180.0
-    """Silent or unreachable this long: the waiting player may claim the game by forfeit."""
-    auto_claim: bool = True
-    """Claim at once when the limit passes (bots); otherwise the player decides (:meth:`Duel.claim`)."""
-    linger: float = 15.0
-    """After a complete match, how long to wait for the peer's ``bye`` (resuming meanwhile if needed)."""
-    stall: float = 2.0
-    """A wait that overran its timeout by this much means this program was stopped (a suspended
-    laptop, SIGSTOP), not that the peer was silent: what the peer sent meanwhile is read first."""
-    claim_grace: float = 10.0
-    """A peer's forfeit claim that arrives this soon after we sent the link we owed crossed it on
-    the way: it counts as honest (nothing is awarded to us for it)."""
 
 
 def rematch_answer(message: Message) -> bool | str | None:
@@ -219,14 +196,8 @@ class Duel:
         self._claim: Forfeit | None = None
         self._peer_done = False
         self._claimable: Text | None = None
-        self._owing_since: float | None = None
-        """Since when our own link has been due (our player thinking), while it is."""
-        self._link_sent_at = float("-inf")
-        """When we last sent a link we owed."""
-        self._live_since = time.monotonic()
-        """Since when the current connection is up: a stall is timed on one live connection."""
-        self._absence_awards = session.seat == terms.host_seat
-        """Only the host is awarded a game for the peer's absence (docs/protocol.md, "Forfeits")."""
+        self.clock = Liveness(self.patience, session.seat == terms.host_seat, time.monotonic())
+        """Stalls, absences and forfeit claims, judged on the monotonic clock."""
         self._stalled: Text | None = None
         """Why the game may be claimed while the peer, though connected, owes its link past the limit."""
         self._reconnects = 0
@@ -279,7 +250,7 @@ class Duel:
         """Claim the game by forfeit, if the peer has been away past the limit; whether it was."""
         if self._claimable is None:
             return False
-        awards = self._claimable is self._stalled or self._absence_awards
+        awards = self._claimable is self._stalled or self.clock.absence_awards
         self._claim = Forfeit(Text(N_("{why}: the game was claimed by forfeit"), why=self._claimable), awards)
         self.channel.stop_reading()  # wakes the reader, whose claim ends the match; the peer is still told
         return True
@@ -315,7 +286,7 @@ class Duel:
         except PeerAborted as exc:
             end, error = ("abandoned" if exc.reason == "quit" else "aborted"), exc
             note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
-            if exc.reason != "forfeit" or not self._owed_lately():
+            if exc.reason != "forfeit" or not self.clock.crossed_claim(time.monotonic()):
                 awarded, note = self._left_after_deal(note)
         except WireError as exc:
             end, error = "corrupted", exc
@@ -379,13 +350,6 @@ class Duel:
             return self.seat, self._award(note)
         return None, note
 
-    def _owed_lately(self) -> bool:
-        """Whether the peer's forfeit claim may be honest: we owe the due link, or sent it so lately
-        that the claim crossed it. Then it awards nothing to us (nor, in our record, to the peer), so
-        that a game is never won by both sides (docs/protocol.md, "Forfeits")."""
-        recently = time.monotonic() - self._link_sent_at <= self.patience.claim_grace
-        return self._owing_since is not None or recently
-
     def _when(self, error: P2PError) -> str:
         """The error, with whether the peer knew the deal when it happened (see docs/protocol.md)."""
         if self.match.deal_known_to(1 - self.seat):
@@ -408,12 +372,12 @@ class Duel:
         while (due := match.due()) is not None:
             kind, seat = due
             if seat == self.seat:
-                self._owing_since = time.monotonic()
+                self.clock.owe(time.monotonic())
                 link = await self._race(self._my_link(kind), reader)
-                self._owing_since = None
                 match.apply(link, self.seat)
                 self._recorded()
-                self._sent_at = self._link_sent_at = time.monotonic()
+                self._sent_at = time.monotonic()
+                self.clock.sent(self._sent_at)
                 await self._send(link)
                 self.player.advanced(match)
             else:
@@ -478,13 +442,12 @@ class Duel:
         """Wait for the peer's due link: ``True`` when it came, ``False`` once the peer has owed it
         for ``limit`` seconds on a connection that stayed up and while we hear it (a stall). While
         the line is down or silent the wait goes on: an absence is judged by the reader."""
-        since = time.monotonic()
+        since, clock = time.monotonic(), self.clock
         while True:
             now = time.monotonic()
-            left = max(since, self._live_since) + limit - now
-            heard = now - self.channel.heard_at < self.patience.silent_after
-            if self._live and heard and left <= 0:
+            if clock.stalled(since, self.channel.heard_at, self._live, now, limit):
                 return False
+            left = clock.stall_wait(since, now, limit)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._progress.wait(), max(left, 0.05) if self._live else 0.5)
                 return True
@@ -624,11 +587,11 @@ class Duel:
         """Raise (or offer) the forfeit claim once the peer has been away past the limit."""
         if self._claim is not None:
             raise self._claim
-        if away < self.patience.forfeit_after:
+        if not self.clock.away_too_long(away):
             return
         if self.patience.auto_claim:
             template = N_("{why} (limit {limit:g} s): the game is claimed by forfeit")
-            raise Forfeit(Text(template, why=why, limit=self.patience.forfeit_after), self._absence_awards)
+            raise Forfeit(Text(template, why=why, limit=self.patience.forfeit_after), self.clock.absence_awards)
         if self._claimable is None:
             self._claimable = why
         self.status(Text(N_("{why}: type /claim to claim the game by forfeit, or keep waiting"), why=why))
@@ -703,7 +666,8 @@ class Duel:
             sent += 1
         if match.done:
             await channel.send(Bye())
-        self._live, self._live_since = True, time.monotonic()
+        self._live = True
+        self.clock.connected(time.monotonic())
         self._claimable = self._stalled
         self._reconnects += 1
         self.status(Text(N_("reconnected to {name}: the match goes on"), name=self.peer_name))
