@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from engine import Game, Move, Rules
-from p2p.duel import Duel, Patience, Report
+from p2p.duel import Duel, Report
 from p2p.errors import ProtocolViolation
 from p2p.fairdeal import Pledge
 from p2p.handshake import Terms
+from p2p.liveness import Patience
 from p2p.match import Match, position_hash
 from p2p.messages import Abort, Commit, MoveMsg, Ping, Reveal, Signed
 from p2p.players import BotPlayer

@@ -14,10 +14,11 @@ import pytest
 from engine import Game, Move, Rules
 from p2p.channel import Channel
 from p2p.connect import Listener, Redial, join, listening_socket, perform
-from p2p.duel import Duel, Patience, Report
+from p2p.duel import Duel, Report
 from p2p.errors import Forfeit, HistoryMismatch, P2PError
 from p2p.handshake import HostHandshake, Session, Terms
 from p2p.invite import Invite, new_secret
+from p2p.liveness import Patience
 from p2p.match import sign_resume
 from p2p.messages import Abort, Resume
 from p2p.players import BotPlayer, Player

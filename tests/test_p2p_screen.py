@@ -12,9 +12,10 @@ from cli.app.match import Match as ScreenMatch
 from cli.app.network_opponent import NetworkOpponent
 from cli.app.opponent import OpponentLeft
 from engine import Game, Outcome, Rules
-from p2p.duel import Duel, Patience, Report
+from p2p.duel import Duel, Report
 from p2p.errors import RecordError
 from p2p.handshake import Terms
+from p2p.liveness import Patience
 from p2p.players import BotPlayer
 from p2p.record import verify
 from tests.screen_table import Notes

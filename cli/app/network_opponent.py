@@ -34,11 +34,12 @@ from cli.home import Home
 from cli.i18n import _, translated
 from engine import Game, Move
 from p2p.channel import Channel
-from p2p.duel import Duel, Patience, Reconnector, Report
+from p2p.duel import Duel, Reconnector, Report
 from p2p.errors import P2PError, PeerAborted
 from p2p.fairdeal import preference
 from p2p.handshake import Session
 from p2p.identity import Identity
+from p2p.liveness import Patience
 from p2p.match import Match
 from p2p.text import Text
 

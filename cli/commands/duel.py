@@ -341,7 +341,8 @@ def _setup(
 
 
 def _bot_play(args: argparse.Namespace) -> Play:
-    from p2p.duel import Duel, Patience
+    from p2p.duel import Duel
+    from p2p.liveness import Patience
     from p2p.players import BotPlayer
 
     player = BotPlayer(args.bot, args.trump)
