@@ -97,6 +97,36 @@ async def _refuse(channel: Channel, machine: HostHandshake | JoinerHandshake) ->
                 await channel.send(machine.refusal)
 
 
+async def host_handshake(
+    channel: Channel,
+    machine: HostHandshake,
+    hello_timeout: float = HANDSHAKE_TIMEOUT,
+    proven: Callable[[], None] = lambda: None,
+) -> Session:
+    """Drive the host's machine on ``channel`` until the joiner confirmed the keys (admission
+    and the host's ``confirmed`` are the caller's); ``proven`` is called once the knock proved
+    the invite secret."""
+    while machine.session is None:
+        if machine.hello is None:
+            timeout = hello_timeout
+        elif machine.offer is not None and not channel.sealed:
+            timeout = DECISION_TIMEOUT  # the joiner reads the rules
+        else:
+            timeout = HANDSHAKE_TIMEOUT
+        try:
+            message = await channel.recv(timeout)
+        except PeerAborted as exc:
+            raise machine.declined(exc) from None
+        except TamperedFrame:
+            if not channel.sealed:
+                raise
+            raise machine.unconfirmed() from None  # its confirm is not sealed under our keys
+        await perform(channel, machine.receive(message))
+        if machine.proven:
+            proven()
+    return machine.session
+
+
 class Listener:
     """The host's side of a whole duel: the first joiner to prove the invite secret and confirm
     the keys plays; after that only that same joiner (same name and identity key) gets in again,
@@ -207,7 +237,9 @@ class Listener:
         machine = HostHandshake(self.me, self.name, self.terms, self.secret, self._seen)
         session: Session | None = None
         try:
-            session = await self._handshake(channel, machine, key)
+            session = await host_handshake(
+                channel, machine, self.hello_timeout, lambda: self.admission.prove(key)
+            )
             returning = self.playing is not None
             self._admit(session, machine)
             if not returning:
@@ -229,28 +261,6 @@ class Listener:
         else:
             self.known.check(session.hello.name, session.accept.key)  # checked in _admit
             self._first.set_result((channel, session))
-
-    async def _handshake(self, channel: Channel, machine: HostHandshake, key: int) -> Session:
-        """Drive the host's machine until the joiner confirmed the keys."""
-        while machine.session is None:
-            if machine.hello is None:
-                timeout = self.hello_timeout
-            elif machine.offer is not None and not channel.sealed:
-                timeout = DECISION_TIMEOUT  # the joiner reads the rules
-            else:
-                timeout = HANDSHAKE_TIMEOUT
-            try:
-                message = await channel.recv(timeout)
-            except PeerAborted as exc:
-                raise machine.declined(exc) from None
-            except TamperedFrame:
-                if not channel.sealed:
-                    raise
-                raise machine.unconfirmed() from None  # its confirm is not sealed under our keys
-            await perform(channel, machine.receive(message))
-            if machine.proven:
-                self.admission.prove(key)
-        return machine.session
 
     def _admit(self, session: Session, machine: HostHandshake) -> None:
         """Whether a confirmed joiner may play: once a match is on (or won), the one answer
@@ -306,6 +316,12 @@ async def _offered(
     """Connect to ``address`` and run the joiner's handshake up to the host's checked offer."""
     channel = await _connect(address)
     machine = JoinerHandshake(me, name, invite.fingerprint, invite.secret, known)
+    await _to_offer(channel, machine)
+    return channel, machine
+
+
+async def _to_offer(channel: Channel, machine: JoinerHandshake) -> None:
+    """The joiner's opening on ``channel``, until the host's offer is in and checked."""
     try:
         await perform(channel, machine.start())
         machine.offered(await channel.recv(HANDSHAKE_TIMEOUT))
@@ -316,7 +332,6 @@ async def _offered(
         await _refuse(channel, machine)
         await channel.close()
         raise
-    return channel, machine
 
 
 async def _first_offer(
@@ -376,12 +391,33 @@ async def join(
     """Reach the host of ``invite`` (every address, staggered) and run the joiner's handshake;
     ``decide(terms, host_name)`` accepts or declines the rules."""
     channel, machine = await _first_offer(invite, me, name, known, stagger)
+    return channel, await _accepted(channel, machine, decide)
+
+
+async def join_on(
+    channel: Channel,
+    invite: Invite,
+    me: Identity,
+    name: str,
+    known: KnownPeers,
+    decide: Callable[[Terms, str], Awaitable[bool]],
+) -> Session:
+    """The joiner's whole handshake on a connection that is already open (any transport)."""
+    machine = JoinerHandshake(me, name, invite.fingerprint, invite.secret, known)
+    await _to_offer(channel, machine)
+    return await _accepted(channel, machine, decide)
+
+
+async def _accepted(
+    channel: Channel, machine: JoinerHandshake, decide: Callable[[Terms, str], Awaitable[bool]]
+) -> Session:
+    """After the offer: the decision, the accept and confirm, the host's confirmation."""
     assert machine.offer is not None
     try:
         if not await decide(Terms.of(machine.offer), machine.offer.name):
             raise machine.decline()
         await perform(channel, machine.accept())
-        session = machine.confirmed(await channel.recv(HANDSHAKE_TIMEOUT))
+        return machine.confirmed(await channel.recv(HANDSHAKE_TIMEOUT))
     except PeerAborted as exc:
         await channel.close()
         if exc.reason == "busy":
@@ -391,7 +427,6 @@ async def join(
         await _refuse(channel, machine)
         await channel.close()
         raise
-    return channel, session
 
 
 _UNPROVEN = (

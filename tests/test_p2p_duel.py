@@ -11,11 +11,12 @@ import pytest
 from engine import Game, Rules
 from p2p.duel import Duel, Report
 from p2p.fairdeal import coin, game_seed, resolve_trumps
+from p2p.handshake import Terms
 from p2p.match import rematch_of
 from p2p.messages import Reveal
 from p2p.players import BotPlayer
 from p2p.record import verify
-from tests.test_p2p_helpers import Side, bot_duel, connect_pair, ipv6_available, run
+from tests.test_p2p_helpers import Side, bot_duel, ipv6_available, memory_pair, run
 
 
 def _check_agreement(host_report, join_report) -> None:  # type: ignore[no-untyped-def]
@@ -80,7 +81,7 @@ def test_headless_bots_rematch_on_the_same_connection(tmp_path: Path) -> None:
     ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
 
     async def scenario() -> tuple[list[Report], list[Report], Duel | None]:
-        pair = await connect_pair(ann, bob)
+        pair = await memory_pair(ann, bob)
         duels = [
             Duel(pair.host_channel, pair.host_session, ann.me, BotPlayer("easy", seed=1), ann.home.records, 10),
             Duel(pair.join_channel, pair.join_session, bob.me, BotPlayer("easy", seed=2), bob.home.records, 10),
@@ -102,3 +103,17 @@ def test_headless_bots_rematch_on_the_same_connection(tmp_path: Path) -> None:
     assert second[0].match.session_id == rematch_of(first[0].match)[0]
     for report in second:
         assert verify(report.record.read_text()).complete
+
+
+def test_a_whole_match_over_an_in_memory_line_needs_no_socket(tmp_path: Path) -> None:
+    """The protocol does not care what carries its frames: the same drivers over memory."""
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+
+    async def scenario() -> tuple[Report, Report]:
+        pair = await memory_pair(ann, bob, Terms(Rules(), 2))
+        assert pair.host_session.code == pair.join_session.code
+        return await pair.play(BotPlayer("easy", seed=3), BotPlayer("easy", seed=4))
+
+    host_report, join_report = run(scenario())
+    _check_agreement(host_report, join_report)
+    assert verify(host_report.record.read_text()).complete

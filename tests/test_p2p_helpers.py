@@ -13,9 +13,9 @@ from typing import TypeVar
 from cli.home import Home
 from engine import Rules
 from p2p.channel import Channel
-from p2p.connect import host, join, listening_socket
+from p2p.connect import host, host_handshake, join, join_on, listening_socket, perform
 from p2p.duel import Duel, Report
-from p2p.handshake import Session, Terms
+from p2p.handshake import HostHandshake, Session, Terms
 from p2p.identity import Identity, KnownPeers, load_identity
 from p2p.invite import Invite, new_secret
 from p2p.players import BotPlayer, Player
@@ -245,3 +245,60 @@ class FaultyLine:
                 sink.close()
 
         await asyncio.gather(pump(reader, up_writer, True), pump(up_reader, writer, False))
+
+
+class MemoryWriter:
+    """The writing end of an in-memory line: what is written is fed to the peer's reader at once.
+    It is also its own transport (``abort``), as a ``Channel`` expects of a stream writer."""
+
+    def __init__(self, peer: asyncio.StreamReader) -> None:
+        self.peer = peer
+        self.transport = self
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        if not self.closed:
+            self.peer.feed_data(data)
+
+    async def drain(self) -> None:
+        await asyncio.sleep(0)  # let the reader run, as a socket would
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.peer.feed_eof()
+
+    abort = close
+
+    async def wait_closed(self) -> None:
+        pass
+
+    def get_extra_info(self, name: str, default: object = None) -> object:
+        return ("memory", 0) if name == "peername" else default
+
+
+def memory_line() -> tuple[Channel, Channel]:
+    """Two channels joined by memory: no socket at all."""
+    readers = asyncio.StreamReader(), asyncio.StreamReader()
+    writers = MemoryWriter(readers[1]), MemoryWriter(readers[0])
+    return (
+        Channel(readers[0], writers[0]),  # type: ignore[arg-type]
+        Channel(readers[1], writers[1]),  # type: ignore[arg-type]
+    )
+
+
+async def memory_pair(host_side: Side, join_side: Side, terms: Terms | None = None) -> Pair:
+    """Both ends of a handshake run over :func:`memory_line` by the real drivers."""
+    host_channel, join_channel = memory_line()
+    secret = new_secret()
+    machine = HostHandshake(host_side.me, host_side.name, terms or Terms(Rules(), 1), secret)
+    invite = host_side.invite(0, secret, "memory")
+
+    async def hosting() -> Session:
+        session = await host_handshake(host_channel, machine)
+        await perform(host_channel, machine.admit())
+        return session
+
+    host_task = asyncio.ensure_future(hosting())
+    join_session = await join_on(join_channel, invite, join_side.me, join_side.name, join_side.known, accept_all)
+    return Pair(host_side, join_side, host_channel, await host_task, join_channel, join_session)

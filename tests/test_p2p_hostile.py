@@ -502,3 +502,25 @@ def test_silent_connections_never_evict_a_joiner_reading_the_rules(tmp_path: Pat
 
     refused = run(scenario())
     assert refused >= 24  # beyond 16 pending, and 4 per address: the strangers made room for each other
+
+
+def test_a_silent_first_address_does_not_hold_up_the_second(tmp_path: Path) -> None:
+    """The first address accepts and says nothing (a wrong machine, a black hole): the second is
+    dialled 50 ms later without waiting for the first to time out, and wins."""
+    bob = Side.make(tmp_path, "bob")
+
+    async def scenario() -> float:
+        silent = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+        _, listener, port = _listener(tmp_path)
+        async with listener:
+            invite = listener.invite([("127.0.0.1", silent.sockets[0].getsockname()[1]), ("127.0.0.1", port)])
+            start = time.monotonic()
+            channel, _ = await join(invite, bob.me, "bob", bob.known, accept_all, stagger=0.05)
+            took = time.monotonic() - start
+            host_channel, _ = await listener.first()
+            await channel.close()
+            await host_channel.close()
+        silent.close()
+        return took
+
+    assert run(scenario()) < 5.0  # far below the 30 s the silent address would take to time out
