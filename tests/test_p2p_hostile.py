@@ -524,3 +524,21 @@ def test_a_silent_first_address_does_not_hold_up_the_second(tmp_path: Path) -> N
         return took
 
     assert run(scenario()) < 5.0  # far below the 30 s the silent address would take to time out
+
+
+def test_progress_lines_never_block_on_a_pipe_nobody_reads() -> None:
+    """Flaw 8: a headless host's stderr may be a pipe nobody reads. Its lines go through a bounded
+    queue written by a thread: once the pipe is full they are dropped, and the caller (the event
+    loop) never waits. 5000 lines are far more than a pipe holds."""
+    import os
+    import threading
+
+    from cli.commands.duel import Progress
+
+    read_end, write_end = os.pipe()
+    progress = Progress(capacity=16, stream=os.fdopen(write_end, "w"))
+    caller = threading.Thread(target=lambda: [progress.say("x" * 100) for _ in range(5000)])
+    caller.start()
+    caller.join(30)
+    assert not caller.is_alive()
+    os.close(read_end)

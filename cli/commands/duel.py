@@ -15,7 +15,7 @@ import contextlib
 import json
 import re
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from cli.i18n import N_, translated
 from p2p.text import Text, ntext
@@ -158,10 +158,12 @@ class Progress:
     makes lines drop, never the match stop (a flood of refused connections is also rate-limited
     before it gets here: :class:`p2p.admission.RefusalLog`)."""
 
-    def __init__(self, capacity: int = 256) -> None:
+    def __init__(self, capacity: int = 256, stream: TextIO | None = None) -> None:
+        """``stream``: where the lines go (``sys.stderr`` as it is when each line is written)."""
         import queue
         import threading
 
+        self.stream = stream
         self._lines: queue.Queue[str] = queue.Queue(capacity)
         threading.Thread(target=self._write, daemon=True).start()
 
@@ -184,7 +186,7 @@ class Progress:
         while True:
             line = self._lines.get()
             with contextlib.suppress(OSError, ValueError):
-                print(line, file=sys.stderr, flush=True)
+                print(line, file=self.stream or sys.stderr, flush=True)
             self._lines.task_done()
 
 
