@@ -591,7 +591,9 @@ class Duel:
             return
         if self.patience.auto_claim:
             template = N_("{why} (limit {limit:g} s): the game is claimed by forfeit")
-            raise Forfeit(Text(template, why=why, limit=self.patience.forfeit_after), self.clock.absence_awards)
+            raise Forfeit(
+                Text(template, why=why, limit=self.patience.forfeit_after), self.clock.absence_awards
+            )
         if self._claimable is None:
             self._claimable = why
         self.status(Text(N_("{why}: type /claim to claim the game by forfeit, or keep waiting"), why=why))

@@ -354,7 +354,9 @@ class JoinerHandshake(_Machine):
     """The joiner's side: :meth:`start`, then :meth:`offered` with the host's offer (it returns
     the terms to decide on), :meth:`accept` or :meth:`decline`, and :meth:`confirmed`."""
 
-    def __init__(self, me: Identity, name: str, host_fingerprint: str, secret: bytes, known: KnownPeers) -> None:
+    def __init__(
+        self, me: Identity, name: str, host_fingerprint: str, secret: bytes, known: KnownPeers
+    ) -> None:
         self.me, self.host_fingerprint, self.secret, self.known = me, host_fingerprint, secret, known
         self._eph_key, eph = _ephemeral()
         self._nonce = os.urandom(32)
@@ -408,7 +410,9 @@ class JoinerHandshake(_Machine):
         """The rules are accepted: the accept in clear, then the key confirmation sealed."""
         assert self.offer is not None
         unsigned = Accept(key=self.me.public, sig=bytes(64))
-        accept = unsigned.with_sig(sign(self.me.key, "accept-sig", session_id(self.hello, self.offer, unsigned)))
+        accept = unsigned.with_sig(
+            sign(self.me.key, "accept-sig", session_id(self.hello, self.offer, unsigned))
+        )
         self._transcript = transcript(self.hello, self.knock, self.offer, accept)
         self._keys = keys = SessionKeys.derive(
             _exchange(self._eph_key, self.offer.eph), self.secret, self._transcript
@@ -416,7 +420,11 @@ class JoinerHandshake(_Machine):
         code = verification_code(code_digest(self.secret, self.hello, self.offer, self._nonce))
         self._session = Session(self.hello, self.offer, accept, 1 - self.offer.host_seat, code)
         confirm = mac(keys.joiner_confirm, "confirm", self._transcript, self._nonce)
-        return [Send(accept), Seal(keys.joiner_to_host, keys.host_to_joiner), Send(Confirm(nonce=self._nonce, mac=confirm))]
+        return [
+            Send(accept),
+            Seal(keys.joiner_to_host, keys.host_to_joiner),
+            Send(Confirm(nonce=self._nonce, mac=confirm)),
+        ]
 
     def confirmed(self, message: Message) -> Session:
         """The host's confirmation: the session both sides now hold (the host is remembered)."""

@@ -94,7 +94,11 @@ def _latin_look_alikes(text: str) -> str:
 
     letters = []
     for char in text:
-        found = [] if char.isascii() else confusables.is_confusable(char, preferred_aliases=["latin"], greedy=True)
+        found = (
+            []
+            if char.isascii()
+            else confusables.is_confusable(char, preferred_aliases=["latin"], greedy=True)
+        )
         homoglyphs = [g["c"] for item in found or [] for g in item["homoglyphs"] if g["c"].isascii()]
         letters.append(homoglyphs[0] if homoglyphs else char)
     return "".join(letters)
@@ -161,7 +165,9 @@ class KnownPeers:
                     "should pick another name."
                 )
                 old = fingerprint(bytes.fromhex(info["key"]))
-                raise IdentityChanged(Text(template, name=name, known=other, old=old, new=fingerprint(public)))
+                raise IdentityChanged(
+                    Text(template, name=name, known=other, old=old, new=fingerprint(public))
+                )
 
     def forget(self, name: str) -> bool:
         """Forget ``name``; whether it was known."""

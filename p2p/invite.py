@@ -54,7 +54,9 @@ class Invite:
     secret: bytes
 
     def __str__(self) -> str:
-        where = ",".join(f"[{host}]:{port}" if ":" in host else f"{host}:{port}" for host, port in self.addresses)
+        where = ",".join(
+            f"[{host}]:{port}" if ":" in host else f"{host}:{port}" for host, port in self.addresses
+        )
         return f"{where}/{self.fingerprint}/{base32(self.secret)}"
 
     @classmethod

@@ -83,8 +83,12 @@ def test_headless_bots_rematch_on_the_same_connection(tmp_path: Path) -> None:
     async def scenario() -> tuple[list[Report], list[Report], Duel | None]:
         pair = await memory_pair(ann, bob)
         duels = [
-            Duel(pair.host_channel, pair.host_session, ann.me, BotPlayer("easy", seed=1), ann.home.records, 10),
-            Duel(pair.join_channel, pair.join_session, bob.me, BotPlayer("easy", seed=2), bob.home.records, 10),
+            Duel(
+                pair.host_channel, pair.host_session, ann.me, BotPlayer("easy", seed=1), ann.home.records, 10
+            ),
+            Duel(
+                pair.join_channel, pair.join_session, bob.me, BotPlayer("easy", seed=2), bob.home.records, 10
+            ),
         ]
         first = list(await asyncio.gather(*(duel.run() for duel in duels)))
         again = await asyncio.gather(*(duel.rematch(True) for duel in duels))

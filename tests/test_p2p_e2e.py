@@ -52,7 +52,9 @@ def test_headless_bots_resume_after_the_line_is_cut(tmp_path: Path) -> None:
         line = FaultyLine(invite.addresses[0][1], {0: Fault("cut", 2500), 1: Fault("cut", 9000)})
         port = await line.start()
         try:
-            joiner = await _join(tmp_path, replace(invite, addresses=(("127.0.0.1", port),)), "--timeout", "20")
+            joiner = await _join(
+                tmp_path, replace(invite, addresses=(("127.0.0.1", port),)), "--timeout", "20"
+            )
             return list(await asyncio.gather(_outcome(host), _outcome(joiner)))
         finally:
             line.close()

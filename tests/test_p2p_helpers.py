@@ -300,5 +300,7 @@ async def memory_pair(host_side: Side, join_side: Side, terms: Terms | None = No
         return session
 
     host_task = asyncio.ensure_future(hosting())
-    join_session = await join_on(join_channel, invite, join_side.me, join_side.name, join_side.known, accept_all)
+    join_session = await join_on(
+        join_channel, invite, join_side.me, join_side.name, join_side.known, accept_all
+    )
     return Pair(host_side, join_side, host_channel, await host_task, join_channel, join_session)

@@ -67,7 +67,13 @@ def _listener(
     sock = listening_socket("127.0.0.1", 0)
     admission = Admission(max_pending=max_pending, max_per_source=per_source)
     listener = Listener(
-        sock, ann.me, "ann", Terms(Rules()), ann.known, admission=admission, **limits  # type: ignore[arg-type]
+        sock,
+        ann.me,
+        "ann",
+        Terms(Rules()),
+        ann.known,
+        admission=admission,
+        **limits,  # type: ignore[arg-type]
     )
     return ann, listener, sock.getsockname()[1]
 
@@ -384,7 +390,9 @@ def test_mallory_on_the_path_cannot_take_the_joiners_seat(tmp_path: Path) -> Non
             proxy.close()
             while not listener.refusals:
                 await asyncio.sleep(0.01)
-            channel, _ = await join(listener.invite([("127.0.0.1", port)]), bob.me, "bob", bob.known, accept_all)
+            channel, _ = await join(
+                listener.invite([("127.0.0.1", port)]), bob.me, "bob", bob.known, accept_all
+            )
             host_channel, session = await listener.first()
             await channel.close()
             await host_channel.close()
@@ -410,7 +418,9 @@ def test_a_stranger_without_the_secret_gets_nothing_not_even_busy(tmp_path: Path
                 with pytest.raises(InviteRefused) as refused:
                     await join(guessed, eve.me, name, eve.known, accept_all)
                 answers.append(str(refused.value))
-            channel, _ = await join(listener.invite([("127.0.0.1", port)]), bob.me, "bob", bob.known, accept_all)
+            channel, _ = await join(
+                listener.invite([("127.0.0.1", port)]), bob.me, "bob", bob.known, accept_all
+            )
             await listener.first()
             for name in ("bob", "eve"):  # while the match is on: the same answer
                 with pytest.raises(InviteRefused) as refused:
@@ -491,7 +501,9 @@ def test_silent_connections_never_evict_a_joiner_reading_the_rules(tmp_path: Pat
                 await asyncio.sleep(0.3)
                 return True
 
-            channel, _ = await join(listener.invite([("127.0.0.1", port)]), bob.me, "bob", bob.known, slow_reader)
+            channel, _ = await join(
+                listener.invite([("127.0.0.1", port)]), bob.me, "bob", bob.known, slow_reader
+            )
             host_channel, session = await listener.first()
             assert session.hello.name == "bob"
             for writer in writers:

@@ -268,7 +268,9 @@ def test_declined_rules_end_the_joiner_and_the_host_keeps_waiting(tmp_path: Path
 
     async def scenario() -> None:
         sock = listening_socket("127.0.0.1", 0)
-        async with Listener(sock, ann.me, "ann", Terms(games=3, rules=Rules(sixes=False)), ann.known) as listener:
+        async with Listener(
+            sock, ann.me, "ann", Terms(games=3, rules=Rules(sixes=False)), ann.known
+        ) as listener:
             invite = listener.invite([("127.0.0.1", sock.getsockname()[1])])
             with pytest.raises(RulesDeclined):
                 await join(invite, bob.me, "bob", bob.known, decline)

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 DEFAULT_PORT = 47111
 _BOT_TIMEOUT = 180.0
 
+
 def _games(text: str) -> int:
     if not re.fullmatch("[0-9]{1,2}", text) or not 1 <= int(text) <= 99:
         raise argparse.ArgumentTypeError(
@@ -143,7 +144,9 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_join_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps join``."""
-    parser.add_argument("invite", help=_tr(N_("the invite the host gave you: ADDRESS:PORT/FINGERPRINT/SECRET")))
+    parser.add_argument(
+        "invite", help=_tr(N_("the invite the host gave you: ADDRESS:PORT/FINGERPRINT/SECRET"))
+    )
     parser.add_argument("--yes", action="store_true", help=_tr(N_("accept the host's rules without asking")))
     add_common_arguments(parser)
 
@@ -411,7 +414,10 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     async def main() -> Report:
         async with Listener(sock, me, name, terms, KnownPeers(home.peers_file), _say) as listener:
             invite = listener.invite([(address, port)])
-            print(translated(Text(N_("Send this to your friend:  trumps join {invite}"), invite=invite)), flush=True)
+            print(
+                translated(Text(N_("Send this to your friend:  trumps join {invite}"), invite=invite)),
+                flush=True,
+            )
             _say(
                 Text(
                     N_("Hosting {terms} on port {port}; waiting for your friend to join…"),

@@ -40,7 +40,11 @@ def run(args: argparse.Namespace) -> int:
             print(_("forgot {name}; their next key will be trusted on first use").format(name=args.name))
             return 0
         peers = known.load()
-        print(_("your fingerprint: {fingerprint}").format(fingerprint=load_identity(home.identity_file).fingerprint))
+        print(
+            _("your fingerprint: {fingerprint}").format(
+                fingerprint=load_identity(home.identity_file).fingerprint
+            )
+        )
     except P2PError as exc:
         print(f"trumps peers: {translated(exc)}", file=sys.stderr)
         return 1
