@@ -90,6 +90,13 @@ class RefusalLog:
     _last: float = float("-inf")
     _held: int = 0
 
+    def held(self, now: float) -> Text | None:
+        """The count of refusals not shown yet, once the interval has passed (``None`` if none)."""
+        if not self._held or now - self._last < self.interval:
+            return None
+        self._last, held, self._held = now, self._held, 0
+        return ntext("refused {count} more connection", "refused {count} more connections", held)
+
     def note(self, now: float, address: str, error: object) -> Text | None:
         """The line to show for this refusal now, or ``None`` (it is counted into the next line)."""
         if now - self._last < self.interval:

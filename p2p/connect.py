@@ -166,6 +166,7 @@ class Listener:
         self.refusals: collections.deque[tuple[str, P2PError]] = collections.deque(maxlen=64)
         """The latest refused connections (address, why), newest last."""
         self.refused_count = 0
+        self._summary: asyncio.TimerHandle | None = None
         self.playing: Session | None = None
         """The session of the match in progress, once a joiner won it."""
         self._seen: set[bytes] = set()
@@ -191,6 +192,8 @@ class Listener:
     async def __aexit__(self, *exc: object) -> None:
         if self._server is not None:
             self._server.close()
+        if self._summary is not None:
+            self._summary.cancel()
         for channel in list(self._channels.values()):
             channel.abort()
         while not self._returned.empty():
@@ -217,6 +220,14 @@ class Listener:
         self.refusals.append((address, error.with_traceback(None)))  # keeps no frames, no buffers
         self.refused_count += 1
         line = self.log.note(time.monotonic(), address, error)
+        if line is not None:
+            self.refused(line)
+        elif self._summary is None:  # those held back are counted in a line a little later
+            self._summary = asyncio.get_running_loop().call_later(self.log.interval, self._held)
+
+    def _held(self) -> None:
+        self._summary = None
+        line = self.log.held(time.monotonic())
         if line is not None:
             self.refused(line)
 

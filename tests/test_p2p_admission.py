@@ -47,3 +47,12 @@ def test_refusals_are_reported_at_most_once_a_second_with_a_count() -> None:
     assert len(shown) == 3
     assert str(shown[0]) == "refused a connection from 192.0.2.1:5: garbage"
     assert str(shown[1]).endswith("(and 99 more before it)")
+
+
+def test_refusals_held_back_are_counted_in_a_later_line() -> None:
+    log = RefusalLog(interval=1.0)
+    assert log.note(0.0, "192.0.2.1:5", "garbage") is not None
+    assert log.note(0.1, "192.0.2.1:6", "garbage") is None
+    assert log.held(0.5) is None  # not yet: at most one line a second
+    assert str(log.held(1.1)) == "refused 1 more connection"
+    assert log.held(5.0) is None  # nothing left to tell
