@@ -1,4 +1,5 @@
-"""Whole bot matches over real loopback sockets, IPv4 and IPv6, and their records."""
+"""Whole bot matches, their records and rematches: most over an in-memory line (no socket), a few
+over real loopback sockets, IPv4 and IPv6."""
 
 from __future__ import annotations
 
@@ -30,9 +31,10 @@ def _check_agreement(host_report, join_report) -> None:  # type: ignore[no-untyp
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_bot_matches_over_ipv4(tmp_path: Path, seed: int) -> None:
+def test_bot_matches(tmp_path: Path, seed: int) -> None:
     rules = Rules(pickup="voluntary" if seed % 3 == 0 else "forced", sixes=seed % 2 == 0)
-    host_report, join_report = run(bot_duel(tmp_path, games=1 + seed % 3, rules=rules, seed=seed))
+    bind = "127.0.0.1" if seed < 2 else None  # two over IPv4 loopback, the rest over memory
+    host_report, join_report = run(bot_duel(tmp_path, 1 + seed % 3, bind, rules=rules, seed=seed))
     _check_agreement(host_report, join_report)
     assert len(host_report.match.results) == 1 + seed % 3
     for report in (host_report, join_report):
@@ -49,7 +51,7 @@ def test_bot_match_over_ipv6(tmp_path: Path) -> None:
 
 
 def test_match_follows_the_dealing_rule(tmp_path: Path) -> None:
-    host_report, _ = run(bot_duel(tmp_path, games=6, levels=("easy", "easy"), seed=5))
+    host_report, _ = run(bot_duel(tmp_path, games=6, bind=None, seed=5))
     results = host_report.match.results
     for previous, current in itertools.pairwise(results):
         winner = previous.outcome.winner
@@ -58,7 +60,7 @@ def test_match_follows_the_dealing_rule(tmp_path: Path) -> None:
 
 
 def test_seeds_and_trumps_come_from_the_reveals(tmp_path: Path) -> None:
-    host_report, _ = run(bot_duel(tmp_path, games=3, seed=3))
+    host_report, _ = run(bot_duel(tmp_path, games=3, bind=None, seed=3))
     match = host_report.match
     reveals: dict[int, dict[int, Reveal]] = {}
     for by, link in match.links:

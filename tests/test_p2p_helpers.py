@@ -168,12 +168,17 @@ async def connect_pair(
 
 
 async def bot_duel(
-    root: Path, games: int = 1, bind: str = "127.0.0.1", levels: tuple[str, str] = ("easy", "easy"),
+    root: Path, games: int = 1, bind: str | None = "127.0.0.1", levels: tuple[str, str] = ("easy", "easy"),
     rules: Rules | None = None, seed: int = 0, meddle: Meddler | None = None,
 ) -> tuple[Report, Report]:  # fmt: skip
-    """A whole bot match over loopback; the host's report, then the joiner's."""
+    """A whole bot match over loopback (over memory, no socket, when ``bind`` is ``None``);
+    the host's report, then the joiner's."""
     ann, bob = Side.make(root, "ann"), Side.make(root, "bob")
-    pair = await connect_pair(ann, bob, Terms(rules or Rules(), games), bind, meddle)
+    terms = Terms(rules or Rules(), games)
+    if bind is None:
+        pair = await memory_pair(ann, bob, terms)
+    else:
+        pair = await connect_pair(ann, bob, terms, bind, meddle)
     return await pair.play(BotPlayer(levels[0], seed=seed), BotPlayer(levels[1], seed=seed + 1))
 
 
