@@ -12,8 +12,10 @@ With a :class:`Reconnector`, a dropped or corrupted connection does not end the
 match: the reader gets a fresh handshaken connection to the same peer, both
 sides exchange signed ``resume`` claims (links held, transcript hash), the side
 ahead resends what the other lacks, and play goes on exactly where it stopped.
-A peer that stays silent or away past :attr:`Patience.forfeit_after` loses the
-game by forfeit once it is claimed (docs/protocol.md, "What survives what").
+A peer that stalls, or (for the host) stays silent or away, past the limit loses
+the game by forfeit once it is claimed; the timing decisions are
+:class:`~p2p.liveness.Liveness`'s (docs/protocol.md, "Forfeits"). After a
+complete match, :meth:`Duel.rematch` agrees on another one on the same connection.
 """
 
 from __future__ import annotations
@@ -164,8 +166,8 @@ class Duel:
     ) -> None:
         """``previous``: the complete match this one is a rematch of, on the same connection.
 
-        ``peer_timeout``: how long to wait for a link the peer owes before claiming the game
-        (bots); ``reconnector``: how to get the peer back (no resuming without one);
+        ``peer_timeout``: how long the peer may owe a link on a live connection before the
+        game is claimed (bots); ``reconnector``: how to get the peer back (no resuming without one);
         ``status``: shows "peer silent", "reconnecting" lines.
         """
         terms = session.terms
