@@ -14,6 +14,7 @@ from p2p.errors import HandshakeError, IdentityChanged, IncompatiblePeer, Invite
 from p2p.handshake import (
     HostHandshake,
     JoinerHandshake,
+    Seal,
     Send,
     Session,
     Terms,
@@ -179,3 +180,89 @@ def test_a_look_alike_of_a_known_name_is_that_name(tmp_path: Path) -> None:
     with pytest.raises(IdentityChanged, match="looks like bob"):
         known.check("b\u043eb", _identity().public)
     assert set(known.load()) == {"bob"}
+
+
+def test_the_documents_derivations_give_what_the_machines_send(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/protocol.md is the contract: every value of the handshake recomputed from the document
+    alone (its field order, hash, MAC, HKDF and code formulas, with only hashlib, hmac, msgpack and
+    cryptography's primitives) equals what the machines put on the wire."""
+    import hashlib
+    import hmac
+
+    import msgpack  # type: ignore[import-untyped]
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    from p2p import handshake
+    from p2p.channel import Sealer
+    from p2p.wire import encode
+
+    ephemerals = [X25519PrivateKey.generate(), X25519PrivateKey.generate()]  # the joiner's, the host's
+    handed = iter(ephemerals)
+
+    class Ephemeral:
+        @staticmethod
+        def generate() -> X25519PrivateKey:
+            return next(handed)
+
+    monkeypatch.setattr(handshake, "X25519PrivateKey", Ephemeral)
+    pair = Pair(tmp_path)  # the joiner's machine is made first, then the host's
+    hello, knock = _sent(pair.joiner.start())
+    (offer,) = [m for sent in (hello, knock) for m in _sent(pair.host.receive(sent))]
+    pair.joiner.offered(offer)
+    actions = pair.joiner.accept()
+    accept, confirm = _sent(actions)
+    (seal,) = [action for action in actions if isinstance(action, Seal)]
+    pair.host.receive(accept)
+    pair.host.receive(confirm)
+    (confirmed,) = _sent(pair.host.admit())
+    assert isinstance(hello, Hello) and isinstance(offer, Offer) and isinstance(accept, Accept)
+    assert isinstance(confirm, Confirm) and isinstance(confirmed, Confirmed)
+
+    def enc(wire: dict[str, object]) -> bytes:
+        packed: bytes = msgpack.packb(wire, use_bin_type=True)
+        return packed
+
+    def h(tag: str, *parts: bytes) -> bytes:
+        digest = hashlib.sha256()
+        for part in (("your-trumps/v1/" + tag).encode(), *parts):
+            digest.update(len(part).to_bytes(4, "big") + part)
+        return digest.digest()
+
+    def mac(key: bytes, tag: str, *parts: bytes) -> bytes:
+        return hmac.new(key, h(tag, *parts), hashlib.sha256).digest()
+
+    secret = pair.secret
+    hello_map = {"t": "hello", "proto": 3, "program": hello.program, "name": "bob", "eph": hello.eph}
+    knock_map = {"t": "knock", "proof": knock.proof, "commit": knock.commit}  # type: ignore[attr-defined]
+    offer_body = {
+        "t": "offer", "proto": 3, "program": offer.program, "name": "ann", "eph": offer.eph, "key": pair.ann.public,
+        "pickup": "forced", "sixes": True, "max_moves": 1000, "games": 3, "host_seat": 0,
+    }  # fmt: skip
+    accept_body = {"t": "accept", "key": pair.bob.public}
+    for wire, message in ((hello_map, hello), (offer_body | {"sig": offer.sig}, offer)):
+        assert enc(wire) == encode(message.to_wire())  # the field order the tables give
+    assert knock_map["proof"] == mac(secret, "knock", enc(hello_map), h("code-nonce", confirm.nonce))
+    t1 = h("offer", enc(hello_map), enc(offer_body))
+    Ed25519PublicKey.from_public_bytes(pair.ann.public).verify(offer.sig, h("offer-sig", t1))
+    s = h("session", t1, offer.sig, enc(accept_body))
+    Ed25519PublicKey.from_public_bytes(pair.bob.public).verify(accept.sig, h("accept-sig", s))
+    assert s == pair.host.session.session_id  # type: ignore[union-attr]
+    th = h("transcript", enc(hello_map), enc(knock_map), enc(offer_body | {"sig": offer.sig}),
+           enc(accept_body | {"sig": accept.sig}))  # fmt: skip
+    shared = ephemerals[0].exchange(ephemerals[1].public_key())
+    okm = HKDF(hashes.SHA256(), 128, salt=th, info=b"your-trumps/v3/keys").derive(shared + secret)
+    k_hj, k_jh, c_j, c_h = okm[:32], okm[32:64], okm[64:96], okm[96:]
+    assert (seal.send_key, seal.recv_key) == (k_jh, k_hj)  # the joiner seals with k_JH
+    assert confirm.mac == mac(c_j, "confirm", th, confirm.nonce)
+    assert confirmed.mac == mac(c_h, "confirmed", th, confirm.nonce)
+    number = int.from_bytes(h("code", secret, t1, confirm.nonce)[:8], "big") % 1_000_000
+    assert pair.host.session.code == f"{number // 1000:03d} {number % 1000:03d}"  # type: ignore[union-attr]
+    counter = bytes(8)  # the confirm is the joiner's first sealed frame
+    sealed = counter + ChaCha20Poly1305(k_jh).encrypt(bytes(4) + counter, encode(confirm.to_wire()), counter)
+    assert Sealer(k_hj, k_jh).open(sealed) == encode(confirm.to_wire())  # as the host opens it
