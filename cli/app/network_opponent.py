@@ -91,8 +91,11 @@ class NetworkOpponent:
     # ------------------------------------------------------ the app's side
 
     def attach(self, table: Table) -> None:
-        """Start the duel and show the verification code."""
+        """Start the duel and show the verification code; from now on connections the host
+        refuses are reported in the status slot (never written behind the screen)."""
         self._table = table
+        if self.reconnector is not None:
+            self.reconnector.report_to(lambda text: self.show_status(translated(text)))
         self._start()
         table.chat(
             _("Playing {name}. Verification code {code}: {name} must see the same.").format(
@@ -333,8 +336,6 @@ async def play_duel(
     from cli.app.session import Session as Screen
 
     opponent = NetworkOpponent(channel, session, me, home, reconnector, patience)
-    if reconnector is not None:  # refused connections go to the status slot, never behind the screen
-        reconnector.report_to(lambda text: opponent.show_status(translated(text)))
     terms = session.terms
     remembered = config.load_config()
     screen = Screen(
