@@ -425,7 +425,7 @@ def test_two_sides_that_lost_each_other_never_both_win_the_game(tmp_path: Path) 
     """The line is cut and every redial fails: each side sees the other away past the limit.
     Only the host is awarded the game for the peer's absence; the joiner's record awards nothing."""
     never_back = {i: Fault("cut", 3000 if i == 0 else 0) for i in range(400)}
-    patience = Patience(keepalive=0.2, silent_after=0.5, dead_after=1.0, forfeit_after=1.5)
+    patience = Patience(keepalive=0.1, silent_after=0.3, dead_after=0.5, forfeit_after=0.8)
 
     async def scenario() -> tuple[Report, Report]:
         async with resilient(tmp_path, never_back) as net:
