@@ -27,13 +27,13 @@ from pathlib import Path
 # Run as a script, this folder heads sys.path and its engine.py would shadow the engine package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from cli.home import Home
 from engine import Game, Move, Rules
 from p2p.connect import host, join, listening_socket
 from p2p.duel import Duel
 from p2p.handshake import Terms
-from p2p.home import Home
 from p2p.identity import KnownPeers, load_identity
-from p2p.invite import Invite
+from p2p.invite import Invite, new_secret
 
 FRAME_BYTES = 4 + 8 + 16 + 190  # header, counter, tag and a typical signed move message
 
@@ -68,18 +68,19 @@ class InstantPlayer:
 async def one_match(root: Path, index: int) -> tuple[float, float, list[float]]:
     """Handshake seconds, deal seconds, and both players' turn gaps, for one game."""
     homes = [Home(root / f"{index}{side}" / "c", root / f"{index}{side}" / "d") for side in "hj"]
-    host_me, join_me = (load_identity(home) for home in homes)
+    host_me, join_me = (load_identity(home.identity_file) for home in homes)
     sock = listening_socket("127.0.0.1", 0)
-    invite = Invite("127.0.0.1", sock.getsockname()[1], host_me.fingerprint)
+    secret = new_secret()
+    invite = Invite((("127.0.0.1", sock.getsockname()[1]),), host_me.fingerprint, secret)
 
     async def yes(terms: Terms, name: str) -> bool:
         return True
 
     start = time.perf_counter()
     hosting = asyncio.create_task(
-        host(sock, host_me, "ann", Terms(Rules(max_moves=400)), KnownPeers(homes[0]), lambda a, e: None)
+        host(sock, host_me, "ann", Terms(Rules(max_moves=400)), KnownPeers(homes[0].peers_file), secret)
     )
-    join_channel, join_session = await join(invite, join_me, "bob", KnownPeers(homes[1]), yes)
+    join_channel, join_session = await join(invite, join_me, "bob", KnownPeers(homes[1].peers_file), yes)
     host_channel, host_session = await hosting
     handshaken = time.perf_counter()
     clock: dict[str, float] = {}

@@ -234,8 +234,8 @@ def play(args: argparse.Namespace) -> dict[str, object]:
                            "--bot", "easy", "--games", str(args.games), "--json", "--name", "ann", *timeout)  # fmt: skip
             processes.append(host)
             assert host.stdout is not None
-            fingerprint = host.stdout.readline().strip().rsplit("/", 1)[1]
-            invite = f"{HOST_ADDRESS}:{port}/{fingerprint}"  # through the relay when there is one
+            keys = host.stdout.readline().strip().split("/", 1)[1]  # the fingerprint and the secret
+            invite = f"{HOST_ADDRESS}:{port}/{keys}"  # through the relay when there is one
             joiner = _trumps(
                 spaces.join,
                 root / "bob",

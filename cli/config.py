@@ -11,7 +11,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from p2p.home import Home, write_atomically
+from cli.home import Home
+from p2p.files import write_atomically
 
 _CONFIG = "config.json"
 

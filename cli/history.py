@@ -21,12 +21,12 @@ from pathlib import Path
 from cli import storage
 from cli.app.names import MY_NAME, shown_name
 from cli.cells import cell_width, fit, pad
+from cli.home import Home
 from cli.i18n import _, translated
 from cli.printable import printable
 from cli.reasons import reason_words
 from engine import Game, RecordError
 from p2p import errors as p2p_errors
-from p2p.home import Home
 
 
 @dataclass(frozen=True)

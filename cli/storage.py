@@ -13,7 +13,7 @@
 The data dir is ``$XDG_DATA_HOME/trumps`` and the config dir
 ``$XDG_CONFIG_HOME/trumps`` when those variables are set, otherwise what
 platformdirs gives for the platform (``~/.local/share/trumps``, ...): the same
-:class:`p2p.home.Home` the network game keeps its identity and records in.
+:class:`cli.home.Home` the network game keeps its identity and records in.
 """
 
 from __future__ import annotations
@@ -26,10 +26,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from cli.home import Home
 from cli.i18n import N_, _
 from cli.options import MOST_GAMES
 from engine.ai import LEVELS
-from p2p.home import Home, write_atomically
+from p2p.files import write_atomically
 
 _UNFINISHED = "unfinished.json"
 _LOCK = "unfinished.lock"

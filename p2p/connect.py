@@ -1,11 +1,12 @@
-"""Opening a duel: the host's listener and the joiner's connection, each ending in a handshaken session.
+"""Opening a duel: the asyncio driver of the handshakes, the host's listener and the joiner's dialing.
 
-The host listens on one socket for both IPv4 and IPv6 where the system
-allows (``::`` with dual stack), so that one port number serves every
-friend. Connections that fail the handshake are refused and reported, and
-the host keeps listening; the first one that succeeds gets the game. The
+The state machines (:mod:`p2p.handshake`, :mod:`p2p.admission`) decide; this
+module owns the sockets, tasks and timers. The host listens on one socket for
+both IPv4 and IPv6 where the system allows (``::`` with dual stack). The
 :class:`Listener` keeps listening during the match, for that joiner's return
-after a drop; the joiner's :class:`Redial` dials again with backoff.
+after a drop; the joiner dials every address of the invite, staggered, and keeps
+the first that answers with the host's offer (:func:`join`); its
+:class:`Redial` dials again with backoff after a drop.
 """
 
 from __future__ import annotations
@@ -15,28 +16,47 @@ import collections
 import contextlib
 import random
 import socket
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 
+from p2p.admission import Admission, RefusalLog, source_of
 from p2p.channel import Channel
 from p2p.errors import (
     BadHandshakeSignature,
     ConnectionClosed,
     FingerprintMismatch,
+    IdentityChanged,
     IncompatiblePeer,
+    InviteRefused,
     P2PError,
     PeerAborted,
     PeerBusy,
     PeerTimeout,
+    TamperedFrame,
     WireError,
 )
-from p2p.handshake import HANDSHAKE_TIMEOUT, Session, Terms, host_handshake, join_handshake
+from p2p.handshake import (
+    DECISION_TIMEOUT,
+    HANDSHAKE_TIMEOUT,
+    Action,
+    HostHandshake,
+    JoinerHandshake,
+    Seal,
+    Session,
+    Terms,
+    busy,
+)
 from p2p.identity import Identity, KnownPeers
-from p2p.invite import Invite
+from p2p.invite import Address, Invite, new_secret
+from p2p.messages import Abort
 from p2p.text import N_, Text
 from p2p.wire import FRAME_DEADLINE
 
-Refused = Callable[[str, P2PError], None]
+Refused = Callable[[Text], None]
+"""Where the listener reports refused connections (already rate-limited: see :class:`RefusalLog`)."""
+STAGGER = 0.25
+"""Seconds between starting to dial one address of an invite and the next (RFC 8305's 250 ms)."""
 
 
 def listening_socket(bind: str | None, port: int) -> socket.socket:
@@ -50,19 +70,74 @@ def listening_socket(bind: str | None, port: int) -> socket.socket:
     return socket.create_server(address[:2] if family == socket.AF_INET else address, family=family)
 
 
-MAX_PENDING = 16
-"""Connections at most in the middle of a handshake at once; beyond, the oldest is dropped."""
+def _no_delay(writer: asyncio.StreamWriter) -> None:
+    """Send small frames at once (no Nagle): asyncio leaves it on for sockets accepted from a
+    listening socket made with ``proto=0``, and a link sent right after the host's ``confirmed``
+    would otherwise wait for the joiner's delayed acknowledgement (~40 ms)."""
+    sock = writer.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+async def perform(channel: Channel, actions: list[Action]) -> None:
+    """Carry out a handshake machine's actions on ``channel``, in order."""
+    for action in actions:
+        if isinstance(action, Seal):
+            channel.seal(action.send_key, action.recv_key)
+        else:
+            await channel.send(action.message)
+
+
+async def _refuse(channel: Channel, machine: HostHandshake | JoinerHandshake) -> None:
+    """Send the machine's refusal, if it has one (best effort: a failure must not hide the reason)."""
+    if machine.refusal is not None:
+        with contextlib.suppress(P2PError, TimeoutError):
+            async with asyncio.timeout(2):
+                await channel.send(machine.refusal)
+
+
+async def host_handshake(
+    channel: Channel,
+    machine: HostHandshake,
+    hello_timeout: float = HANDSHAKE_TIMEOUT,
+    proven: Callable[[], None] = lambda: None,
+) -> Session:
+    """Drive the host's machine on ``channel`` until the joiner confirmed the keys (admission
+    and the host's ``confirmed`` are the caller's); ``proven`` is called once the knock proved
+    the invite secret."""
+    while machine.session is None:
+        if machine.hello is None:
+            timeout = hello_timeout
+        elif machine.offer is not None and not channel.sealed:
+            timeout = DECISION_TIMEOUT  # the joiner reads the rules
+        else:
+            timeout = HANDSHAKE_TIMEOUT
+        try:
+            message = await channel.recv(timeout)
+        except PeerAborted as exc:
+            raise machine.declined(exc) from None
+        except TamperedFrame:
+            if not channel.sealed:
+                raise
+            raise machine.unconfirmed() from None  # its confirm is not sealed under our keys
+        await perform(channel, machine.receive(message))
+        if machine.proven:
+            proven()
+    return machine.session
 
 
 class Listener:
-    """The host's side of a whole duel: the first joiner to complete the handshake plays;
-    after that only that same joiner (same name and identity key) may connect again, to
-    resume after a drop, and anyone else is told the host is busy.
+    """The host's side of a whole duel: the first joiner to prove the invite secret and confirm
+    the keys plays; after that only that same joiner (same name and identity key) gets in again,
+    to resume after a drop, and everyone else gets the same ``busy``.
 
-    Every connection runs its handshake in its own task, at most :data:`MAX_PENDING`
-    at once (the oldest is dropped to make room), each frame within ``deadline``
-    seconds of its header, so that garbage, slow, silent or half-open connections
-    cost little and never stop the host from serving its player.
+    Every connection runs its handshake in its own task, admitted by :class:`Admission`
+    (bounded pending handshakes, a cap per source, proven handshakes never evicted, a
+    reserved slot for the playing peer's source), each frame within ``deadline`` seconds
+    of its header, so that garbage, slow, silent or half-open connections cost little and
+    never stop the host from serving its player. Refusals go to ``refused`` at most once a
+    second (the rest counted), never to the terminal directly.
     """
 
     def __init__(
@@ -72,25 +147,43 @@ class Listener:
         name: str,
         terms: Terms,
         known: KnownPeers,
-        refused: Refused,
-        max_pending: int = MAX_PENDING,
+        refused: Refused | None = None,
+        secret: bytes | None = None,
+        admission: Admission | None = None,
         deadline: float = FRAME_DEADLINE,
         hello_timeout: float = HANDSHAKE_TIMEOUT,
     ) -> None:
-        """``deadline``: seconds each frame's body may take after its header; ``hello_timeout``:
-        seconds a new connection may stay silent before its hello."""
+        """``secret``: the invite's (a fresh one when ``None``: see :meth:`invite`); ``deadline``:
+        seconds each frame's body may take after its header; ``hello_timeout``: seconds a new
+        connection may stay silent before its hello."""
         self.sock, self.me, self.name, self.terms, self.known = sock, me, name, terms, known
-        self.refused = refused
-        self.max_pending = max_pending
+        self.refused: Refused = refused or (lambda text: None)
+        self.secret = secret if secret is not None else new_secret()
+        self.admission = Admission() if admission is None else admission
         self.deadline = deadline
         self.hello_timeout = hello_timeout
+        self.log = RefusalLog()
+        self.refusals: collections.deque[tuple[str, P2PError]] = collections.deque(maxlen=64)
+        """The latest refused connections (address, why), newest last."""
+        self.refused_count = 0
+        self._summary: asyncio.TimerHandle | None = None
         self.playing: Session | None = None
         """The session of the match in progress, once a joiner won it."""
+        self._seen: set[bytes] = set()
         self._first: asyncio.Future[tuple[Channel, Session]] = asyncio.get_running_loop().create_future()
         self._returned: asyncio.Queue[tuple[Channel, Session]] = asyncio.Queue(maxsize=1)
-        self._pending: collections.deque[Channel] = collections.deque()
+        self._channels: dict[Hashable, Channel] = {}
         self._interrupt: Callable[[], None] = lambda: None
         self._server: asyncio.Server | None = None
+
+    def invite(self, addresses: list[Address]) -> Invite:
+        """The invite for this listener: ``addresses``, the host's fingerprint, the secret."""
+        return Invite(tuple(addresses), self.me.fingerprint, self.secret)
+
+    @property
+    def pending(self) -> int:
+        """Handshakes in progress."""
+        return len(self.admission)
 
     async def __aenter__(self) -> Listener:
         self._server = await asyncio.start_server(self._handle, sock=self.sock)
@@ -99,17 +192,17 @@ class Listener:
     async def __aexit__(self, *exc: object) -> None:
         if self._server is not None:
             self._server.close()
-        for channel in list(self._pending):
-            channel.writer.close()
+        if self._summary is not None:
+            self._summary.cancel()
+        for channel in list(self._channels.values()):
+            channel.abort()
         while not self._returned.empty():
             channel, _ = self._returned.get_nowait()
-            channel.writer.close()
+            channel.abort()
 
     async def first(self) -> tuple[Channel, Session]:
-        """The joiner who completed the handshake first; from then on only it is let in again."""
-        channel, session = await self._first
-        self.playing = session
-        return channel, session
+        """The joiner who confirmed the handshake first; from then on only it is let in again."""
+        return await self._first
 
     async def reconnect(self) -> tuple[Channel, Session]:
         """The same joiner, back on a fresh handshaken connection (a :class:`~p2p.duel.Reconnector`)."""
@@ -119,51 +212,183 @@ class Listener:
         """``interrupt`` is called when the joiner connects again while we thought it still there."""
         self._interrupt = interrupt
 
+    def report_to(self, refused: Refused) -> None:
+        """From now on refusals go to ``refused`` (the screen's status slot, say)."""
+        self.refused = refused
+
+    def _refusal(self, address: str, error: P2PError) -> None:
+        self.refusals.append((address, error.with_traceback(None)))  # keeps no frames, no buffers
+        self.refused_count += 1
+        line = self.log.note(time.monotonic(), address, error)
+        if line is not None:
+            self.refused(line)
+        elif self._summary is None:  # those held back are counted in a line a little later
+            self._summary = asyncio.get_running_loop().call_later(self.log.interval, self._held)
+
+    def _held(self) -> None:
+        self._summary = None
+        line = self.log.held(time.monotonic())
+        if line is not None:
+            self.refused(line)
+
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        _no_delay(writer)
         channel = Channel(reader, writer, self.deadline)
-        if self._first.done() and self.playing is None:  # between the winner and first()
-            await channel.close()
+        key = id(channel)
+        address = channel.peer_address
+        drop = self.admission.arrive(key, source_of(channel.peer_host))
+        if drop is None:
+            channel.abort()
+            self._refusal(address, PeerBusy(Text(N_("too many connections from this address at once"))))
             return
-        if len(self._pending) >= self.max_pending:
-            oldest = self._pending.popleft()
-            oldest.writer.transport.abort()
-        self._pending.append(channel)
+        for old in drop:
+            if (evicted := self._channels.pop(old, None)) is not None:
+                evicted.abort()
+        self._channels[key] = channel
+        machine = HostHandshake(self.me, self.name, self.terms, self.secret, self._seen)
+        session: Session | None = None
         try:
             session = await host_handshake(
-                channel, self.me, self.name, self.terms, self.known, self.playing, self.hello_timeout
+                channel, machine, self.hello_timeout, lambda: self.admission.prove(key)
             )
+            returning = self.playing is not None
+            self._admit(session, machine)
+            if not returning:
+                self.playing = session  # before any await: a second joiner confirmed meanwhile is busy
+            await perform(channel, machine.admit())
         except P2PError as exc:  # a decline too: it is unauthenticated, anyone could send it
-            self.refused(channel.peer_address, exc)
+            if session is not None and self.playing is session:
+                self.playing = None  # the winner's line broke before it was let in
+            await _refuse(channel, machine)
+            self._refusal(address, exc)
             await channel.close()
             return
         finally:
-            with contextlib.suppress(ValueError):
-                self._pending.remove(channel)
-        if self.playing is not None:
+            self.admission.leave(key)
+            self._channels.pop(key, None)
+        self.admission.reserved = source_of(channel.peer_host)
+        if returning:
             self._came_back(channel, session)
-        elif not self._first.done():
-            self.known.check(session.hello.name, session.accept.key)  # checked in the handshake
+        else:
+            self.known.check(session.hello.name, session.accept.key)  # checked in _admit
             self._first.set_result((channel, session))
-        else:  # another joiner was faster
-            self.refused(
-                channel.peer_address, PeerBusy(Text(N_("another joiner completed the handshake first")))
-            )
-            await channel.close()
+
+    def _admit(self, session: Session, machine: HostHandshake) -> None:
+        """Whether a confirmed joiner may play: once a match is on (or won), the one answer
+        ``busy`` for everyone but the playing joiner; and known peers' keys checked."""
+        playing = self.playing
+        if playing is not None and (session.hello.name, session.accept.key) != (
+            playing.hello.name,
+            playing.accept.key,
+        ):
+            machine.refusal = busy(self.name)
+            raise PeerBusy(Text(N_("someone else has the match")))
+        try:  # remembered only once it gets the match: it may still lose the race
+            self.known.check(session.hello.name, session.accept.key, remember=False)
+        except IdentityChanged as exc:
+            machine.refusal = Abort(reason="identity", detail=str(exc)[:300])
+            raise
 
     def _came_back(self, channel: Channel, session: Session) -> None:
         if self._returned.full():  # an older return nobody picked up: the newest wins
             stale, _ = self._returned.get_nowait()
-            stale.writer.transport.abort()
+            stale.abort()
         self._returned.put_nowait((channel, session))
         self._interrupt()
 
 
 async def host(
-    sock: socket.socket, me: Identity, name: str, terms: Terms, known: KnownPeers, refused: Refused
+    sock: socket.socket, me: Identity, name: str, terms: Terms, known: KnownPeers, secret: bytes
 ) -> tuple[Channel, Session]:
     """Wait on ``sock`` for a joiner who completes the handshake, then stop listening."""
-    async with Listener(sock, me, name, terms, known, refused) as listener:
+    async with Listener(sock, me, name, terms, known, secret=secret) as listener:
         return await listener.first()
+
+
+async def _connect(address: Address) -> Channel:
+    host, port = address
+    try:
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), HANDSHAKE_TIMEOUT)
+    except TimeoutError:
+        raise PeerTimeout(Text(N_("no answer from {host} port {port}"), host=host, port=port)) from None
+    except OSError as exc:
+        template = N_(
+            "cannot connect to {host} port {port} ({error}): "
+            "is the host still waiting, and can this machine reach that address and port?"
+        )
+        raise ConnectionClosed(Text(template, host=host, port=port, error=exc.strerror or exc)) from None
+    _no_delay(writer)
+    return Channel(reader, writer)
+
+
+async def _offered(
+    address: Address, invite: Invite, me: Identity, name: str, known: KnownPeers
+) -> tuple[Channel, JoinerHandshake]:
+    """Connect to ``address`` and run the joiner's handshake up to the host's checked offer."""
+    channel = await _connect(address)
+    machine = JoinerHandshake(me, name, invite.fingerprint, invite.secret, known)
+    await _to_offer(channel, machine)
+    return channel, machine
+
+
+async def _to_offer(channel: Channel, machine: JoinerHandshake) -> None:
+    """The joiner's opening on ``channel``, until the host's offer is in and checked."""
+    try:
+        await perform(channel, machine.start())
+        machine.offered(await channel.recv(HANDSHAKE_TIMEOUT))
+    except PeerAborted as exc:
+        await channel.close()
+        raise machine.aborted(exc) from None
+    except BaseException:
+        await _refuse(channel, machine)
+        await channel.close()
+        raise
+
+
+async def _first_offer(
+    invite: Invite, me: Identity, name: str, known: KnownPeers, stagger: float
+) -> tuple[Channel, JoinerHandshake]:
+    """Dial every address of ``invite``, each ``stagger`` seconds after the previous one (at once
+    when the previous one failed), and keep the first that brings the host's offer (RFC 8305)."""
+    waiting = list(invite.addresses)
+    attempts: dict[asyncio.Task[tuple[Channel, JoinerHandshake]], Address] = {}
+    errors: list[tuple[Address, P2PError]] = []
+    try:
+        while waiting or attempts:
+            if waiting:
+                address = waiting.pop(0)
+                attempts[asyncio.ensure_future(_offered(address, invite, me, name, known))] = address
+            done, _ = await asyncio.wait(
+                attempts, timeout=stagger if waiting else None, return_when=asyncio.FIRST_COMPLETED
+            )
+            for task in done:
+                failed = attempts.pop(task)
+                if task.exception() is None:
+                    return task.result()
+                error = task.exception()
+                if not isinstance(error, P2PError):
+                    raise error  # type: ignore[misc]
+                errors.append((failed, error))
+    finally:
+        for task in attempts:
+            task.cancel()
+        for task in attempts:
+            with contextlib.suppress(BaseException):
+                channel, _ = await task
+                await channel.close()
+    raise _all_failed(errors)
+
+
+def _all_failed(errors: list[tuple[Address, P2PError]]) -> P2PError:
+    """One error for every address having failed: the error itself for a single address; a host's
+    answer if any address reached one; else one line naming each address's failure."""
+    if len(errors) == 1:
+        return errors[0][1]
+    for _, error in errors:
+        if not isinstance(error, ConnectionClosed | PeerTimeout):
+            return error
+    line = "; ".join(f"{host}:{port}: {error}" for (host, port), error in errors)
+    return ConnectionClosed(Text(N_("no address of the invite answered ({failures})"), failures=line))
 
 
 async def join(
@@ -172,40 +397,52 @@ async def join(
     name: str,
     known: KnownPeers,
     decide: Callable[[Terms, str], Awaitable[bool]],
+    stagger: float = STAGGER,
 ) -> tuple[Channel, Session]:
-    """Connect to the host of ``invite`` and run the joiner's handshake."""
+    """Reach the host of ``invite`` (every address, staggered) and run the joiner's handshake;
+    ``decide(terms, host_name)`` accepts or declines the rules."""
+    channel, machine = await _first_offer(invite, me, name, known, stagger)
+    return channel, await _accepted(channel, machine, decide)
+
+
+async def join_on(
+    channel: Channel,
+    invite: Invite,
+    me: Identity,
+    name: str,
+    known: KnownPeers,
+    decide: Callable[[Terms, str], Awaitable[bool]],
+) -> Session:
+    """The joiner's whole handshake on a connection that is already open (any transport)."""
+    machine = JoinerHandshake(me, name, invite.fingerprint, invite.secret, known)
+    await _to_offer(channel, machine)
+    return await _accepted(channel, machine, decide)
+
+
+async def _accepted(
+    channel: Channel, machine: JoinerHandshake, decide: Callable[[Terms, str], Awaitable[bool]]
+) -> Session:
+    """After the offer: the decision, the accept and confirm, the host's confirmation."""
+    assert machine.offer is not None
     try:
-        reader, writer = await asyncio.wait_for(
-            asyncio.open_connection(invite.host, invite.port), HANDSHAKE_TIMEOUT
-        )
-    except TimeoutError:
-        raise PeerTimeout(
-            Text(N_("no answer from {host} port {port}"), host=invite.host, port=invite.port)
-        ) from None
-    except OSError as exc:
-        template = N_(
-            "cannot connect to {host} port {port} ({error}): "
-            "is the host still waiting, and can this machine reach that address and port?"
-        )
-        raise ConnectionClosed(
-            Text(template, host=invite.host, port=invite.port, error=exc.strerror or exc)
-        ) from None
-    channel = Channel(reader, writer)
-    try:
-        session = await join_handshake(channel, me, name, invite.fingerprint, known, decide)
+        if not await decide(Terms.of(machine.offer), machine.offer.name):
+            raise machine.decline()
+        await perform(channel, machine.accept())
+        return machine.confirmed(await channel.recv(HANDSHAKE_TIMEOUT))
     except PeerAborted as exc:
         await channel.close()
         if exc.reason == "busy":
             raise PeerBusy(exc.detail) from None
-        raise
+        raise machine.aborted(exc) from None
     except BaseException:
-        with contextlib.suppress(P2PError):
-            await channel.close()
+        await _refuse(channel, machine)
+        await channel.close()
         raise
-    return channel, session
 
 
-_UNPROVEN = (PeerAborted, PeerBusy, FingerprintMismatch, BadHandshakeSignature, IncompatiblePeer)
+_UNPROVEN = (
+    PeerAborted, PeerBusy, FingerprintMismatch, BadHandshakeSignature, IncompatiblePeer, InviteRefused,
+)  # fmt: skip
 """Refusals a redial meets before the host's signature is checked (a clear ``abort``, an offer
 under another key): anyone on the path could forge them, so they cannot end the match."""
 
@@ -243,3 +480,5 @@ class Redial:
     def watch(self, interrupt: Callable[[], None]) -> None:
         """The joiner learns of a broken line by reading it: nothing to watch."""
 
+    def report_to(self, refused: Refused) -> None:
+        """A joiner refuses no connections: nothing to report."""

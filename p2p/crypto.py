@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -36,18 +37,39 @@ def fingerprint(public_key: bytes) -> str:
     >>> fingerprint(bytes(32))
     '7j33u3l6rypiweqlbeiso7l7oiwizoth'
     """
-    digest = tagged_hash("fingerprint", public_key)[:20]
-    return base64.b32encode(digest).decode().lower()
+    return base32(tagged_hash("fingerprint", public_key)[:20])
 
 
-def verification_code(session_id: bytes) -> str:
-    """The short code both screens show; equal codes mean nobody sits in the middle.
+def verification_code(digest: bytes) -> str:
+    """The six digits both screens show, from ``digest`` (see :func:`p2p.handshake.code_digest`):
+    its first 8 bytes as a big-endian number, mod 10⁶, as ``ddd ddd``.
 
     >>> verification_code(bytes(32))
-    '086 559'
+    '000 000'
+    >>> verification_code(bytes.fromhex("00000000000f423f") + bytes(24))
+    '999 999'
     """
-    number = int.from_bytes(tagged_hash("code", session_id)[:8], "big") % 1_000_000
+    number = int.from_bytes(digest[:8], "big") % 1_000_000
     return f"{number // 1000:03d} {number % 1000:03d}"
+
+
+def mac(key: bytes, tag: str, *parts: bytes) -> bytes:
+    """HMAC-SHA256 under ``key`` of ``tagged_hash(tag, *parts)``."""
+    return hmac.new(key, tagged_hash(tag, *parts), hashlib.sha256).digest()
+
+
+def mac_ok(key: bytes, tag: str, parts: tuple[bytes, ...], claimed: bytes) -> bool:
+    """Whether ``claimed`` is :func:`mac` of ``parts`` (compared in constant time)."""
+    return hmac.compare_digest(mac(key, tag, *parts), claimed)
+
+
+def base32(data: bytes) -> str:
+    """Lowercase RFC 4648 base32 without padding (``a-z2-7``), as fingerprints and invite secrets use.
+
+    >>> base32(bytes(20))
+    'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'
+    """
+    return base64.b32encode(data).decode().rstrip("=").lower()
 
 
 def sign(key: Ed25519PrivateKey, tag: str, digest: bytes) -> bytes:

@@ -12,8 +12,10 @@ With a :class:`Reconnector`, a dropped or corrupted connection does not end the
 match: the reader gets a fresh handshaken connection to the same peer, both
 sides exchange signed ``resume`` claims (links held, transcript hash), the side
 ahead resends what the other lacks, and play goes on exactly where it stopped.
-A peer that stays silent or away past :attr:`Patience.forfeit_after` loses the
-game by forfeit once it is claimed (docs/protocol.md, "What survives what").
+A peer that stalls, or (for the host) stays silent or away, past the limit loses
+the game by forfeit once it is claimed; the timing decisions are
+:class:`~p2p.liveness.Liveness`'s (docs/protocol.md, "Forfeits"). After a
+complete match, :meth:`Duel.rematch` agrees on another one on the same connection.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from p2p.errors import (
 from p2p.fairdeal import Pledge
 from p2p.handshake import HANDSHAKE_TIMEOUT, Session
 from p2p.identity import Identity
+from p2p.liveness import Liveness, Patience
 from p2p.match import Match, position_hash, rematch_of
 from p2p.messages import (
     Abort,
@@ -54,6 +57,7 @@ from p2p.messages import (
     Message,
     MoveMsg,
     Ping,
+    Rematch,
     Resume,
     Reveal,
     Signed,
@@ -66,25 +70,17 @@ from p2p.text import N_, Text
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class Patience:
-    """How a side treats a quiet peer (seconds)."""
-
-    keepalive: float = 2.0
-    """A keep-alive goes out this often, so that a quiet line is told from a dead one."""
-    silent_after: float = 6.0
-    """Nothing heard this long: the peer is shown as silent."""
-    dead_after: float = 20.0
-    """Nothing heard this long on a connection: it is presumed dead (half-open) and replaced."""
-    forfeit_after: float = 180.0
-    """Silent or unreachable this long: the waiting player may claim the game by forfeit."""
-    auto_claim: bool = True
-    """Claim at once when the limit passes (bots); otherwise the player decides (:meth:`Duel.claim`)."""
-    linger: float = 15.0
-    """After a complete match, how long to wait for the peer's ``bye`` (resuming meanwhile if needed)."""
-    stall: float = 2.0
-    """A wait that overran its timeout by this much means this program was stopped (a suspended
-    laptop, SIGSTOP), not that the peer was silent: what the peer sent meanwhile is read first."""
+def rematch_answer(message: Message) -> bool | str | None:
+    """What a message read after a complete match says about a rematch: the peer's ``want``, a
+    chat line (``str``), or ``None`` for a keep-alive or a late ``bye``; anything else is a
+    :class:`~p2p.errors.ProtocolViolation`."""
+    if isinstance(message, Rematch):
+        return message.want
+    if isinstance(message, Chat):
+        return message.text
+    if isinstance(message, Ping | Bye):
+        return None
+    raise ProtocolViolation(Text(N_("a {tag!r} message instead of a rematch answer"), tag=message.TAG))
 
 
 class Reconnector(Protocol):
@@ -95,6 +91,9 @@ class Reconnector(Protocol):
 
     def watch(self, interrupt: Callable[[], None]) -> None:
         """Call ``interrupt`` whenever a newer connection from the peer is waiting."""
+
+    def report_to(self, refused: Callable[[Text], None]) -> None:
+        """Where connections refused meanwhile are reported (rate-limited lines)."""
 
 
 @dataclass
@@ -167,11 +166,12 @@ class Duel:
     ) -> None:
         """``previous``: the complete match this one is a rematch of, on the same connection.
 
-        ``peer_timeout``: how long to wait for a link the peer owes before claiming the game
-        (bots); ``reconnector``: how to get the peer back (no resuming without one);
+        ``peer_timeout``: how long the peer may owe a link on a live connection before the
+        game is claimed (bots); ``reconnector``: how to get the peer back (no resuming without one);
         ``status``: shows "peer silent", "reconnecting" lines.
         """
         terms = session.terms
+        self.records = records
         self.channel = channel
         self.session = session
         self.me = me
@@ -198,8 +198,8 @@ class Duel:
         self._claim: Forfeit | None = None
         self._peer_done = False
         self._claimable: Text | None = None
-        self._owing_since: float | None = None
-        """Since when our own link has been due (our player thinking), while it is."""
+        self.clock = Liveness(self.patience, session.seat == terms.host_seat, time.monotonic())
+        """Stalls, absences and forfeit claims, judged on the monotonic clock."""
         self._stalled: Text | None = None
         """Why the game may be claimed while the peer, though connected, owes its link past the limit."""
         self._reconnects = 0
@@ -211,6 +211,28 @@ class Duel:
         self._checkpoint = (0, False)
         if reconnector is not None:
             reconnector.watch(self._interrupt)
+
+    async def rematch(self, want: bool = True) -> Duel | None:
+        """After a complete match, on the same connection: say whether we want another match and
+        hear the peer's answer (its chat lines go to the player meanwhile). The duel of the new
+        match, rooted at this one's end, when both want it; ``None`` otherwise."""
+        if not self.match.done:
+            raise ProtocolViolation(Text(N_("a rematch is only possible after a complete match")))
+        await self.channel.send(Rematch(want=want))
+        if not want:
+            return None
+        while True:
+            answer = rematch_answer(await self.channel.recv(self.patience.forfeit_after))
+            if isinstance(answer, str):
+                self.player.heard(answer)
+            elif answer is not None:
+                return self._next_match() if answer else None
+
+    def _next_match(self) -> Duel:
+        return Duel(
+            self.channel, self.session, self.me, self.player, self.records, self.peer_timeout, self.match,
+            self.reconnector, self.patience, self.status,
+        )  # fmt: skip
 
     async def say(self, text: str) -> None:
         """Send a chat line to the peer."""
@@ -230,8 +252,9 @@ class Duel:
         """Claim the game by forfeit, if the peer has been away past the limit; whether it was."""
         if self._claimable is None:
             return False
-        self._claim = Forfeit(Text(N_("{why}: the game was claimed by forfeit"), why=self._claimable))
-        self.channel.reader.feed_eof()  # wakes the reader, whose claim ends the match; the peer is still told
+        awards = self._claimable is self._stalled or self.clock.absence_awards
+        self._claim = Forfeit(Text(N_("{why}: the game was claimed by forfeit"), why=self._claimable), awards)
+        self.channel.stop_reading()  # wakes the reader, whose claim ends the match; the peer is still told
         return True
 
     async def run(self) -> Report:
@@ -250,9 +273,9 @@ class Duel:
         except Forfeit as exc:
             end, error = "forfeit", exc
             note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
-            if len(self.match.results) < self.match.games:
+            if len(self.match.results) < self.match.games and exc.award:
                 awarded, note = self.seat, self._award(note)
-            else:  # every game is played; only the peer's signature of the end is missing
+            else:  # every game is played (only the peer's final is missing), or the host is away
                 end = note["end"] = "abandoned"
             with contextlib.suppress(P2PError, TimeoutError):
                 await asyncio.wait_for(self.channel.send(Abort(reason="forfeit", detail=str(exc)[:300])), 1)
@@ -265,7 +288,7 @@ class Duel:
         except PeerAborted as exc:
             end, error = ("abandoned" if exc.reason == "quit" else "aborted"), exc
             note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
-            if exc.reason != "forfeit" or not self._stalled_myself():
+            if exc.reason != "forfeit" or not self.clock.crossed_claim(time.monotonic()):
                 awarded, note = self._left_after_deal(note)
         except WireError as exc:
             end, error = "corrupted", exc
@@ -329,11 +352,6 @@ class Duel:
             return self.seat, self._award(note)
         return None, note
 
-    def _stalled_myself(self) -> bool:
-        """Whether the peer's forfeit claim is plausible: we have owed our link past our own limit."""
-        owing = self._owing_since
-        return owing is not None and time.monotonic() - owing >= self.patience.forfeit_after
-
     def _when(self, error: P2PError) -> str:
         """The error, with whether the peer knew the deal when it happened (see docs/protocol.md)."""
         if self.match.deal_known_to(1 - self.seat):
@@ -356,12 +374,12 @@ class Duel:
         while (due := match.due()) is not None:
             kind, seat = due
             if seat == self.seat:
-                self._owing_since = time.monotonic()
+                self.clock.owe(time.monotonic())
                 link = await self._race(self._my_link(kind), reader)
-                self._owing_since = None
                 match.apply(link, self.seat)
                 self._recorded()
                 self._sent_at = time.monotonic()
+                self.clock.sent(self._sent_at)
                 await self._send(link)
                 self.player.advanced(match)
             else:
@@ -390,20 +408,9 @@ class Duel:
         try:
             if self.peer_timeout is None:  # a person: past the limit the game is offered, not claimed
                 await self._race(self._await_owed(due), reader)
-            else:
-                await self._race(asyncio.wait_for(self._progress.wait(), self.peer_timeout), reader)
-        except TimeoutError:
-            if self.match.due() == due:
-                if self._live:
-                    template = N_("{name} did not send its {tag} within {seconds:g} s")
-                else:
-                    template = N_(
-                        "{name} did not send its {tag} within {seconds:g} s "
-                        "(the connection was lost and it has not come back)"
-                    )
-                raise Forfeit(
-                    Text(template, name=self.peer_name, tag=due[0].TAG, seconds=self.peer_timeout)
-                ) from None
+            elif not await self._race(self._owed_within(self.peer_timeout), reader):
+                template = N_("{name} did not send its {tag} within {seconds:g} s")
+                raise Forfeit(Text(template, name=self.peer_name, tag=due[0].TAG, seconds=self.peer_timeout))
         except (ConnectionClosed, PeerTimeout):
             if self.match.due() == due:  # the link did not come before the failure
                 raise
@@ -414,8 +421,7 @@ class Duel:
         Keep-alives do not withdraw this offer (the peer is there but does not play); the link does.
         """
         limit = self.patience.forfeit_after
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._progress.wait(), limit)
+        if await self._owed_within(limit):
             return
         template = N_("{name} did not send its {tag} within {seconds:g} s")
         self._stalled = Text(template, name=self.peer_name, tag=due[0].TAG, seconds=limit)
@@ -433,6 +439,20 @@ class Duel:
                 self._claimable = None
                 self.status("")
             self._stalled = None
+
+    async def _owed_within(self, limit: float) -> bool:
+        """Wait for the peer's due link: ``True`` when it came, ``False`` once the peer has owed it
+        for ``limit`` seconds on a connection that stayed up and while we hear it (a stall). While
+        the line is down or silent the wait goes on: an absence is judged by the reader."""
+        since, clock = time.monotonic(), self.clock
+        while True:
+            now = time.monotonic()
+            if clock.stalled(since, self.channel.heard_at, self._live, now, limit):
+                return False
+            left = clock.stall_wait(since, now, limit)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._progress.wait(), max(left, 0.05) if self._live else 0.5)
+                return True
 
     async def _race(self, work: Awaitable[T], reader: asyncio.Task[None]) -> T:
         """``work``'s result, unless the reader fails first (its error is raised then)."""
@@ -487,9 +507,7 @@ class Duel:
 
     def _interrupt(self) -> None:
         """Drop the current connection: the reader then reconnects (or raises a claim)."""
-        transport = self.channel.writer.transport
-        if transport is not None:
-            transport.abort()
+        self.channel.abort()
 
     async def _read(self) -> None:
         """Apply the peer's links as they arrive, until the match is done and the peer said ``bye``."""
@@ -571,11 +589,13 @@ class Duel:
         """Raise (or offer) the forfeit claim once the peer has been away past the limit."""
         if self._claim is not None:
             raise self._claim
-        if away < self.patience.forfeit_after:
+        if not self.clock.away_too_long(away):
             return
         if self.patience.auto_claim:
             template = N_("{why} (limit {limit:g} s): the game is claimed by forfeit")
-            raise Forfeit(Text(template, why=why, limit=self.patience.forfeit_after))
+            raise Forfeit(
+                Text(template, why=why, limit=self.patience.forfeit_after), self.clock.absence_awards
+            )
         if self._claimable is None:
             self._claimable = why
         self.status(Text(N_("{why}: type /claim to claim the game by forfeit, or keep waiting"), why=why))
@@ -651,6 +671,7 @@ class Duel:
         if match.done:
             await channel.send(Bye())
         self._live = True
+        self.clock.connected(time.monotonic())
         self._claimable = self._stalled
         self._reconnects += 1
         self.status(Text(N_("reconnected to {name}: the match goes on"), name=self.peer_name))

@@ -91,6 +91,10 @@ class BadHandshakeSignature(HandshakeError):
     """A handshake signature does not verify: the peer is not who it claims."""
 
 
+class InviteRefused(HandshakeError):
+    """A connection that did not prove the invite's secret (a stranger, or an old invite)."""
+
+
 class RulesDeclined(HandshakeError):
     """The joiner declined the host's rules."""
 
@@ -157,7 +161,15 @@ class MatchLost(P2PError):
 
 
 class Forfeit(P2PError):
-    """The peer stayed away (silent, unreachable or stalling) past the limit: we claim the game."""
+    """The peer stayed away (silent, unreachable or stalling) past the limit: we claim the game.
+
+    ``award``: whether the claim gives us the game. Only the host is awarded a game for the peer's
+    absence, so that two sides who each lost the other never both claim it (docs/protocol.md).
+    """
+
+    def __init__(self, message: str, award: bool = True) -> None:
+        super().__init__(message)
+        self.award = award
 
 
 class RecordError(P2PError):

@@ -1,31 +1,38 @@
-"""The authenticated key exchange that opens every duel, and what it settles.
+"""The authenticated key exchange that opens every duel (protocol 3), as two sans-I/O state machines.
 
 ::
 
-    joiner                                             host
-      | hello  {proto, program, name, eph_J}             |
-      | ------------------------------------------------>|
-      |   offer {proto, program, name, eph_H, key_H,     |
-      |          rules, games, host_seat, sig_H(T1)}     |
-      | <------------------------------------------------|
-      | checks fingerprint(key_H) against the invite,    |
-      | sig_H, versions, known peers; accepts the rules  |
-      | accept {key_J, sig_J(S)}                         |
-      | ------------------------------------------------>|
-      |           both: keys = HKDF(X25519(eph), S)       |
-      |========== sealed frames from here on ============|
+    joiner                                                    host
+      | hello  {proto, program, name, eph}                      |
+      | knock  {proof = MAC(secret, hello, commit), commit}     |
+      | ------------------------------------------------------->|  proto; proof of the invite secret
+      |   offer {proto, program, name, eph, key, rules, games,  |
+      |          host_seat, sig = Sign(key_H, T1)}              |
+      | <-------------------------------------------------------|
+      | fingerprint(key) against the invite, sig, known peers;  |
+      | accepts the rules                                       |
+      | accept {key, sig = Sign(key_J, S)}                      |
+      | ---- keys = HKDF(X25519(eph) ‖ secret, TH) ------------->|
+      | confirm {nonce, mac = MAC(c_J, TH, nonce)}     (sealed) |  commit, mac: only now is anything
+      | ------------------------------------------------------->|  bound (known peers, seat, resume)
+      |   confirmed {mac = MAC(c_H, TH, nonce)}        (sealed) |
+      | <-------------------------------------------------------|
 
-``T1 = H(hello, offer without sig)`` and the session id ``S = H(T1, sig_H,
-accept without sig)``: each side signs everything seen so far, so the long-term
-keys vouch for the ephemeral ones and for the agreed match.
+``T1 = H(hello, offer without sig)``, the session id ``S = H(T1, sig_H, accept
+without sig)`` (the match root: a record's reader recomputes it from the three
+signed messages) and ``TH`` the hash of all four clear messages. Neither
+machine does any I/O: each takes the peer's messages and returns the
+:class:`Send` and :class:`Seal` actions to carry out in order; a refusal raises
+its :class:`~p2p.errors.P2PError` after setting :attr:`refusal` to the
+``abort`` to send. :mod:`p2p.connect` drives them over a
+:class:`~p2p.channel.Channel`. docs/protocol.md has the byte-exact contract and
+the security argument.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Awaitable, Callable
+import os
 from dataclasses import dataclass
-from typing import TypeVar
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
@@ -33,30 +40,29 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from engine import Rules
-from p2p.channel import Channel
-from p2p.crypto import fingerprint, sign, signature_ok, tagged_hash, verification_code
+from p2p.crypto import fingerprint, mac, mac_ok, sign, signature_ok, tagged_hash, verification_code
 from p2p.errors import (
     BadHandshakeSignature,
     FingerprintMismatch,
     HandshakeError,
     IdentityChanged,
     IncompatiblePeer,
+    InviteRefused,
     P2PError,
     PeerAborted,
-    PeerBusy,
     RulesDeclined,
 )
 from p2p.identity import Identity, KnownPeers
-from p2p.messages import PROTOCOL, Abort, Accept, Hello, Offer, expect
+from p2p.messages import PROTOCOL, Abort, Accept, Confirm, Confirmed, Hello, Knock, Message, Offer, expect
 from p2p.text import N_, Text
 from p2p.wire import encode
-
-E = TypeVar("E", bound=P2PError)
 
 HANDSHAKE_TIMEOUT = 30.0
 """Seconds each handshake message may take (the joiner's decision excepted)."""
 DECISION_TIMEOUT = 600.0
 """Seconds the host waits for the joiner to accept or decline the rules."""
+KEYS_INFO = b"your-trumps/v3/keys"
+"""HKDF's ``info`` for the session keys."""
 
 
 def program_version() -> str:
@@ -92,6 +98,9 @@ class Session:
     accept: Accept
     seat: int
     """This side's seat (player 0 or 1)."""
+    code: str = ""
+    """The verification code both screens show; it needs the invite secret, so a session read
+    back from a record has none."""
 
     @property
     def terms(self) -> Terms:
@@ -100,8 +109,8 @@ class Session:
 
     @property
     def session_id(self) -> bytes:
-        """The hash of the whole handshake: the root of the match transcript."""
-        return _session_id(self.hello, self.offer, self.accept)
+        """The hash of the three signed handshake messages: the root of the match transcript."""
+        return session_id(self.hello, self.offer, self.accept)
 
     @property
     def keys(self) -> tuple[bytes, bytes]:
@@ -116,52 +125,84 @@ class Session:
         return (host, joiner) if self.offer.host_seat == 0 else (joiner, host)
 
     @property
-    def code(self) -> str:
-        """The short verification code both screens show."""
-        return verification_code(self.session_id)
+    def peer_name(self) -> str:
+        """The name the other side announced."""
+        return self.names[1 - self.seat]
 
 
-def _offer_digest(hello: Hello, offer: Offer) -> bytes:
+@dataclass(frozen=True)
+class Send:
+    """Send ``message`` (sealed if a :class:`Seal` came before it)."""
+
+    message: Message
+
+
+@dataclass(frozen=True)
+class Seal:
+    """From here on, seal what is sent with ``send_key`` and open what arrives with ``recv_key``."""
+
+    send_key: bytes
+    recv_key: bytes
+
+
+Action = Send | Seal
+
+
+def offer_digest(hello: Hello, offer: Offer) -> bytes:
+    """``T1``: what the host signs."""
     return tagged_hash("offer", encode(hello.to_wire()), encode(offer.body()))
 
 
-def _session_id(hello: Hello, offer: Offer, accept: Accept) -> bytes:
-    return tagged_hash("session", _offer_digest(hello, offer), offer.sig, encode(accept.body()))
+def session_id(hello: Hello, offer: Offer, accept: Accept) -> bytes:
+    """``S``: what the joiner signs, and the root of the match."""
+    return tagged_hash("session", offer_digest(hello, offer), offer.sig, encode(accept.body()))
+
+
+def transcript(hello: Hello, knock: Knock, offer: Offer, accept: Accept) -> bytes:
+    """``TH``: every clear handshake message, as sent; the salt of the keys, under both confirmations."""
+    parts = (hello, knock, offer, accept)
+    return tagged_hash("transcript", *(encode(message.to_wire()) for message in parts))
+
+
+def knock_proof(secret: bytes, hello: Hello, commit: bytes) -> bytes:
+    """The joiner's proof that it holds the invite secret, bound to its hello (its fresh key)."""
+    return mac(secret, "knock", encode(hello.to_wire()), commit)
+
+
+def code_digest(secret: bytes, hello: Hello, offer: Offer, nonce: bytes) -> bytes:
+    """What the verification code is read from: the invite secret, ``T1`` and the joiner's nonce,
+    which the joiner committed to before the host chose its offer (so neither side can grind it)."""
+    return tagged_hash("code", secret, offer_digest(hello, offer), nonce)
+
+
+@dataclass(frozen=True)
+class SessionKeys:
+    """The four keys of a session: one sealing key and one confirmation key per direction."""
+
+    host_to_joiner: bytes
+    joiner_to_host: bytes
+    joiner_confirm: bytes
+    host_confirm: bytes
+
+    @classmethod
+    def derive(cls, shared: bytes, secret: bytes, digest: bytes) -> SessionKeys:
+        """HKDF-SHA256(ikm = X25519 result ‖ invite secret, salt = TH, info = :data:`KEYS_INFO`)."""
+        okm = HKDF(hashes.SHA256(), 128, salt=digest, info=KEYS_INFO).derive(shared + secret)
+        return cls(okm[:32], okm[32:64], okm[64:96], okm[96:])
 
 
 def check_signatures(hello: Hello, offer: Offer, accept: Accept | None = None) -> None:
     """Raise :class:`BadHandshakeSignature` unless the host (and joiner) signed the handshake."""
-    if not signature_ok(offer.key, "offer-sig", _offer_digest(hello, offer), offer.sig):
+    if not signature_ok(offer.key, "offer-sig", offer_digest(hello, offer), offer.sig):
         raise BadHandshakeSignature(Text(N_("the host's handshake signature does not verify")))
     if accept is not None and not signature_ok(
-        accept.key, "accept-sig", _session_id(hello, offer, accept), accept.sig
+        accept.key, "accept-sig", session_id(hello, offer, accept), accept.sig
     ):
         raise BadHandshakeSignature(Text(N_("the joiner's handshake signature does not verify")))
 
 
-def _ephemeral() -> tuple[X25519PrivateKey, bytes]:
-    key = X25519PrivateKey.generate()
-    return key, key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
-
-
-def _derive(secret: X25519PrivateKey, peer_eph: bytes, session_id: bytes) -> tuple[bytes, bytes]:
-    """(host→joiner key, joiner→host key)."""
-    try:
-        shared = secret.exchange(X25519PublicKey.from_public_bytes(peer_eph))
-    except ValueError:
-        raise HandshakeError(Text(N_("the peer's ephemeral key is degenerate"))) from None
-    okm = HKDF(hashes.SHA256(), 64, salt=session_id, info=b"your-trumps/v1/keys").derive(shared)
-    return okm[:32], okm[32:]
-
-
-async def _refuse(channel: Channel, reason: str, error: E) -> E:
-    """Tell the peer why we stop (best effort), then hand back ``error`` to raise."""
-    with contextlib.suppress(P2PError):  # a failed refusal must not hide the reason
-        await channel.send(Abort(reason=reason, detail=str(error)[:300]))
-    return error
-
-
-def _check_protocol(proto: int, program: str) -> IncompatiblePeer | None:
+def incompatible(proto: int, program: str) -> IncompatiblePeer | None:
+    """The refusal of a peer speaking protocol ``proto``, naming both versions; ``None`` if it is ours."""
     if proto == PROTOCOL:
         return None
     template = N_(
@@ -173,100 +214,224 @@ def _check_protocol(proto: int, program: str) -> IncompatiblePeer | None:
     )
 
 
-def _busy(me: str) -> PeerBusy:
-    """Who the host plays is not told to whoever knocks."""
-    return PeerBusy(Text(N_("{me} is playing another match right now: try again later"), me=me))
+def busy(me: str) -> Abort:
+    """The one answer every joiner but the playing one gets, whatever its name or key."""
+    return Abort(reason="busy", detail=f"{me} is playing another match right now: try again later")
 
 
-async def host_handshake(
-    channel: Channel,
-    me: Identity,
-    name: str,
-    terms: Terms,
-    known: KnownPeers,
-    playing: Session | None = None,
-    timeout: float = HANDSHAKE_TIMEOUT,
-) -> Session:
-    """Run the host's side on a fresh connection; the channel is sealed on return.
+def _ephemeral() -> tuple[X25519PrivateKey, bytes]:
+    key = X25519PrivateKey.generate()
+    return key, key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
 
-    ``playing``: the session of a match in progress, whose joiner alone may connect
-    (to resume it); anyone else is told that the host is busy. ``timeout``: seconds
-    the joiner's hello may take to start.
-    """
-    hello = expect(await channel.recv(timeout), Hello, "handshake")
-    if (error := _check_protocol(hello.proto, hello.program)) is not None:
-        raise await _refuse(channel, "incompatible", error)
-    if playing is not None and hello.name != playing.hello.name:
-        raise await _refuse(channel, "busy", _busy(name))
-    secret, eph = _ephemeral()
-    rules = terms.rules
-    unsigned = Offer(
-        proto=PROTOCOL, program=program_version(), name=name, eph=eph, key=me.public,
-        pickup=rules.pickup, sixes=rules.sixes, max_moves=rules.max_moves,
-        games=terms.games, host_seat=terms.host_seat, sig=bytes(64),
-    )  # fmt: skip
-    offer = unsigned.with_sig(sign(me.key, "offer-sig", _offer_digest(hello, unsigned)))
-    await channel.send(offer)
+
+def _exchange(secret: X25519PrivateKey, peer_eph: bytes) -> bytes:
     try:
-        accept = expect(await channel.recv(DECISION_TIMEOUT), Accept, "handshake")
-    except PeerAborted as exc:
-        if exc.reason == "declined":
-            raise RulesDeclined(Text(N_("{name} declined the rules"), name=hello.name)) from None
-        raise
-    check_signatures(hello, offer, accept)
-    session = Session(hello, offer, accept, terms.host_seat)
-    to_joiner, to_host = _derive(secret, hello.eph, session.session_id)
-    channel.seal(to_joiner, to_host)
-    if playing is not None and accept.key != playing.accept.key:
-        raise await _refuse(channel, "busy", _busy(name))
-    try:  # remembered only once it gets the match (the listener's part): it may lose the race
-        known.check(hello.name, accept.key, remember=False)
-    except IdentityChanged as exc:
-        raise await _refuse(channel, "identity", exc) from None
-    return session
+        return secret.exchange(X25519PublicKey.from_public_bytes(peer_eph))
+    except ValueError:
+        raise HandshakeError(Text(N_("the peer's ephemeral key is degenerate"))) from None
 
 
-async def join_handshake(
-    channel: Channel,
-    me: Identity,
-    name: str,
-    host_fingerprint: str,
-    known: KnownPeers,
-    decide: Callable[[Terms, str], Awaitable[bool]],
-) -> Session:
-    """Run the joiner's side; ``decide(terms, host_name)`` accepts or declines the rules."""
-    secret, eph = _ephemeral()
-    hello = Hello(proto=PROTOCOL, program=program_version(), name=name, eph=eph)
-    await channel.send(hello)
-    offer = expect(await channel.recv(HANDSHAKE_TIMEOUT), Offer, "handshake")
-    if (error := _check_protocol(offer.proto, offer.program)) is not None:
-        raise await _refuse(channel, "incompatible", error)
-    if fingerprint(offer.key) != host_fingerprint:
-        raise await _refuse(
-            channel,
-            "fingerprint",
-            FingerprintMismatch(
-                Text(
-                    N_(
-                        "the host's key has fingerprint {theirs}, but the invite says "
-                        "{expected}: this is not the host who sent the invite"
-                    ),
-                    theirs=fingerprint(offer.key),
-                    expected=host_fingerprint,
-                )
-            ),
+class _Machine:
+    """What both sides share: the refusal to send when a step fails."""
+
+    refusal: Abort | None = None
+    """The ``abort`` to send (best effort) before the raised error ends the connection."""
+
+    def _refuse(self, reason: str, error: P2PError, detail: str | None = None) -> P2PError:
+        self.refusal = Abort(reason=reason, detail=(str(error) if detail is None else detail)[:300])
+        return error
+
+
+INVITE_REFUSAL = N_("this connection did not prove the invite's secret: ask the host for a fresh invite")
+"""The whole answer to a connection without the invite secret: the same for everyone, naming nobody."""
+
+
+class HostHandshake(_Machine):
+    """The host's side: feed it the joiner's messages with :meth:`receive`; once :attr:`session`
+    is set (the joiner confirmed the keys), :meth:`admit` lets it in."""
+
+    def __init__(
+        self, me: Identity, name: str, terms: Terms, secret: bytes, seen: set[bytes] | None = None
+    ) -> None:
+        """``secret``: the invite's; ``seen``: the ephemeral keys of hellos already proven on this
+        invite (shared by a listener's handshakes), so that a recorded hello and knock cannot be replayed."""
+        self.me, self.name, self.terms, self.secret = me, name, terms, secret
+        self.seen = seen if seen is not None else set()
+        self._eph_key, self._eph = _ephemeral()
+        self.hello: Hello | None = None
+        self.knock: Knock | None = None
+        self.offer: Offer | None = None
+        self.proven = False
+        """Whether the joiner proved the invite secret (such a handshake is never evicted)."""
+        self.session: Session | None = None
+        self._accepted: Accept | None = None
+        self._keys: SessionKeys | None = None
+        self._transcript = b""
+        self._nonce = b""
+
+    def receive(self, message: Message) -> list[Action]:
+        """The actions after the joiner's next message; raises on a refusal (see :attr:`refusal`)."""
+        if self.hello is None:
+            return self._hello(message)
+        if self.knock is None:
+            return self._knock(message)
+        if self._keys is None:
+            return self._accept(message)
+        if self.session is None:
+            return self._confirm(message)
+        raise self._refuse("protocol", HandshakeError(Text(N_("a message after the handshake was complete"))))
+
+    def declined(self, abort: PeerAborted) -> P2PError:
+        """What the joiner's ``abort`` means: :class:`RulesDeclined` for a decline (it may come from
+        anyone on the path, since nothing is authenticated yet), else the abort itself."""
+        if abort.reason == "declined" and self.hello is not None:
+            return RulesDeclined(Text(N_("{name} declined the rules"), name=self.hello.name))
+        return abort
+
+    def admit(self) -> list[Action]:
+        """Let the confirmed joiner in: the host's own confirmation."""
+        assert self.session is not None and self._keys is not None
+        confirm = mac(self._keys.host_confirm, "confirmed", self._transcript, self._nonce)
+        return [Send(Confirmed(mac=confirm))]
+
+    def _hello(self, message: Message) -> list[Action]:
+        hello = expect(message, Hello, "handshake")
+        if (error := incompatible(hello.proto, hello.program)) is not None:
+            raise self._refuse("incompatible", error)
+        self.hello = hello
+        return []
+
+    def _knock(self, message: Message) -> list[Action]:
+        assert self.hello is not None
+        knock = expect(message, Knock, "handshake")
+        proof_ok = mac_ok(self.secret, "knock", (encode(self.hello.to_wire()), knock.commit), knock.proof)
+        if not proof_ok or self.hello.eph in self.seen:
+            raise self._refuse("invite", InviteRefused(Text(INVITE_REFUSAL)))
+        self.seen.add(self.hello.eph)
+        self.knock, self.proven = knock, True
+        rules = self.terms.rules
+        unsigned = Offer(
+            proto=PROTOCOL, program=program_version(), name=self.name, eph=self._eph, key=self.me.public,
+            pickup=rules.pickup, sixes=rules.sixes, max_moves=rules.max_moves,
+            games=self.terms.games, host_seat=self.terms.host_seat, sig=bytes(64),
+        )  # fmt: skip
+        self.offer = unsigned.with_sig(sign(self.me.key, "offer-sig", offer_digest(self.hello, unsigned)))
+        return [Send(self.offer)]
+
+    def _accept(self, message: Message) -> list[Action]:
+        assert self.hello is not None and self.knock is not None and self.offer is not None
+        accept = expect(message, Accept, "handshake")
+        check_signatures(self.hello, self.offer, accept)
+        self._accepted = accept
+        self._transcript = transcript(self.hello, self.knock, self.offer, accept)
+        shared = _exchange(self._eph_key, self.hello.eph)
+        self._keys = SessionKeys.derive(shared, self.secret, self._transcript)
+        return [Seal(self._keys.host_to_joiner, self._keys.joiner_to_host)]
+
+    def unconfirmed(self) -> P2PError:
+        """The refusal of a joiner whose confirmation does not verify (nor even open)."""
+        error = HandshakeError(
+            Text(N_("the joiner's key confirmation failed: someone on the line changed the handshake"))
         )
-    check_signatures(hello, offer)
-    try:
-        known.check(offer.name, offer.key)
-    except IdentityChanged as exc:
-        raise await _refuse(channel, "identity", exc) from None
-    if not await decide(Terms.of(offer), offer.name):
-        raise await _refuse(channel, "declined", RulesDeclined(Text(N_("you declined the host's rules"))))
-    unsigned = Accept(key=me.public, sig=bytes(64))
-    accept = Accept(key=me.public, sig=sign(me.key, "accept-sig", _session_id(hello, offer, unsigned)))
-    await channel.send(accept)
-    session = Session(hello, offer, accept, 1 - offer.host_seat)
-    to_joiner, to_host = _derive(secret, offer.eph, session.session_id)
-    channel.seal(to_host, to_joiner)
-    return session
+        return self._refuse("confirm", error)
+
+    def _confirm(self, message: Message) -> list[Action]:
+        assert self.hello is not None and self.knock is not None and self.offer is not None
+        assert self._keys is not None and self._accepted is not None
+        confirm = expect(message, Confirm, "handshake")
+        committed = tagged_hash("code-nonce", confirm.nonce) == self.knock.commit
+        if not committed or not mac_ok(
+            self._keys.joiner_confirm, "confirm", (self._transcript, confirm.nonce), confirm.mac
+        ):
+            raise self.unconfirmed()
+        self._nonce = confirm.nonce
+        code = verification_code(code_digest(self.secret, self.hello, self.offer, confirm.nonce))
+        self.session = Session(self.hello, self.offer, self._accepted, self.terms.host_seat, code)
+        return []
+
+
+class JoinerHandshake(_Machine):
+    """The joiner's side: :meth:`start`, then :meth:`offered` with the host's offer (it returns
+    the terms to decide on), :meth:`accept` or :meth:`decline`, and :meth:`confirmed`."""
+
+    def __init__(
+        self, me: Identity, name: str, host_fingerprint: str, secret: bytes, known: KnownPeers
+    ) -> None:
+        self.me, self.host_fingerprint, self.secret, self.known = me, host_fingerprint, secret, known
+        self._eph_key, eph = _ephemeral()
+        self._nonce = os.urandom(32)
+        self.hello = Hello(proto=PROTOCOL, program=program_version(), name=name, eph=eph)
+        commit = tagged_hash("code-nonce", self._nonce)
+        self.knock = Knock(proof=knock_proof(secret, self.hello, commit), commit=commit)
+        self.offer: Offer | None = None
+        self._session: Session | None = None
+        self._keys: SessionKeys | None = None
+        self._transcript = b""
+
+    def start(self) -> list[Action]:
+        """The opening messages."""
+        return [Send(self.hello), Send(self.knock)]
+
+    def aborted(self, abort: PeerAborted) -> P2PError:
+        """What the host's ``abort`` means (a protocol-2 host's "incompatible" names both versions)."""
+        if abort.reason == "incompatible":
+            return IncompatiblePeer(Text(N_("the host refused: {detail}"), detail=abort.detail))
+        if abort.reason == "invite":
+            return InviteRefused(Text(N_("the host refused: {detail}"), detail=abort.detail))
+        return abort
+
+    def offered(self, message: Message) -> Terms:
+        """Check the host's offer; the terms to accept or decline."""
+        offer = expect(message, Offer, "handshake")
+        if (error := incompatible(offer.proto, offer.program)) is not None:
+            raise self._refuse("incompatible", error)
+        if fingerprint(offer.key) != self.host_fingerprint:
+            template = N_(
+                "the host's key has fingerprint {theirs}, but the invite says "
+                "{expected}: this is not the host who sent the invite"
+            )
+            mismatch = FingerprintMismatch(
+                Text(template, theirs=fingerprint(offer.key), expected=self.host_fingerprint)
+            )
+            raise self._refuse("fingerprint", mismatch)
+        check_signatures(self.hello, offer)
+        try:  # remembered only once the host confirmed the keys
+            self.known.check(offer.name, offer.key, remember=False)
+        except IdentityChanged as exc:
+            raise self._refuse("identity", exc) from None
+        self.offer = offer
+        return Terms.of(offer)
+
+    def decline(self) -> P2PError:
+        """The rules are declined: the error to raise (and :attr:`refusal` to send)."""
+        return self._refuse("declined", RulesDeclined(Text(N_("you declined the host's rules"))))
+
+    def accept(self) -> list[Action]:
+        """The rules are accepted: the accept in clear, then the key confirmation sealed."""
+        assert self.offer is not None
+        unsigned = Accept(key=self.me.public, sig=bytes(64))
+        accept = unsigned.with_sig(
+            sign(self.me.key, "accept-sig", session_id(self.hello, self.offer, unsigned))
+        )
+        self._transcript = transcript(self.hello, self.knock, self.offer, accept)
+        self._keys = keys = SessionKeys.derive(
+            _exchange(self._eph_key, self.offer.eph), self.secret, self._transcript
+        )
+        code = verification_code(code_digest(self.secret, self.hello, self.offer, self._nonce))
+        self._session = Session(self.hello, self.offer, accept, 1 - self.offer.host_seat, code)
+        confirm = mac(keys.joiner_confirm, "confirm", self._transcript, self._nonce)
+        return [
+            Send(accept),
+            Seal(keys.joiner_to_host, keys.host_to_joiner),
+            Send(Confirm(nonce=self._nonce, mac=confirm)),
+        ]
+
+    def confirmed(self, message: Message) -> Session:
+        """The host's confirmation: the session both sides now hold (the host is remembered)."""
+        assert self._session is not None and self._keys is not None and self.offer is not None
+        confirmed = expect(message, Confirmed, "handshake")
+        if not mac_ok(self._keys.host_confirm, "confirmed", (self._transcript, self._nonce), confirmed.mac):
+            error = HandshakeError(Text(N_("the host's key confirmation failed")))
+            raise self._refuse("confirm", error)
+        self.known.check(self.offer.name, self.offer.key)
+        return self._session

@@ -2,11 +2,11 @@
 
 >>> import tempfile
 >>> from pathlib import Path
->>> home = Home(Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp()))
->>> me = load_identity(home)
->>> load_identity(home).public == me.public  # made once, then read back
+>>> folder = Path(tempfile.mkdtemp())
+>>> me = load_identity(folder / "identity.key")
+>>> load_identity(folder / "identity.key").public == me.public  # made once, then read back
 True
->>> peers = KnownPeers(home)
+>>> peers = KnownPeers(folder / "known_peers.json")
 >>> peers.check("bob", bytes(32))  # first meeting: remembered
 True
 >>> peers.check("bob", bytes(32))
@@ -15,21 +15,27 @@ False
 Traceback (most recent call last):
 ...
 p2p.errors.IdentityChanged: bob's identity key has CHANGED (was ..., now ...). This may be someone ...
+>>> peers.check("b\u043eb", bytes(31) + b"x")  # a Cyrillic o: the same name to the eye  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+p2p.errors.IdentityChanged: 'b\u043eb' looks like bob, whose identity key is ... This may be someone ...
 """
 
 from __future__ import annotations
 
 import json
 import stat
+import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from p2p.crypto import fingerprint
 from p2p.errors import IdentityChanged, P2PError
-from p2p.home import Home, write_atomically
+from p2p.files import write_atomically
 from p2p.text import N_, Text
 
 
@@ -51,9 +57,8 @@ class Identity:
         return fingerprint(self.public)
 
 
-def load_identity(home: Home) -> Identity:
-    """The identity stored in ``home``, made (mode 0600) on first use."""
-    path = home.identity_file
+def load_identity(path: Path) -> Identity:
+    """The identity stored in ``path`` (the raw private key), made (mode 0600) on first use."""
     if not path.exists():
         key = Ed25519PrivateKey.generate()
         try:
@@ -69,11 +74,42 @@ def load_identity(home: Home) -> Identity:
     return Identity.from_key(Ed25519PrivateKey.from_private_bytes(raw))
 
 
-class KnownPeers:
-    """Peers met before, by name, with the identity key each one showed."""
+def skeleton(name: str) -> str:
+    """What ``name`` looks like: two names with one skeleton are the same name to a reader.
 
-    def __init__(self, home: Home) -> None:
-        self.path = home.peers_file
+    Unicode TR39's idea on the data of ``confusable-homoglyphs`` (Unicode's confusables
+    table): compatibility forms folded (NFKC), case folded, and each non-ASCII character that
+    has an ASCII look-alike replaced by it, so that "b\\u043eb" (a Cyrillic o) and "Bob" are both "bob".
+
+    >>> skeleton("b\u043eb") == skeleton("Bob") == "bob"
+    True
+    """
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return _latin_look_alikes(_latin_look_alikes(folded).casefold()).casefold()
+
+
+def _latin_look_alikes(text: str) -> str:
+    """Each non-ASCII character of ``text`` that has an ASCII look-alike replaced by it."""
+    from confusable_homoglyphs import confusables  # type: ignore[import-untyped]
+
+    letters = []
+    for char in text:
+        found = (
+            []
+            if char.isascii()
+            else confusables.is_confusable(char, preferred_aliases=["latin"], greedy=True)
+        )
+        homoglyphs = [g["c"] for item in found or [] for g in item["homoglyphs"] if g["c"].isascii()]
+        letters.append(homoglyphs[0] if homoglyphs else char)
+    return "".join(letters)
+
+
+class KnownPeers:
+    """Peers met before, by name, with the identity key each one showed; a name that looks like a
+    known one (same :func:`skeleton`) is treated as that name."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
 
     def load(self) -> dict[str, dict[str, str]]:
         """Name → ``{"key": hex, "first_seen": iso date, "last_seen": iso date}``."""
@@ -101,6 +137,8 @@ class KnownPeers:
         peers = self.load()
         now = datetime.now(UTC).isoformat(timespec="seconds")
         known = peers.get(name)
+        if known is None:
+            self._check_look_alikes(peers, name, public)
         if known is not None and known["key"] != public.hex():
             template = N_(
                 "{name}'s identity key has CHANGED (was {old}, now {new}). This may be someone pretending "
@@ -115,6 +153,21 @@ class KnownPeers:
         )
         self._save(peers)
         return known is None
+
+    def _check_look_alikes(self, peers: dict[str, dict[str, str]], name: str, public: bytes) -> None:
+        """Refuse a new name that looks like a known one but comes with another key."""
+        shape = skeleton(name)
+        for other, info in peers.items():
+            if info["key"] != public.hex() and skeleton(other) == shape:
+                template = N_(
+                    "{name!r} looks like {known}, whose identity key is {old}, but comes with key {new}. "
+                    "This may be someone pretending to be {known}: if it is really someone else, they "
+                    "should pick another name."
+                )
+                old = fingerprint(bytes.fromhex(info["key"]))
+                raise IdentityChanged(
+                    Text(template, name=name, known=other, old=old, new=fingerprint(public))
+                )
 
     def forget(self, name: str) -> bool:
         """Forget ``name``; whether it was known."""

@@ -27,8 +27,8 @@ from typing import Any, ClassVar, Self, TypeVar, cast
 from p2p.errors import SchemaError
 from p2p.text import N_, Text
 
-PROTOCOL = 2
-"""The protocol version; peers must speak the same one."""
+PROTOCOL = 3
+"""The protocol version; peers must speak the same one (3: invite secret, key confirmation)."""
 MAX_GAMES = 99
 
 Check = Callable[[object, str], object]
@@ -142,12 +142,22 @@ class Signed(Message):
 
 @dataclass(frozen=True)
 class Hello(Message, tag="hello"):
-    """Joiner → host, first: versions, name, ephemeral X25519 key."""
+    """Joiner → host, first: versions, name, ephemeral X25519 key (the same fields as in protocol 2,
+    so that a peer of either version can read it and answer "incompatible")."""
 
     proto: int = _int(0, 65535)
     program: str = _text(32)
     name: str = _name()
     eph: bytes = _bytes(32)
+
+
+@dataclass(frozen=True)
+class Knock(Message, tag="knock"):
+    """Joiner → host, right after the hello: proof of the invite's secret, and a commitment
+    to the nonce that the verification code depends on (revealed in :class:`Confirm`)."""
+
+    proof: bytes = _bytes(32)
+    commit: bytes = _bytes(32)
 
 
 @dataclass(frozen=True)
@@ -173,6 +183,22 @@ class Accept(Signed, tag="accept"):
 
     key: bytes = _bytes(32)
     sig: bytes = _sig()
+
+
+@dataclass(frozen=True)
+class Confirm(Message, tag="confirm"):
+    """Joiner → host, the first sealed frame: key confirmation over the whole handshake, and the
+    nonce committed to in the knock."""
+
+    nonce: bytes = _bytes(32)
+    mac: bytes = _bytes(32)
+
+
+@dataclass(frozen=True)
+class Confirmed(Message, tag="confirmed"):
+    """Host → joiner, the host's first sealed frame: its key confirmation; the joiner is admitted."""
+
+    mac: bytes = _bytes(32)
 
 
 @dataclass(frozen=True)

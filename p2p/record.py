@@ -31,8 +31,8 @@ from typing import Any, BinaryIO
 
 from p2p.crypto import fingerprint, signature_ok
 from p2p.errors import CheatError, P2PError, RecordError, WireError
+from p2p.files import write_atomically
 from p2p.handshake import Session, check_signatures
-from p2p.home import write_atomically
 from p2p.match import Match, final_digest, rematch_of, rematch_root
 from p2p.messages import Accept, Hello, Message, Offer, Signed, expect, message_class, parse, to_json
 from p2p.text import N_, Text, ntext

@@ -17,10 +17,10 @@ import pytest
 
 from cli.cells import cell_width
 from cli.history import Row, history_rows, match_record_paths, network_games, table_lines
+from cli.home import Home
 from cli.main import main
 from engine import Game, Rules
 from p2p.handshake import Session, Terms
-from p2p.home import Home
 from tests.test_p2p_evidence import handshake_session, play
 from tests.test_p2p_helpers import Side, bot_duel, run
 

@@ -4,7 +4,7 @@ overrides from a peer, a record or a file name are shown as placeholders, never 
 
 from __future__ import annotations
 
-import argparse
+import io
 import json
 import unicodedata
 from pathlib import Path
@@ -13,11 +13,11 @@ import pytest
 
 from cli.app.match import MatchScore
 from cli.app.screen import GameScreen
+from cli.home import Home
 from cli.main import main
 from cli.printable import printable
 from engine import Rules
 from p2p.handshake import Terms
-from p2p.home import Home
 from tests.test_cli_app import Driver, ScriptedOpponent, run
 from tests.test_p2p_evidence import handshake_session, play
 from tests.test_p2p_helpers import Side
@@ -87,11 +87,13 @@ def test_history_shows_hostile_file_names_harmlessly(capsys: pytest.CaptureFixtu
 
 
 def test_host_and_join_lines_on_stderr_are_made_harmless() -> None:
-    from cli.commands.duel import add_duel_arguments
-    from p2p import commands
+    from cli.commands.duel import Progress
 
-    add_duel_arguments(argparse.ArgumentParser(), "join")
-    assert commands.translate(f"bob says: {EVIL}") == "bob says: ␛[1A␛[2K␍��2J␇"
+    stream = io.StringIO()
+    progress = Progress(stream=stream)
+    progress.say(f"bob says: {EVIL}")
+    progress.flush()
+    assert stream.getvalue() == "bob says: ␛[1A␛[2K␍��2J␇\n"
 
 
 def test_the_full_screen_shows_hostile_chat_and_status_as_text() -> None:

@@ -367,6 +367,6 @@ def test_network_commands_speak_the_language(capsys: pytest.CaptureFixture[str])
         cli_main.main(["--lang", "hi", "join", "--help"])
     assert "मेज़बान के नियम बिना पूछे स्वीकार करें" in capsys.readouterr().out
     assert cli_main.main(["--lang", "sq", "join", "nonsense", "--bot", "easy"]) == 1
-    assert "nuk është ftesë: pritej HOST:PORT/FINGERPRINT" in capsys.readouterr().err
+    assert "nuk është ftesë: pritej ADRESA:PORTA/GJURMA/SEKRETI" in capsys.readouterr().err
     assert cli_main.main(["--lang", "kk", "peers"]) == 0
     assert "таныс қарсыластар әлі жоқ" in capsys.readouterr().out

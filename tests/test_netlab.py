@@ -76,7 +76,7 @@ def test_a_match_through_the_port_a_upnp_router_opened_which_is_closed_after(
 ) -> None:
     host, invite = _host(lab, "a1", tmp_path)
     try:
-        assert (invite.host, invite.port) == (lab.wan("a"), PORT)
+        assert invite.addresses[0] == (lab.wan("a"), PORT)
         assert f"dnat ip to {lab.lan('a1')}:{PORT}" in lab.mappings("a")
         _, err, _ = _play(lab, host, "b1", invite, tmp_path)
     finally:
@@ -89,7 +89,7 @@ def test_a_match_through_the_port_a_upnp_router_opened_which_is_closed_after(
 def test_a_match_through_the_port_a_pcp_router_opened_which_is_closed_after(lab: Lab, tmp_path: Path) -> None:
     host, invite = _host(lab, "b1", tmp_path)
     try:
-        assert (invite.host, invite.port) == (lab.wan("b"), PORT)
+        assert invite.addresses[0] == (lab.wan("b"), PORT)
         assert f"dnat ip to {lab.lan('b1')}:{PORT}" in lab.mappings("b")
         _, err, _ = _play(lab, host, "a1", invite, tmp_path)
     finally:
@@ -101,7 +101,7 @@ def test_a_match_through_the_port_a_pcp_router_opened_which_is_closed_after(lab:
 def test_a_match_over_ipv6_through_the_pinhole_the_router_opened(lab: Lab, tmp_path: Path) -> None:
     host, invite = _host(lab, "b1", tmp_path)
     try:
-        pinhole = Invite(lab.lan("b1", 6), invite.port, invite.fingerprint)
+        pinhole = Invite(((lab.lan("b1", 6), PORT),), invite.fingerprint, invite.secret)
         _, err, _ = _play(lab, host, "a1", pinhole, tmp_path)
     finally:
         host.stop()
@@ -158,7 +158,7 @@ def test_a_router_that_opens_nothing_gets_the_manual_steps_and_the_lan_join_work
 ) -> None:
     host, invite = _host(lab, "c1", tmp_path)
     try:
-        assert invite.host == lab.lan("c1")
+        assert invite.addresses[0][0] == lab.lan("c1")
         _, err, _ = _play(lab, host, "c2", invite, tmp_path)
     finally:
         host.stop()
@@ -195,7 +195,7 @@ def test_a_host_whose_name_maps_to_127_0_1_1_invites_with_its_lan_address(lab: L
         invite = Invite.parse(host.invite())
     finally:
         host.stop()
-    assert invite.host == lab.lan("c1")
+    assert invite.addresses[0][0] == lab.lan("c1")
 
 
 def test_a_joiner_without_an_invite_finds_the_game_on_its_lan_and_plays_it(lab: Lab, tmp_path: Path) -> None:
@@ -235,4 +235,4 @@ def test_after_a_crash_the_mapping_is_left_to_lapse_by_itself(lab: Lab, tmp_path
     left = lab.exec("a1", sys.executable, "-c", ask).stdout
     client, port, description, enabled, lease = ast.literal_eval(left)  # the tuple miniupnpc gives
     assert (client, port, enabled) == (lab.lan("a1"), PORT, True) and description == "Your trumps"
-    assert invite.host == lab.wan("a") and 0 < lease <= 1200  # it lapses within 20 minutes
+    assert invite.addresses[0][0] == lab.wan("a") and 0 < lease <= 1200  # it lapses within 20 minutes

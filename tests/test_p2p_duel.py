@@ -1,17 +1,23 @@
-"""Whole bot matches over real loopback sockets, IPv4 and IPv6, and their records."""
+"""Whole bot matches, their records and rematches: most over an in-memory line (no socket), a few
+over real loopback sockets, IPv4 and IPv6."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from pathlib import Path
 
 import pytest
 
 from engine import Game, Rules
+from p2p.duel import Duel, Report
 from p2p.fairdeal import coin, game_seed, resolve_trumps
+from p2p.handshake import Terms
+from p2p.match import rematch_of
 from p2p.messages import Reveal
+from p2p.players import BotPlayer
 from p2p.record import verify
-from tests.test_p2p_helpers import bot_duel, ipv6_available, run
+from tests.test_p2p_helpers import Side, bot_duel, ipv6_available, memory_pair, run
 
 
 def _check_agreement(host_report, join_report) -> None:  # type: ignore[no-untyped-def]
@@ -25,9 +31,10 @@ def _check_agreement(host_report, join_report) -> None:  # type: ignore[no-untyp
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_bot_matches_over_ipv4(tmp_path: Path, seed: int) -> None:
+def test_bot_matches(tmp_path: Path, seed: int) -> None:
     rules = Rules(pickup="voluntary" if seed % 3 == 0 else "forced", sixes=seed % 2 == 0)
-    host_report, join_report = run(bot_duel(tmp_path, games=1 + seed % 3, rules=rules, seed=seed))
+    bind = "127.0.0.1" if seed < 2 else None  # two over IPv4 loopback, the rest over memory
+    host_report, join_report = run(bot_duel(tmp_path, 1 + seed % 3, bind, rules=rules, seed=seed))
     _check_agreement(host_report, join_report)
     assert len(host_report.match.results) == 1 + seed % 3
     for report in (host_report, join_report):
@@ -44,7 +51,7 @@ def test_bot_match_over_ipv6(tmp_path: Path) -> None:
 
 
 def test_match_follows_the_dealing_rule(tmp_path: Path) -> None:
-    host_report, _ = run(bot_duel(tmp_path, games=6, levels=("easy", "easy"), seed=5))
+    host_report, _ = run(bot_duel(tmp_path, games=6, bind=None, seed=5))
     results = host_report.match.results
     for previous, current in itertools.pairwise(results):
         winner = previous.outcome.winner
@@ -53,7 +60,7 @@ def test_match_follows_the_dealing_rule(tmp_path: Path) -> None:
 
 
 def test_seeds_and_trumps_come_from_the_reveals(tmp_path: Path) -> None:
-    host_report, _ = run(bot_duel(tmp_path, games=3, seed=3))
+    host_report, _ = run(bot_duel(tmp_path, games=3, bind=None, seed=3))
     match = host_report.match
     reveals: dict[int, dict[int, Reveal]] = {}
     for by, link in match.links:
@@ -69,3 +76,50 @@ def test_seeds_and_trumps_come_from_the_reveals(tmp_path: Path) -> None:
     last = match.results[-1]
     game = Game.from_deal(last.seed, last.dealer, last.trumps, match.rules)
     assert match.game is not None and game.start == match.game.start
+
+
+def test_headless_bots_rematch_on_the_same_connection(tmp_path: Path) -> None:
+    """The rematch exchange is the protocol's (p2p.duel.Duel.rematch), so bots rematch without a screen."""
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+
+    async def scenario() -> tuple[list[Report], list[Report], Duel | None]:
+        pair = await memory_pair(ann, bob)
+        duels = [
+            Duel(
+                pair.host_channel, pair.host_session, ann.me, BotPlayer("easy", seed=1), ann.home.records, 10
+            ),
+            Duel(
+                pair.join_channel, pair.join_session, bob.me, BotPlayer("easy", seed=2), bob.home.records, 10
+            ),
+        ]
+        first = list(await asyncio.gather(*(duel.run() for duel in duels)))
+        again = await asyncio.gather(*(duel.rematch(True) for duel in duels))
+        assert again[0] is not None and again[1] is not None
+        second = list(await asyncio.gather(*(duel.run() for duel in again)))
+        third = await asyncio.gather(again[0].rematch(False), again[1].rematch(True))
+        await pair.host_channel.close()
+        await pair.join_channel.close()
+        return first, second, third[1]
+
+    first, second, declined = run(scenario())
+    assert declined is None
+    for reports in (first, second):
+        assert [r.end for r in reports] == ["complete", "complete"]
+        assert reports[0].match.transcript == reports[1].match.transcript
+    assert second[0].match.session_id == rematch_of(first[0].match)[0]
+    for report in second:
+        assert verify(report.record.read_text()).complete
+
+
+def test_a_whole_match_over_an_in_memory_line_needs_no_socket(tmp_path: Path) -> None:
+    """The protocol does not care what carries its frames: the same drivers over memory."""
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+
+    async def scenario() -> tuple[Report, Report]:
+        pair = await memory_pair(ann, bob, Terms(Rules(), 2))
+        assert pair.host_session.code == pair.join_session.code
+        return await pair.play(BotPlayer("easy", seed=3), BotPlayer("easy", seed=4))
+
+    host_report, join_report = run(scenario())
+    _check_agreement(host_report, join_report)
+    assert verify(host_report.record.read_text()).complete

@@ -4,10 +4,13 @@ peer killed mid-match leaves both sides a record that verifies, up to where it s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
+import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from p2p.invite import Invite
@@ -48,10 +51,12 @@ async def _outcome(process: asyncio.subprocess.Process) -> tuple[int, dict[str, 
 def test_headless_bots_resume_after_the_line_is_cut(tmp_path: Path) -> None:
     async def scenario() -> list[tuple[int, dict[str, object], str]]:
         host, invite = await _host(tmp_path, "--games", "3", "--timeout", "20")
-        line = FaultyLine(invite.port, {0: Fault("cut", 2500), 1: Fault("cut", 9000)})
+        line = FaultyLine(invite.addresses[0][1], {0: Fault("cut", 2500), 1: Fault("cut", 9000)})
         port = await line.start()
         try:
-            joiner = await _join(tmp_path, Invite("127.0.0.1", port, invite.fingerprint), "--timeout", "20")
+            joiner = await _join(
+                tmp_path, replace(invite, addresses=(("127.0.0.1", port),)), "--timeout", "20"
+            )
             return list(await asyncio.gather(_outcome(host), _outcome(joiner)))
         finally:
             line.close()
@@ -137,3 +142,54 @@ def test_a_host_stopped_by_sigterm_says_so_and_loses_the_revealed_game(tmp_path:
     (saved,) = records.glob("*.jsonl")
     note = verify(saved.read_text()).end
     assert note is not None and note["end"] == "quit"
+
+
+def test_a_host_whose_stderr_nobody_reads_outlives_1000_garbage_connections(tmp_path: Path) -> None:
+    """Flaw 8: the host's stderr is a pipe nobody reads until the end (``subprocess.Popen``, not
+    asyncio's, which reads its pipes eagerly); 1000 garbage connections used to fill it with
+    refusal lines and stop the host (protocol 2 hung here). Now refusals are counted, at most a
+    line a second goes out, and that through a queue that never blocks: the friend still plays."""
+    command = [
+        *TRUMPS,
+        "host",
+        "--port",
+        "0",
+        "--bind",
+        "127.0.0.1",
+        "--bot",
+        "easy",
+        "--json",
+        "--name",
+        "ann",
+    ]
+    host = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(tmp_path / "ann")
+    )
+    assert host.stdout is not None
+
+    async def scenario() -> tuple[int, dict[str, object], str]:
+        line = (await asyncio.wait_for(asyncio.to_thread(host.stdout.readline), LIMIT)).decode()
+        invite = Invite.parse(line.split("trumps join ", 1)[1])
+        for i in range(1000):
+            with contextlib.suppress(OSError):
+                _, writer = await asyncio.wait_for(
+                    asyncio.open_connection(
+                        "127.0.0.1", invite.addresses[0][1], local_addr=(f"127.0.4.{1 + i % 200}", 0)
+                    ),
+                    LIMIT,
+                )
+                writer.write(b"\xff\xff\xff\xff")  # a frame header far past the cap
+                writer.close()
+        return await _outcome(await _join(tmp_path, invite))
+
+    try:
+        join_status, joiner, join_err = asyncio.run(asyncio.wait_for(scenario(), 2 * LIMIT))
+        out, err = host.communicate(timeout=LIMIT)
+    finally:
+        host.kill()
+    assert join_status == 0 and host.returncode == 0, join_err[-500:]
+    assert 0 < err.decode().count("refused a connection") < 50
+    assert (
+        joiner["result"]
+        and verify(Path(str(json.loads(out.decode().splitlines()[-1])["record"])).read_text()).complete
+    )

@@ -10,15 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from cli.home import Home
 from engine import Rules
 from p2p.channel import Channel
-from p2p.connect import host, join, listening_socket
+from p2p.connect import host, host_handshake, join, join_on, listening_socket, perform
 from p2p.duel import Duel, Report
-from p2p.errors import P2PError
-from p2p.handshake import Session, Terms
-from p2p.home import Home
+from p2p.handshake import HostHandshake, Session, Terms
 from p2p.identity import Identity, KnownPeers, load_identity
-from p2p.invite import Invite
+from p2p.invite import Invite, new_secret
 from p2p.players import BotPlayer, Player
 
 LIMIT = 20.0
@@ -57,11 +56,15 @@ class Side:
     @classmethod
     def make(cls, root: Path, name: str) -> Side:
         home = Home(root / name / "config", root / name / "data")
-        return cls(home, load_identity(home), name)
+        return cls(home, load_identity(home.identity_file), name)
+
+    def invite(self, port: int, secret: bytes, host: str = "127.0.0.1") -> Invite:
+        """This side's invite (as host) to ``host``:``port``."""
+        return Invite(((host, port),), self.me.fingerprint, secret)
 
     @property
     def known(self) -> KnownPeers:
-        return KnownPeers(self.home)
+        return KnownPeers(self.home.peers_file)
 
 
 async def accept_all(terms: Terms, host_name: str) -> bool:
@@ -76,7 +79,7 @@ async def meddling_proxy(target_port: int, meddle: Meddler) -> tuple[asyncio.Ser
     """A loopback TCP proxy to ``target_port`` that lets ``meddle`` rewrite sealed joiner→host frames."""
 
     async def pump_frames(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        index = -2  # hello and accept travel in clear
+        index = -4  # hello, knock, accept travel in clear; the first sealed one is the confirm
         with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
             while True:
                 header = await reader.readexactly(4)
@@ -140,22 +143,17 @@ async def connect_pair(
     bind: str = "127.0.0.1",
     meddle: Meddler | None = None,
     fingerprint: str | None = None,
-    refused: list[P2PError] | None = None,
 ) -> Pair:
     """Host on ``bind`` port 0, join it (through a meddling proxy if given)."""
     sock = listening_socket(bind, 0)
     port = sock.getsockname()[1]
     terms = terms or Terms(Rules(), 1)
-
-    def note(address: str, error: P2PError) -> None:
-        if refused is not None:
-            refused.append(error)
-
-    hosting = asyncio.create_task(host(sock, host_side.me, host_side.name, terms, host_side.known, note))
+    secret = new_secret()
+    hosting = asyncio.create_task(host(sock, host_side.me, host_side.name, terms, host_side.known, secret))
     proxy = None
     if meddle is not None:
         proxy, port = await meddling_proxy(port, meddle)
-    invite = Invite(bind, port, fingerprint or host_side.me.fingerprint)
+    invite = Invite(((bind, port),), fingerprint or host_side.me.fingerprint, secret)
     try:
         join_channel, join_session = await join(
             invite, join_side.me, join_side.name, join_side.known, accept_all
@@ -170,12 +168,17 @@ async def connect_pair(
 
 
 async def bot_duel(
-    root: Path, games: int = 1, bind: str = "127.0.0.1", levels: tuple[str, str] = ("easy", "easy"),
+    root: Path, games: int = 1, bind: str | None = "127.0.0.1", levels: tuple[str, str] = ("easy", "easy"),
     rules: Rules | None = None, seed: int = 0, meddle: Meddler | None = None,
 ) -> tuple[Report, Report]:  # fmt: skip
-    """A whole bot match over loopback; the host's report, then the joiner's."""
+    """A whole bot match over loopback (over memory, no socket, when ``bind`` is ``None``);
+    the host's report, then the joiner's."""
     ann, bob = Side.make(root, "ann"), Side.make(root, "bob")
-    pair = await connect_pair(ann, bob, Terms(rules or Rules(), games), bind, meddle)
+    terms = Terms(rules or Rules(), games)
+    if bind is None:
+        pair = await memory_pair(ann, bob, terms)
+    else:
+        pair = await connect_pair(ann, bob, terms, bind, meddle)
     return await pair.play(BotPlayer(levels[0], seed=seed), BotPlayer(levels[1], seed=seed + 1))
 
 
@@ -247,3 +250,62 @@ class FaultyLine:
                 sink.close()
 
         await asyncio.gather(pump(reader, up_writer, True), pump(up_reader, writer, False))
+
+
+class MemoryWriter:
+    """The writing end of an in-memory line: what is written is fed to the peer's reader at once.
+    It is also its own transport (``abort``), as a ``Channel`` expects of a stream writer."""
+
+    def __init__(self, peer: asyncio.StreamReader) -> None:
+        self.peer = peer
+        self.transport = self
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        if not self.closed:
+            self.peer.feed_data(data)
+
+    async def drain(self) -> None:
+        await asyncio.sleep(0)  # let the reader run, as a socket would
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.peer.feed_eof()
+
+    abort = close
+
+    async def wait_closed(self) -> None:
+        pass
+
+    def get_extra_info(self, name: str, default: object = None) -> object:
+        return ("memory", 0) if name == "peername" else default
+
+
+def memory_line() -> tuple[Channel, Channel]:
+    """Two channels joined by memory: no socket at all."""
+    readers = asyncio.StreamReader(), asyncio.StreamReader()
+    writers = MemoryWriter(readers[1]), MemoryWriter(readers[0])
+    return (
+        Channel(readers[0], writers[0]),  # type: ignore[arg-type]
+        Channel(readers[1], writers[1]),  # type: ignore[arg-type]
+    )
+
+
+async def memory_pair(host_side: Side, join_side: Side, terms: Terms | None = None) -> Pair:
+    """Both ends of a handshake run over :func:`memory_line` by the real drivers."""
+    host_channel, join_channel = memory_line()
+    secret = new_secret()
+    machine = HostHandshake(host_side.me, host_side.name, terms or Terms(Rules(), 1), secret)
+    invite = host_side.invite(0, secret, "memory")
+
+    async def hosting() -> Session:
+        session = await host_handshake(host_channel, machine)
+        await perform(host_channel, machine.admit())
+        return session
+
+    host_task = asyncio.ensure_future(hosting())
+    join_session = await join_on(
+        join_channel, invite, join_side.me, join_side.name, join_side.known, accept_all
+    )
+    return Pair(host_side, join_side, host_channel, await host_task, join_channel, join_session)

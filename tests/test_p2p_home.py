@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from p2p.home import Home, write_atomically
+from cli.home import Home
+from p2p.files import write_atomically
 from p2p.identity import load_identity
 
 
@@ -16,10 +17,10 @@ def test_two_first_runs_at_once_end_with_one_identity(
 ) -> None:
     """The second run saw no key, then the first made one: the second must not overwrite it."""
     home = Home(tmp_path / "config", tmp_path / "data")
-    first = load_identity(home)
+    first = load_identity(home.identity_file)
     real_exists = Path.exists
     monkeypatch.setattr(Path, "exists", lambda path: path != home.identity_file and real_exists(path))
-    second = load_identity(home)
+    second = load_identity(home.identity_file)
     assert second.public == first.public
     assert home.identity_file.read_bytes() == first.key.private_bytes_raw()
     assert [p.name for p in home.config.iterdir()] == ["identity.key"]  # no temporary file left

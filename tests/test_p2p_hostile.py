@@ -13,18 +13,31 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from cli.commands import verify as verify_command
 from engine import Rules
+from p2p.admission import Admission
 from p2p.channel import Channel
 from p2p.connect import Listener, join, listening_socket
-from p2p.errors import P2PError, PeerTimeout, RecordError, SlowFrame, WireError
-from p2p.handshake import Terms
-from p2p.identity import KnownPeers
-from p2p.invite import Invite
-from p2p.messages import Ping, Resume, parse
+from p2p.crypto import sign
+from p2p.errors import (
+    ConnectionClosed,
+    InviteRefused,
+    P2PError,
+    PeerAborted,
+    PeerBusy,
+    PeerTimeout,
+    RecordError,
+    SlowFrame,
+    WireError,
+)
+from p2p.handshake import Terms, session_id
+from p2p.identity import Identity, KnownPeers
+from p2p.invite import Invite, new_secret
+from p2p.messages import Accept, Hello, Message, Offer, Ping, Resume, parse
 from p2p.record import verify
 from p2p.wire import decode, encode, frame
 from tests.test_p2p_helpers import Side, accept_all, bot_duel, run
@@ -39,47 +52,52 @@ async def _open(port: int, data: bytes = b"") -> asyncio.StreamWriter:
     return writer
 
 
-class Tally:
-    """Counts refusals without keeping them (an exception keeps its frames, and their buffers)."""
-
-    def __init__(self) -> None:
-        self.refused = 0
-
-    def append(self, error: P2PError) -> None:
-        self.refused += 1
+async def _open_from(source: str, port: int, data: bytes = b"") -> asyncio.StreamWriter:
+    """A connection from another loopback address (127.0.0.0/8 is all this machine's)."""
+    _, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    if data:
+        writer.write(data)
+    return writer
 
 
-def _listener(root: Path, refused: list[P2PError] | Tally, **limits: float) -> tuple[Side, Listener, int]:
+def _listener(
+    root: Path, max_pending: int = 16, per_source: int = 4, **limits: float
+) -> tuple[Side, Listener, int]:
     ann = Side.make(root, "ann")
     sock = listening_socket("127.0.0.1", 0)
+    admission = Admission(max_pending=max_pending, max_per_source=per_source)
     listener = Listener(
         sock,
         ann.me,
         "ann",
         Terms(Rules()),
         ann.known,
-        lambda a, e: refused.append(e),
+        admission=admission,
         **limits,  # type: ignore[arg-type]
     )
     return ann, listener, sock.getsockname()[1]
 
 
+def _errors(listener: Listener) -> list[P2PError]:
+    return [error for _, error in listener.refusals]
+
+
 def test_a_burst_of_hostile_connections_stays_bounded_and_the_friend_gets_in(tmp_path: Path) -> None:
-    refused: list[P2PError] = []
     bob = Side.make(tmp_path, "bob")
 
-    async def scenario() -> tuple[float, int]:
-        ann, listener, port = _listener(tmp_path, refused, max_pending=8, hello_timeout=5, deadline=5)
+    async def scenario() -> tuple[float, int, int]:
+        _, listener, port = _listener(tmp_path, max_pending=8, hello_timeout=5, deadline=5)
         async with listener:
             most = 0
             kinds = [b"", b"\x00\x00\x00\x40" + b"x", b"\xff\xff\xff\xff", b"\x00\x00\x00\x03\xc1\xc1\xc1"]
-            writers = [await _open(port, kinds[i % len(kinds)]) for i in range(120)]
+            sources = [f"127.0.0.{2 + i % 30}" for i in range(120)]
+            writers = [await _open_from(sources[i], port, kinds[i % len(kinds)]) for i in range(120)]
             for _ in range(20):
                 await asyncio.sleep(0.01)
-                most = max(most, len(listener._pending))
+                most = max(most, listener.pending)
             start = time.monotonic()
-            channel, session = await join(Invite("127.0.0.1", port, ann.me.fingerprint), bob.me, "bob",
-                                          bob.known, accept_all)  # fmt: skip
+            channel, session = await join(listener.invite([("127.0.0.1", port)]), bob.me, "bob", bob.known,
+                                          accept_all)  # fmt: skip
             host_channel, host_session = await listener.first()
             took = time.monotonic() - start
             assert host_session.session_id == session.session_id
@@ -87,44 +105,47 @@ def test_a_burst_of_hostile_connections_stays_bounded_and_the_friend_gets_in(tmp
                 writer.transport.abort()
             await channel.close()
             await host_channel.close()
-            return took, most
+            return took, most, listener.refused_count
 
-    took, most = run(scenario())
+    took, most, refused = run(scenario())
     assert most <= 8
     assert took < 2.0
-    assert len(refused) >= 100  # every hostile connection was turned away, none crashed the host
+    assert refused >= 100  # every hostile connection was turned away, none crashed the host
 
 
 def test_only_the_joiner_that_gets_the_match_is_remembered(tmp_path: Path) -> None:
     """Two joiners finish the handshake at once: the loser of the race is refused, and its
     self-chosen name is not bound to its key in the host's known peers."""
-    refused: list[P2PError] = []
     cat, dan = Side.make(tmp_path, "cat"), Side.make(tmp_path, "dan")
 
-    async def scenario() -> tuple[str, KnownPeers]:
-        ann, listener, port = _listener(tmp_path, refused)
-        invite = Invite("127.0.0.1", port, ann.me.fingerprint)
+    async def scenario() -> tuple[str, KnownPeers, list[P2PError], list[object]]:
+        ann, listener, port = _listener(tmp_path)
+        invite = listener.invite([("127.0.0.1", port)])
         async with listener:
             joins = [join(invite, side.me, side.name, side.known, accept_all) for side in (cat, dan)]
-            results = await asyncio.gather(*joins)
+            results = await asyncio.gather(*joins, return_exceptions=True)
             host_channel, session = await listener.first()
-            for channel, _ in results:
-                await channel.close()
+            for result in results:
+                if isinstance(result, tuple):
+                    await result[0].close()
             await host_channel.close()
-            while not refused:
+            while not listener.refusals:
                 await asyncio.sleep(0.01)
-        return session.hello.name, ann.known
+        return session.hello.name, ann.known, _errors(listener), list(results)
 
-    winner, known = run(scenario())
+    winner, known, refused, results = run(scenario())
     assert set(known.load()) == {winner}
-    assert len(refused) == 1 and "another joiner completed the handshake first" in str(refused[0])
+    assert len(refused) == 1 and isinstance(refused[0], PeerBusy)
+    (loser,) = [result for result in results if not isinstance(result, tuple)]
+    assert isinstance(loser, PeerBusy) and "playing another match" in str(loser)  # the one answer: busy
 
 
 def test_a_slow_sender_is_cut_off_per_frame_not_per_byte(tmp_path: Path) -> None:
     refused: list[P2PError] = []
 
     async def scenario() -> float:
-        _, listener, port = _listener(tmp_path, refused, deadline=0.4, hello_timeout=5)
+        _, listener, port = _listener(tmp_path, deadline=0.4, hello_timeout=5)
+        refused_now = listener.refusals
         async with listener:
             writer = await _open(port, (60).to_bytes(4, "big"))
             start = time.monotonic()
@@ -133,9 +154,10 @@ def test_a_slow_sender_is_cut_off_per_frame_not_per_byte(tmp_path: Path) -> None
                     await asyncio.sleep(0.05)
                     writer.write(b"\x90")
                     await writer.drain()
-                    if refused:
+                    if refused_now:
                         break
             writer.transport.abort()
+            refused.extend(error for _, error in refused_now)
             return time.monotonic() - start
 
     took = run(scenario())
@@ -147,31 +169,31 @@ def test_silent_and_half_open_sockets_are_dropped(tmp_path: Path) -> None:
     refused: list[P2PError] = []
 
     async def scenario() -> None:
-        _, listener, port = _listener(tmp_path, refused, hello_timeout=0.3)
+        _, listener, port = _listener(tmp_path, hello_timeout=0.3)
         async with listener:
             silent = await _open(port)  # connects, never speaks
             half = await _open(port, b"\x00\x00")  # half a header, then nothing (a vanished peer)
             await asyncio.sleep(0.6)
-            assert not listener._pending
+            assert not listener.pending
             silent.transport.abort()
             half.transport.abort()
+            refused.extend(_errors(listener))
 
     run(scenario())
     assert [type(error) for error in refused] == [PeerTimeout, PeerTimeout]
 
 
 def test_memory_stays_bounded_under_repeated_garbage(tmp_path: Path) -> None:
-    refused = Tally()
-
     async def burst(port: int, count: int) -> None:
-        writers = [await _open(port, b"\x00\x00\x3f\xff" + bytes(4000)) for _ in range(count)]
+        sources = [f"127.0.1.{1 + i % 20}" for i in range(count)]
+        writers = [await _open_from(source, port, b"\x00\x00\x3f\xff" + bytes(4000)) for source in sources]
         await asyncio.sleep(0.2)
         for writer in writers:
             writer.transport.abort()
         await asyncio.sleep(0.1)
 
-    async def scenario() -> tuple[int, int]:
-        _, listener, port = _listener(tmp_path, refused, max_pending=8, deadline=0.1, hello_timeout=1)
+    async def scenario() -> tuple[int, int, int]:
+        _, listener, port = _listener(tmp_path, max_pending=8, deadline=0.1, hello_timeout=1)
         async with listener:
             await burst(port, 40)
             tracemalloc.start()
@@ -180,10 +202,10 @@ def test_memory_stays_bounded_under_repeated_garbage(tmp_path: Path) -> None:
                 await burst(port, 40)
             grown = tracemalloc.get_traced_memory()[0] - first
             tracemalloc.stop()
-            return grown, len(listener._pending)
+            return grown, listener.pending, listener.refused_count
 
-    grown, pending = run(scenario())
-    assert pending == 0 and refused.refused == 200
+    grown, pending, refused = run(scenario())
+    assert pending == 0 and refused == 200
     assert grown < 1_000_000  # 160 more connections with 4 KB each: nothing kept
 
 
@@ -314,3 +336,221 @@ def test_verify_command_reports_an_unforeseen_failure_without_a_traceback(
     assert verify_command.run(argparse.Namespace(record=str(record))) == 2
     err = capsys.readouterr().err
     assert "FAILED" in err and "an unforeseen damage" in err and "Traceback" not in err
+
+
+# ------------------------------------------------- attacks on the handshake, over loopback
+
+
+async def _mallory_proxy(port: int, mallory: Identity) -> asyncio.Server:
+    """On the path between bob and ann: lets everything through but bob's accept, which it
+    replaces with an accept of Mallory's key, validly signed over the session id it makes."""
+    seen: dict[str, Message] = {}
+
+    async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
+            while True:
+                header = await reader.readexactly(4)
+                body = await reader.readexactly(int.from_bytes(header, "big"))
+                with contextlib.suppress(WireError):
+                    message = parse(decode(body))
+                    seen[message.TAG] = message
+                    if isinstance(message, Accept):
+                        hello, offer = seen["hello"], seen["offer"]
+                        assert isinstance(hello, Hello) and isinstance(offer, Offer)
+                        unsigned = Accept(key=mallory.public, sig=bytes(64))
+                        digest = session_id(hello, offer, unsigned)
+                        body = encode(unsigned.with_sig(sign(mallory.key, "accept-sig", digest)).to_wire())
+                writer.write(frame(body))
+                await writer.drain()
+        writer.close()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
+        await asyncio.gather(relay(reader, up_writer), relay(up_reader, writer))
+
+    return await asyncio.start_server(handle, "127.0.0.1", 0)
+
+
+def test_mallory_on_the_path_cannot_take_the_joiners_seat(tmp_path: Path) -> None:
+    """Flaw 1 against the real listener: the replaced accept fails key confirmation, nothing is
+    bound to Mallory's key, and the real bob then gets the match (not "busy")."""
+    bob = Side.make(tmp_path, "bob")
+    mallory = Identity.from_key(Ed25519PrivateKey.generate())
+
+    async def scenario() -> tuple[Side, list[P2PError], str, P2PError | None]:
+        ann, listener, port = _listener(tmp_path)
+        async with listener:
+            proxy = await _mallory_proxy(port, mallory)
+            on_path = listener.invite([("127.0.0.1", proxy.sockets[0].getsockname()[1])])
+            failed: P2PError | None = None
+            try:
+                await join(on_path, bob.me, "bob", bob.known, accept_all)
+            except P2PError as exc:
+                failed = exc
+            proxy.close()
+            while not listener.refusals:
+                await asyncio.sleep(0.01)
+            channel, _ = await join(
+                listener.invite([("127.0.0.1", port)]), bob.me, "bob", bob.known, accept_all
+            )
+            host_channel, session = await listener.first()
+            await channel.close()
+            await host_channel.close()
+            return ann, _errors(listener), session.accept.key.hex(), failed
+
+    ann, refused, key, failed = run(scenario())
+    assert failed is not None  # bob's first try fails like a dropped line
+    assert any("key confirmation failed" in str(error) for error in refused), refused
+    assert key == bob.me.public.hex()
+    assert ann.known.load()["bob"]["key"] == bob.me.public.hex()
+
+
+def test_a_stranger_without_the_secret_gets_nothing_not_even_busy(tmp_path: Path) -> None:
+    """Flaws 2 and 7: an old or guessed invite gets one answer naming nobody, before and during a match."""
+    bob, eve = Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
+
+    async def scenario() -> tuple[list[str], KnownPeers]:
+        ann, listener, port = _listener(tmp_path)
+        async with listener:
+            guessed = Invite((("127.0.0.1", port),), ann.me.fingerprint, new_secret())
+            answers = []
+            for name in ("bob", "eve"):
+                with pytest.raises(InviteRefused) as refused:
+                    await join(guessed, eve.me, name, eve.known, accept_all)
+                answers.append(str(refused.value))
+            channel, _ = await join(
+                listener.invite([("127.0.0.1", port)]), bob.me, "bob", bob.known, accept_all
+            )
+            await listener.first()
+            for name in ("bob", "eve"):  # while the match is on: the same answer
+                with pytest.raises(InviteRefused) as refused:
+                    await join(guessed, eve.me, name, eve.known, accept_all)
+                answers.append(str(refused.value))
+            await channel.close()
+            return answers, ann.known
+
+    answers, known = run(scenario())
+    assert len(set(answers)) == 1 and "ann" not in answers[0] and "bob" not in answers[0]
+    assert set(known.load()) == {"bob"}
+
+
+def test_a_look_alike_name_meets_the_known_key(tmp_path: Path) -> None:
+    """Flaw 2: after a match with bob, a stranger holding the invite as "b\\u043eb" (Cyrillic o)
+    is refused as bob's changed identity, and nothing is bound to its key."""
+    bob, eve = Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
+
+    async def scenario() -> P2PError:
+        ann, listener, port = _listener(tmp_path)
+        ann.known.check("bob", bob.me.public)
+        async with listener:
+            with pytest.raises(PeerAborted) as refused:
+                await join(listener.invite([("127.0.0.1", port)]), eve.me, "b\u043eb", eve.known, accept_all)
+            return refused.value
+
+    refused = run(scenario())
+    assert refused.reason == "identity" and "looks like bob" in str(refused)
+
+
+def test_the_joiner_dials_every_address_and_keeps_the_one_that_answers(tmp_path: Path) -> None:
+    """The invite's list: the first address is dead (nothing listens there), the second is the host."""
+    bob = Side.make(tmp_path, "bob")
+    dead = listening_socket("127.0.0.1", 0)
+    dead_port = dead.getsockname()[1]
+    dead.close()
+
+    async def scenario() -> tuple[str, str]:
+        _, listener, port = _listener(tmp_path)
+        async with listener:
+            invite = listener.invite([("127.0.0.1", dead_port), ("127.0.0.1", port)])
+            channel, session = await join(invite, bob.me, "bob", bob.known, accept_all)
+            host_channel, host_session = await listener.first()
+            await channel.close()
+            await host_channel.close()
+            return session.code, host_session.code
+
+    mine, theirs = run(scenario())
+    assert mine == theirs
+
+
+def test_when_every_address_fails_one_line_names_each(tmp_path: Path) -> None:
+    bob = Side.make(tmp_path, "bob")
+    ports = []
+    for _ in range(2):
+        dead = listening_socket("127.0.0.1", 0)
+        ports.append(dead.getsockname()[1])
+        dead.close()
+    invite = Invite(tuple(("127.0.0.1", port) for port in ports), bob.me.fingerprint, new_secret())
+    with pytest.raises(ConnectionClosed, match="no address of the invite answered") as failed:
+        run(join(invite, bob.me, "bob", bob.known, accept_all, stagger=0.05))
+    assert all(f"127.0.0.1:{port}" in str(failed.value) for port in ports) and "\n" not in str(failed.value)
+
+
+def test_silent_connections_never_evict_a_joiner_reading_the_rules(tmp_path: Path) -> None:
+    """Flaw 4: while bob reads the rules, 40 silent connections from 10 other addresses arrive; his
+    handshake proved the invite secret, so it is never the one dropped to make room."""
+    bob = Side.make(tmp_path, "bob")
+
+    async def scenario() -> int:
+        _, listener, port = _listener(tmp_path)
+        async with listener:
+            writers: list[asyncio.StreamWriter] = []
+
+            async def slow_reader(terms: Terms, host_name: str) -> bool:
+                for i in range(40):
+                    writers.append(await _open_from(f"127.0.3.{1 + i % 10}", port))
+                await asyncio.sleep(0.3)
+                return True
+
+            channel, _ = await join(
+                listener.invite([("127.0.0.1", port)]), bob.me, "bob", bob.known, slow_reader
+            )
+            host_channel, session = await listener.first()
+            assert session.hello.name == "bob"
+            for writer in writers:
+                writer.transport.abort()
+            await channel.close()
+            await host_channel.close()
+            return listener.refused_count
+
+    refused = run(scenario())
+    assert refused >= 24  # beyond 16 pending, and 4 per address: the strangers made room for each other
+
+
+def test_a_silent_first_address_does_not_hold_up_the_second(tmp_path: Path) -> None:
+    """The first address accepts and says nothing (a wrong machine, a black hole): the second is
+    dialled 50 ms later without waiting for the first to time out, and wins."""
+    bob = Side.make(tmp_path, "bob")
+
+    async def scenario() -> float:
+        silent = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+        _, listener, port = _listener(tmp_path)
+        async with listener:
+            invite = listener.invite([("127.0.0.1", silent.sockets[0].getsockname()[1]), ("127.0.0.1", port)])
+            start = time.monotonic()
+            channel, _ = await join(invite, bob.me, "bob", bob.known, accept_all, stagger=0.05)
+            took = time.monotonic() - start
+            host_channel, _ = await listener.first()
+            await channel.close()
+            await host_channel.close()
+        silent.close()
+        return took
+
+    assert run(scenario()) < 5.0  # far below the 30 s the silent address would take to time out
+
+
+def test_progress_lines_never_block_on_a_pipe_nobody_reads() -> None:
+    """Flaw 8: a headless host's stderr may be a pipe nobody reads. Its lines go through a bounded
+    queue written by a thread: once the pipe is full they are dropped, and the caller (the event
+    loop) never waits. 5000 lines are far more than a pipe holds."""
+    import os
+    import threading
+
+    from cli.commands.duel import Progress
+
+    read_end, write_end = os.pipe()
+    progress = Progress(capacity=16, stream=os.fdopen(write_end, "w"))
+    caller = threading.Thread(target=lambda: [progress.say("x" * 100) for _ in range(5000)])
+    caller.start()
+    caller.join(30)
+    assert not caller.is_alive()
+    os.close(read_end)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from cli.home import Home
 from cli.main import main
 from p2p.errors import RecordError
-from p2p.home import Home
 from p2p.record import verify
 from tests.test_p2p_helpers import Side, bot_duel, run
 

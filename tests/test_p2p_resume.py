@@ -13,11 +13,12 @@ import pytest
 
 from engine import Game, Move, Rules
 from p2p.channel import Channel
-from p2p.connect import Listener, Redial, join, listening_socket
-from p2p.duel import Duel, Patience, Report
+from p2p.connect import Listener, Redial, join, listening_socket, perform
+from p2p.duel import Duel, Report
 from p2p.errors import Forfeit, HistoryMismatch, P2PError
-from p2p.handshake import Session, Terms, host_handshake
-from p2p.invite import Invite
+from p2p.handshake import HostHandshake, Session, Terms
+from p2p.invite import Invite, new_secret
+from p2p.liveness import Patience
 from p2p.match import sign_resume
 from p2p.messages import Abort, Resume
 from p2p.players import BotPlayer, Player
@@ -59,11 +60,11 @@ class Resilient:
 async def resilient(root: Path, faults: dict[int, Fault], games: int = 1):  # type: ignore[no-untyped-def]
     ann, bob = Side.make(root, "ann"), Side.make(root, "bob")
     sock = listening_socket("127.0.0.1", 0)
-    async with Listener(sock, ann.me, "ann", Terms(Rules(), games), ann.known, lambda a, e: None) as listener:
+    async with Listener(sock, ann.me, "ann", Terms(Rules(), games), ann.known) as listener:
         line = FaultyLine(sock.getsockname()[1], faults)
         port = await line.start()
         try:
-            yield Resilient(ann, bob, listener, line, Invite("127.0.0.1", port, ann.me.fingerprint), ([], []))
+            yield Resilient(ann, bob, listener, line, listener.invite([("127.0.0.1", port)]), ([], []))
         finally:
             line.close()
 
@@ -87,7 +88,7 @@ def _same_complete_match(host: Report, joiner: Report) -> None:
         assert verified.complete and verified.match.transcript == report.match.transcript
 
 
-@pytest.mark.parametrize("after", [700, 1500, 3000, 6000])
+@pytest.mark.parametrize("after", [1000, 1500, 3000, 6000])  # the handshake is ~700 bytes
 def test_a_dropped_connection_resumes_exactly_where_it_stopped(tmp_path: Path, after: int) -> None:
     host, joiner = run(_play(tmp_path, {0: Fault("cut", after), 1: Fault("cut", after + 3000)}, games=3))
     _same_complete_match(host, joiner)
@@ -349,13 +350,17 @@ def test_a_redial_is_not_ended_by_refusals_anyone_could_forge(tmp_path: Path) ->
     not the host's word: the redial keeps trying (the duel's forfeit limit bounds it)."""
     ann, bob, eve = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
     attempts: list[int] = []
+    secret = new_secret()
 
     async def impostor(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         attempts.append(1)
         channel = Channel(reader, writer)
-        if len(attempts) % 3 == 0:  # an offer signed by eve, not by the invite's key
+        if len(attempts) % 3 == 0:  # an offer signed by eve, not by the invite's key (she has its secret)
+            machine = HostHandshake(eve.me, "ann", Terms(Rules()), secret)
             with contextlib.suppress(P2PError):
-                await host_handshake(channel, eve.me, "ann", Terms(Rules()), eve.known)
+                for _ in range(2):
+                    await perform(channel, machine.receive(await channel.recv(5)))
+                await channel.recv(5)
         else:
             await channel.recv(5)  # the hello
             await channel.send(
@@ -367,8 +372,7 @@ def test_a_redial_is_not_ended_by_refusals_anyone_could_forge(tmp_path: Path) ->
         server = await asyncio.start_server(impostor, "127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]
         pair = await connect_pair(ann, bob)
-        redial = Redial(Invite("127.0.0.1", port, ann.me.fingerprint), bob.me, "bob", bob.known,
-                        pair.join_session, 0.01, 0.02)  # fmt: skip
+        redial = Redial(ann.invite(port, secret), bob.me, "bob", bob.known, pair.join_session, 0.01, 0.02)
         attempt = asyncio.ensure_future(redial.reconnect())
         while len(attempts) < 7 and not attempt.done():
             await asyncio.sleep(0.02)
@@ -379,3 +383,58 @@ def test_a_redial_is_not_ended_by_refusals_anyone_could_forge(tmp_path: Path) ->
         await pair.host_channel.close()
 
     run(scenario())
+
+
+def test_a_flood_while_resuming_after_a_cut_does_not_keep_the_joiner_out(tmp_path: Path) -> None:
+    """Flaw 4: 60 silent connections a second from elsewhere while the line is cut: the joiner's
+    return (its source has a reserved slot, and a proven handshake is never evicted) gets in."""
+
+    async def flood(port: int, stop: asyncio.Event, full: asyncio.Event) -> int:
+        writers, count = [], 0
+        while not stop.is_set():
+            if count == 30:
+                full.set()  # the pending pool has been full for a while
+            source = f"127.0.2.{1 + count % 40}"
+            with contextlib.suppress(OSError):
+                _, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+                writers.append(writer)
+            count += 1
+            await asyncio.sleep(1 / 60)
+        for writer in writers:
+            writer.transport.abort()
+        return count
+
+    async def scenario() -> tuple[Report, Report, int, int]:
+        async with resilient(tmp_path, {0: Fault("cut", 3000)}) as net:
+            host, joiner = await net.duels((BotPlayer("easy"), BotPlayer("easy", seed=1)))
+            stop, full = asyncio.Event(), asyncio.Event()
+            flooding = asyncio.create_task(flood(net.listener.sock.getsockname()[1], stop, full))
+            await full.wait()
+            reports = await asyncio.gather(host.run(), joiner.run())
+            stop.set()
+            await host.channel.close()
+            await joiner.channel.close()
+            return reports[0], reports[1], await flooding, net.listener.refused_count
+
+    host, joiner, flooded, refused = run(scenario())
+    _same_complete_match(host, joiner)
+    assert host.reconnects >= 1 and flooded > 20 and refused > 0
+
+
+def test_two_sides_that_lost_each_other_never_both_win_the_game(tmp_path: Path) -> None:
+    """The line is cut and every redial fails: each side sees the other away past the limit.
+    Only the host is awarded the game for the peer's absence; the joiner's record awards nothing."""
+    never_back = {i: Fault("cut", 3000 if i == 0 else 0) for i in range(400)}
+    patience = Patience(keepalive=0.1, silent_after=0.3, dead_after=0.5, forfeit_after=0.8)
+
+    async def scenario() -> tuple[Report, Report]:
+        async with resilient(tmp_path, never_back) as net:
+            host, joiner = await net.duels((BotPlayer("easy"), BotPlayer("easy", seed=1)), patience)
+            reports = await asyncio.gather(host.run(), joiner.run())
+            return reports[0], reports[1]
+
+    host, joiner = run(scenario())
+    assert (host.end, host.awarded) == ("forfeit", 0)
+    assert (joiner.end, joiner.awarded) == ("abandoned", None)
+    for report in (host, joiner):
+        verify(report.record.read_text())

@@ -12,9 +12,10 @@ from cli.app.match import MatchScore as ScreenMatch
 from cli.app.network_opponent import NetworkOpponent
 from cli.app.opponent import OpponentLeft
 from engine import Game, Outcome, Rules
-from p2p.duel import Duel, Patience, Report
+from p2p.duel import Duel, Report
 from p2p.errors import RecordError
 from p2p.handshake import Terms
+from p2p.liveness import Patience
 from p2p.players import BotPlayer
 from p2p.record import verify
 from tests.screen_table import Notes
@@ -262,3 +263,34 @@ def test_a_silent_peer_is_shown_offered_for_claiming_and_forfeits(tmp_path: Path
     assert [str(e) for e in notes.ended] == ["bob stayed away too long"] and notes.ended[0].awarded == 0
     note = verify(report.record.read_text()).end
     assert note is not None and note["end"] == "forfeit" and "claimed by forfeit" in note["detail"]
+
+
+def test_connections_the_host_refuses_are_shown_in_the_status_slot(tmp_path: Path) -> None:
+    """Issue 13, defect 1: a stranger knocking during the match is reported on the screen's status
+    line, not written to the terminal behind the full screen."""
+    from p2p.connect import join
+    from p2p.errors import InviteRefused
+    from p2p.invite import Invite, new_secret
+    from tests.test_p2p_helpers import accept_all
+    from tests.test_p2p_resume import resilient
+
+    async def play() -> Notes:
+        async with resilient(tmp_path, {}) as net:
+            channel, _ = await join(net.invite, net.bob.me, "bob", net.bob.known, accept_all)
+            host_channel, host_session = await net.listener.first()
+            opponent = NetworkOpponent(host_channel, host_session, net.ann.me, net.ann.home, net.listener)
+            notes = Notes()
+            opponent.attach(notes)
+            stranger = Side.make(tmp_path, "eve")
+            guessed = Invite(net.invite.addresses, net.invite.fingerprint, new_secret())
+            with pytest.raises(InviteRefused):
+                await join(guessed, stranger.me, "eve", stranger.known, accept_all)
+            while not any("refused a connection" in line for line in notes.statuses):
+                await asyncio.sleep(0.01)
+            opponent.close()
+            await opponent.finished()
+            await channel.close()
+            return notes
+
+    notes = run(play())
+    assert any("did not prove the invite's secret" in line for line in notes.statuses)

@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from engine import Game, Move, Rules
 from engine.cards import cards_of
 from p2p.channel import Channel
-from p2p.connect import host, join, listening_socket
+from p2p.connect import Listener, join, listening_socket
 from p2p.duel import Duel, Report
 from p2p.errors import (
     BadSignature,
@@ -34,7 +34,6 @@ from p2p.errors import (
 )
 from p2p.fairdeal import Pledge
 from p2p.handshake import Terms
-from p2p.invite import Invite
 from p2p.match import Match, position_hash
 from p2p.messages import Chat, Commit, Hello, MoveMsg, Reveal, Signed
 from p2p.players import BotPlayer
@@ -227,13 +226,8 @@ def test_a_bit_flipped_mid_game_stops_both_sides(tmp_path: Path) -> None:
 
 
 def test_wrong_fingerprint_is_refused_by_the_joiner(tmp_path: Path) -> None:
-    refused: list[P2PError] = []
     with pytest.raises(FingerprintMismatch, match="not the host who sent the invite"):
-        run(
-            connect_pair(
-                Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), fingerprint="a" * 32, refused=refused
-            )
-        )
+        run(connect_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), fingerprint="a" * 32))
 
 
 def test_a_changed_joiner_key_is_refused_loudly_by_the_host(tmp_path: Path) -> None:
@@ -244,15 +238,11 @@ def test_a_changed_joiner_key_is_refused_loudly_by_the_host(tmp_path: Path) -> N
 
     async def second() -> PeerAborted:
         sock = listening_socket("127.0.0.1", 0)
-        terms = Terms(Rules())
-        hosting = asyncio.create_task(
-            host(sock, ann.me, "ann", terms, ann.known, lambda a, e: refused.append(e))
-        )
-        invite = Invite("127.0.0.1", sock.getsockname()[1], ann.me.fingerprint)
-        channel, _ = await join(invite, impostor.me, "bob", impostor.known, accept_all)
-        with pytest.raises(PeerAborted) as aborted:
-            await channel.recv(5)  # the host's refusal comes sealed
-        hosting.cancel()
+        async with Listener(sock, ann.me, "ann", Terms(Rules()), ann.known) as listener:
+            invite = listener.invite([("127.0.0.1", sock.getsockname()[1])])
+            with pytest.raises(PeerAborted) as aborted:  # the host's refusal comes sealed
+                await join(invite, impostor.me, "bob", impostor.known, accept_all)
+            refused.extend(error for _, error in listener.refusals)
         return aborted.value
 
     assert run(second()).reason == "identity"
@@ -280,27 +270,20 @@ def test_declined_rules_end_the_joiner_and_the_host_keeps_waiting(tmp_path: Path
 
     async def scenario() -> None:
         sock = listening_socket("127.0.0.1", 0)
-        hosting = asyncio.create_task(
-            host(
-                sock,
-                ann.me,
-                "ann",
-                Terms(games=3, rules=Rules(sixes=False)),
-                ann.known,
-                lambda a, e: refused.append(e),
-            )
-        )
-        invite = Invite("127.0.0.1", sock.getsockname()[1], ann.me.fingerprint)
-        with pytest.raises(RulesDeclined):
-            await join(invite, bob.me, "bob", bob.known, decline)
-        while not refused:
-            await asyncio.sleep(0.01)
-        assert not hosting.done()
-        channel, _ = await join(invite, cat.me, "cat", cat.known, accept_all)
-        host_channel, session = await hosting
-        assert session.hello.name == "cat"
-        await channel.close()
-        await host_channel.close()
+        async with Listener(
+            sock, ann.me, "ann", Terms(games=3, rules=Rules(sixes=False)), ann.known
+        ) as listener:
+            invite = listener.invite([("127.0.0.1", sock.getsockname()[1])])
+            with pytest.raises(RulesDeclined):
+                await join(invite, bob.me, "bob", bob.known, decline)
+            while not listener.refusals:
+                await asyncio.sleep(0.01)
+            refused.extend(error for _, error in listener.refusals)
+            channel, _ = await join(invite, cat.me, "cat", cat.known, accept_all)
+            host_channel, session = await listener.first()
+            assert session.hello.name == "cat"
+            await channel.close()
+            await host_channel.close()
 
     run(scenario())
     assert seen[0].games == 3 and not seen[0].rules.sixes
@@ -313,16 +296,17 @@ def test_an_incompatible_peer_gets_a_clear_refusal(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         sock = listening_socket("127.0.0.1", 0)
-        hosting = asyncio.create_task(
-            host(sock, ann.me, "ann", Terms(Rules()), ann.known, lambda a, e: refused.append(e))
-        )
-        reader, writer = await asyncio.open_connection("127.0.0.1", sock.getsockname()[1])
-        channel = Channel(reader, writer)
-        await channel.send(Hello(proto=99, program="9.9", name="future", eph=bytes(32)))
-        with pytest.raises(PeerAborted, match="protocol 99") as aborted:
-            await channel.recv(5)
-        assert aborted.value.reason == "incompatible"
-        hosting.cancel()
+        async with Listener(sock, ann.me, "ann", Terms(Rules()), ann.known) as listener:
+            reader, writer = await asyncio.open_connection("127.0.0.1", sock.getsockname()[1])
+            channel = Channel(reader, writer)
+            await channel.send(Hello(proto=99, program="9.9", name="future", eph=bytes(32)))
+            with pytest.raises(PeerAborted, match="protocol 99") as aborted:
+                await channel.recv(5)
+            assert aborted.value.reason == "incompatible"
+            await channel.close()
+            while not listener.refusals:
+                await asyncio.sleep(0.01)
+            refused.extend(error for _, error in listener.refusals)
 
     run(scenario())
     assert isinstance(refused[0], IncompatiblePeer)
@@ -335,9 +319,11 @@ def test_garbage_connections_are_refused_and_the_host_keeps_listening(tmp_path: 
     async def scenario() -> None:
         sock = listening_socket("127.0.0.1", 0)
         port = sock.getsockname()[1]
-        hosting = asyncio.create_task(
-            host(sock, ann.me, "ann", Terms(Rules()), ann.known, lambda a, e: refused.append((a, e)))
-        )
+        async with Listener(sock, ann.me, "ann", Terms(Rules()), ann.known) as listener:
+            await _garbage_then_join(listener, port)
+            refused.extend(listener.refusals)
+
+    async def _garbage_then_join(listener: Listener, port: int) -> None:
         for garbage in (b"\x00\x00\x00\x03\xc1\xc1\xc1", b"\xff\xff\xff\xff", b"\x00\x00\x00\x02\x91\x01"):
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
             writer.write(garbage)
@@ -347,9 +333,9 @@ def test_garbage_connections_are_refused_and_the_host_keeps_listening(tmp_path: 
         impostor = Channel(*await asyncio.open_connection("127.0.0.1", port))
         await impostor.send(Commit(game=1, commitment=bytes(32), sig=bytes(64)))  # not a hello
         await impostor.reader.read()
-        invite = Invite("127.0.0.1", port, ann.me.fingerprint)
+        invite = listener.invite([("127.0.0.1", port)])
         channel, session = await join(invite, bob.me, "bob", bob.known, accept_all)
-        host_channel, host_session = await hosting
+        host_channel, host_session = await listener.first()
         assert host_session.session_id == session.session_id
         await channel.close()
         await host_channel.close()

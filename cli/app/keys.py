@@ -68,7 +68,7 @@ def key_bindings(screen: GameScreen) -> KeyBindings:
 
     @bindings.add("c-l")
     def _redraw(event: KeyPressEvent) -> None:
-        event.app.renderer.clear()  # should anything have written to the terminal behind the screen
+        event.app.renderer.clear()  # draws everything afresh: what else wrote to the terminal is gone
 
     @bindings.add("?", filter=empty & ~helping)
     def _help(event: KeyPressEvent) -> None:

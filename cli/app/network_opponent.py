@@ -30,17 +30,17 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from cli.app.opponent import Deal, OpponentLeft, Table
+from cli.home import Home
 from cli.i18n import _, translated
 from engine import Game, Move
 from p2p.channel import Channel
-from p2p.duel import Duel, Patience, Reconnector, Report
+from p2p.duel import Duel, Reconnector, Report
 from p2p.errors import P2PError, PeerAborted
 from p2p.fairdeal import preference
 from p2p.handshake import Session
-from p2p.home import Home
 from p2p.identity import Identity
+from p2p.liveness import Patience
 from p2p.match import Match
-from p2p.messages import Bye, Chat, Ping, Rematch
 from p2p.text import Text
 
 if TYPE_CHECKING:
@@ -94,8 +94,11 @@ class NetworkOpponent:
     # ------------------------------------------------------ the app's side
 
     def attach(self, table: Table) -> None:
-        """Start the duel and show the verification code."""
+        """Start the duel and show the verification code; from now on connections the host
+        refuses are reported in the status slot (never written behind the screen)."""
         self._table = table
+        if self.reconnector is not None:
+            self.reconnector.report_to(lambda text: self.show_status(translated(text)))
         self._start()
         table.chat(
             _("Playing {name}. Verification code {code}: {name} must see the same.").format(
@@ -197,15 +200,20 @@ class NetworkOpponent:
 
     # ------------------------------------------------------------ helpers
 
-    def _duel(self, channel: Channel, previous: Match | None = None) -> Duel:
+    def _duel(self, channel: Channel) -> Duel:
         return Duel(
-            channel, self.session, self.me, self, self.home.records, None, previous,
+            channel, self.session, self.me, self, self.home.records, None, None,
             self.reconnector, self.patience, self._status,
         )  # fmt: skip
 
     def _chat(self, text: str) -> None:
         if self._table is not None:
             self._table.chat(text)
+
+    def show_status(self, text: str) -> None:
+        """Show ``text`` in the screen's status slot (a line about the connection, not the game)."""
+        if self._table is not None:
+            self._table.status(text)
 
     def _status(self, text: str | Text) -> None:
         """The duel's status line, and the claim it offers or withdraws."""
@@ -236,25 +244,17 @@ class NetworkOpponent:
         if self.report is None or self.report.end != "complete":
             raise self._left()
         self._chat(_("Asking {name} for a rematch…").format(name=self.name))
-        channel = self.duel.channel
         try:
-            await channel.send(Rematch(want=True))
-            while not isinstance(answer := await channel.recv(), Rematch):
-                if isinstance(answer, Chat):
-                    self.heard(answer.text)
-                elif not isinstance(answer, Ping | Bye):  # keep-alives and farewells may still be in flight
-                    why = _("{name} sent a {tag!r} message instead of answering")
-                    raise OpponentLeft(why.format(name=self.name, tag=answer.TAG))
+            duel = await self.duel.rematch(True)
         except P2PError as exc:
             raise OpponentLeft(
                 _("{name} left: {error}").format(name=self.name, error=translated(exc))
             ) from None
-        if not answer.want:
+        if duel is None:
             raise OpponentLeft(_("{name} does not want a rematch.").format(name=self.name))
-        previous = self.duel.match
         self._offset += self.session.terms.games
         self.report = None
-        self.duel = self._duel(channel, previous)
+        self.duel = duel
         self._start()
         self._chat(_("Rematch with {name}: the loser of the last game deals.").format(name=self.name))
 
@@ -355,8 +355,8 @@ async def play_duel(
 
 def run_command(args: argparse.Namespace, command: str) -> int:
     """``trumps host`` or ``trumps join``: headless with ``--bot``, else in the full-screen game."""
+    from cli.commands.duel import run_host, run_join
     from engine.cards import SUITS, parse_suit
-    from p2p.commands import run_host, run_join
 
     runner = run_host if command == "host" else run_join
     if args.bot is not None:

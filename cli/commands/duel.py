@@ -1,26 +1,519 @@
-"""What ``trumps host`` and ``trumps join`` share: options from :mod:`p2p.commands`, play from the interface."""
+"""What ``trumps host`` and ``trumps join`` share: options, setup, headless bots, the report.
+
+Only the standard library (and :mod:`cli.i18n`) is imported at module level,
+so that building the argument parser stays fast; the network and crypto code
+loads in ``run``. Human-readable progress goes to stderr, through
+:class:`Progress`, which never blocks the match (a full pipe drops lines);
+stdout carries the invite line and, with ``--json``, one JSON line at the end.
+The interactive game plugs in as a :data:`Play` (``cli/app/network_opponent.py``).
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
+import re
+import sys
+from typing import TYPE_CHECKING, Any, TextIO
+
+from cli.i18n import N_, translated
+from cli.printable import printable
+from p2p.text import Text, ntext
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Coroutine
+
+    from cli.home import Home
+    from p2p.channel import Channel
+    from p2p.duel import Reconnector, Report
+    from p2p.handshake import Session, Terms
+    from p2p.identity import Identity
+    from p2p.portmap import MapResult
+
+    Play = Callable[[Channel, Session, Identity, Home, Reconnector], Awaitable[Report]]
+    """Plays a handshaken duel to its end, getting the peer back through the
+    :class:`~p2p.duel.Reconnector` after a drop: the interactive interface's entry point."""
+
+DEFAULT_PORT = 47111
+_BOT_TIMEOUT = 180.0
 
 
-def add_duel_arguments(parser: argparse.ArgumentParser, role: str) -> None:
-    """The options of ``trumps host`` (``role`` "host") or ``trumps join`` ("join")."""
-    from cli.i18n import translated
-    from cli.printable import printable
-    from p2p import commands
+def _games(text: str) -> int:
+    if not re.fullmatch("[0-9]{1,2}", text) or not 1 <= int(text) <= 99:
+        raise argparse.ArgumentTypeError(
+            translated(Text(N_("{text!r} is not a number of games from 1 to 99"), text=text))
+        )
+    return int(text)
 
-    # p2p never translates: the interface shows its text (p2p.text), peers' words in it made harmless
-    commands.translate = lambda message: printable(translated(message))
-    if role == "host":
-        commands.add_host_arguments(parser)
+
+def _port(text: str) -> int:
+    if not re.fullmatch("[0-9]{1,5}", text) or not 0 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(
+            translated(Text(N_("{text!r} is not a port number (0-65535; 0 picks a free one)"), text=text))
+        )
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 86400:
+        raise argparse.ArgumentTypeError(
+            translated(Text(N_("{text!r} is not a number of seconds (up to 86400)"), text=text))
+        )
+    return value
+
+
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options both sides of a duel take."""
+    parser.add_argument(
+        "--name", help=_tr(N_("the name your peer sees and remembers you by (default: your login)"))
+    )
+    parser.add_argument(
+        "--trump",
+        metavar="SUITS",
+        help=_tr(
+            N_(
+                "your trump preference: a suit (S H D C or ♠ ♥ ♦ ♣), optionally followed by a second "
+                "choice for when both want the same suit (e.g. SH); random when left out"
+            )
+        ),
+    )
+    parser.add_argument(
+        "--bot",
+        metavar="LEVEL",
+        help=_tr(N_("let the AI play at LEVEL (easy, medium, hard…): no interface")),
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help=_tr(N_("print one JSON line with results, score, transcript and record")),
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help=translated(
+            Text(
+                N_(
+                    "when the peer is silent, unreachable or owes its move this long, you may claim "
+                    "the game by forfeit (bots claim at once; in the game you are asked); the joiner "
+                    "redials meanwhile (default {seconds:g})"
+                ),
+                seconds=_BOT_TIMEOUT,
+            )
+        ),
+    )
+
+
+def add_host_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``trumps host``."""
+    parser.add_argument(
+        "--port",
+        type=_port,
+        default=DEFAULT_PORT,
+        help=translated(Text(N_("TCP port to listen on (default {port})"), port=DEFAULT_PORT)),
+    )
+    parser.add_argument(
+        "--bind",
+        metavar="ADDR",
+        help=_tr(N_("listen on this address only (default: every IPv4 and IPv6 address)")),
+    )
+    parser.add_argument(
+        "--advertise",
+        metavar="HOST",
+        help=_tr(
+            N_("the address or name to put in the invite (e.g. your public address when forwarding a port)")
+        ),
+    )
+    parser.add_argument(
+        "--no-map",
+        action="store_true",
+        help=_tr(N_("do not ask the home router to open the port (UPnP, NAT-PMP, PCP)")),
+    )
+    parser.add_argument(
+        "--games", type=_games, default=1, metavar="N", help=_tr(N_("play a match of N games"))
+    )
+    parser.add_argument(
+        "--pickup",
+        choices=("forced", "voluntary"),
+        default="forced",
+        help=_tr(N_("forced (default): take only when you cannot beat; voluntary: take any time")),
+    )
+    parser.add_argument(
+        "--no-sixes", action="store_true", help=_tr(N_("do not hand over the sixes of the trump suits"))
+    )
+    add_common_arguments(parser)
+
+
+def add_join_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``trumps join``."""
+    parser.add_argument(
+        "invite", help=_tr(N_("the invite the host gave you: ADDRESS:PORT/FINGERPRINT/SECRET"))
+    )
+    parser.add_argument("--yes", action="store_true", help=_tr(N_("accept the host's rules without asking")))
+    add_common_arguments(parser)
+
+
+def _tr(template: str) -> str:
+    """``template`` (marked with ``N_`` where it is written) in the interface's language."""
+    return translated(Text(template))
+
+
+class Progress:
+    """Lines for stderr, written by a thread from a bounded queue: a pipe that nobody reads
+    makes lines drop, never the match stop (a flood of refused connections is also rate-limited
+    before it gets here: :class:`p2p.admission.RefusalLog`)."""
+
+    def __init__(self, capacity: int = 256, stream: TextIO | None = None) -> None:
+        """``stream``: where the lines go (``sys.stderr`` as it is when each line is written)."""
+        import queue
+        import threading
+
+        self.stream = stream
+        self._lines: queue.Queue[str] = queue.Queue(capacity)
+        threading.Thread(target=self._write, daemon=True).start()
+
+    def say(self, text: object) -> None:
+        """Queue ``text`` (translated) for stderr; dropped if the queue is full."""
+        import queue
+
+        with contextlib.suppress(queue.Full):
+            self._lines.put_nowait(printable(translated(text)))  # it may quote the peer
+
+    def flush(self, timeout: float = 2.0) -> None:
+        """Wait (a little) until what was queued is written."""
+        import time
+
+        end = time.monotonic() + timeout
+        while self._lines.unfinished_tasks and time.monotonic() < end:
+            time.sleep(0.01)
+
+    def _write(self) -> None:
+        while True:
+            line = self._lines.get()
+            with contextlib.suppress(OSError, ValueError):
+                print(line, file=self.stream or sys.stderr, flush=True)
+            self._lines.task_done()
+
+
+_PROGRESS: Progress | None = None
+
+
+def _say(text: object) -> None:
+    global _PROGRESS
+    if _PROGRESS is None:
+        _PROGRESS = Progress()
+    _PROGRESS.say(text)
+
+
+def _flush() -> None:
+    if _PROGRESS is not None:
+        _PROGRESS.flush()
+
+
+def _fail(command: str, error: Exception, as_json: bool) -> int:
+    _say(f"trumps {command}: {translated(error)}")
+    _flush()
+    if as_json:
+        print(json.dumps({"result": [], "score": [0, 0], "end": "refused", "error": str(error)}), flush=True)
+    return 1
+
+
+def _is_local(host: str) -> bool:
+    """Whether ``host`` is an address that only this machine or its LAN can reach."""
+    import ipaddress
+
+    try:
+        address = ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        return False
+    return address.is_private or address.is_loopback or address.is_link_local
+
+
+def _describe(terms: Terms) -> str:
+    if terms.games == 1:
+        games = _tr(N_("one game"))
     else:
-        commands.add_join_arguments(parser)
+        games = translated(ntext("a match of {count} game", "a match of {count} games", terms.games))
+    return f"{games}, {terms.rules.notation()}"
 
 
-def run_duel(args: argparse.Namespace, role: str) -> int:
-    """Play the duel as ``role``; the exit status (0 when the match was played to its end)."""
-    from cli.app.network_opponent import run_command
+def _announce(session: Session) -> None:
+    peer = session.names[1 - session.seat]
+    _say(
+        Text(
+            N_("You are player {seat}, against {peer}. Verification code: {code}"),
+            seat=session.seat,
+            peer=peer,
+            code=session.code,
+        )
+    )
+    _say(Text(N_("  (both screens show the same code when nobody sits in the middle)")))
 
-    return run_command(args, role)
+
+def _run_to_end(command: str, duel: Coroutine[Any, Any, Report], as_json: bool) -> int:
+    """Run ``duel`` (connect, handshake, play) and report; the exit status."""
+    import asyncio
+
+    from p2p.errors import P2PError
+
+    async def until_stopped() -> Report:
+        """``duel``, cancelled by SIGTERM or SIGHUP (a closed terminal) so that the record says so."""
+        import signal
+
+        task, loop = asyncio.current_task(), asyncio.get_running_loop()
+        assert task is not None
+        for number in (signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError, AttributeError):
+                loop.add_signal_handler(number, task.cancel)
+        return await duel
+
+    try:
+        report = asyncio.run(until_stopped())
+    except P2PError as exc:
+        return _fail(command, exc, as_json)
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        return _fail(command, InterruptedError(Text(N_("stopped; the match record says so"))), as_json)
+    status = _finish(report, as_json)
+    _flush()
+    return status
+
+
+def _finish(report: Report, as_json: bool) -> int:
+    match = report.match
+    for result in match.results:
+        template = N_("game {number}: {result} (dealer {dealer}, trumps {trumps})")
+        _say(
+            Text(
+                template, number=result.number, result=result.text, dealer=result.dealer, trumps=result.trumps
+            )
+        )
+    if report.awarded is not None:
+        you = report.awarded == report.session.seat
+        winner = Text(N_("you")) if you else report.session.names[report.awarded]
+        template = N_("game {number}: {result} (awarded to {winner})")
+        _say(Text(template, number=match.number, result=report.results[-1], winner=winner))
+    me, score = report.session.seat, report.score
+    peer = report.session.names[1 - me]
+    _say(Text(N_("score: you {mine:g}, {peer} {theirs:g}"), mine=score[me], peer=peer, theirs=score[1 - me]))
+    if report.reconnects:
+        _say(
+            ntext(
+                "the connection was restored {count} time; nothing was lost",
+                "the connection was restored {count} times; nothing was lost",
+                report.reconnects,
+            )
+        )
+    if report.error is not None:
+        _say(Text(N_("the match ended early ({end}): {error}"), end=report.end, error=report.error))
+    elif report.end != "complete":
+        _say(Text(N_("you left the match before its end")))
+    _say(Text(N_("record: {record}  (check it with: trumps verify {record})"), record=report.record))
+    if as_json:
+        print(json.dumps(report.as_json(), ensure_ascii=False), flush=True)
+    return 0 if report.end == "complete" else 1
+
+
+def _setup(
+    args: argparse.Namespace, command: str, play: Play | None
+) -> tuple[Home, Identity, str, Play] | int:
+    """Home, identity, name and how to play; or the exit status of a refusal."""
+    from cli.home import Home
+    from p2p.errors import P2PError
+    from p2p.fairdeal import preference
+    from p2p.identity import default_name, load_identity
+
+    name = (args.name or default_name()).strip()
+    if not name or len(name) > 32 or not name.isprintable():
+        return _fail(
+            command,
+            ValueError(Text(N_("--name must be 1-32 printable characters, not {name!r}"), name=args.name)),
+            args.json,
+        )
+    try:
+        preference(args.trump)  # a bad --trump or --bot fails here, before any connection
+        bot = None if args.bot is None else _bot_play(args)
+        home = Home.default()
+        me = load_identity(home.identity_file)
+    except (P2PError, ValueError, OSError) as exc:
+        return _fail(command, exc, args.json)
+    if bot is not None:
+        return home, me, name, bot
+    if play is None:
+        return _fail(
+            command,
+            ValueError(Text(N_("interactive play needs the full-screen interface: use --bot LEVEL"))),
+            args.json,
+        )
+    return home, me, name, play
+
+
+def _bot_play(args: argparse.Namespace) -> Play:
+    from p2p.duel import Duel
+    from p2p.liveness import Patience
+    from p2p.players import BotPlayer
+
+    player = BotPlayer(args.bot, args.trump)
+    timeout = args.timeout or _BOT_TIMEOUT
+    patience = Patience(forfeit_after=timeout, dead_after=min(Patience.dead_after, timeout))
+
+    async def play(
+        channel: Channel, session: Session, me: Identity, home: Home, reconnector: Reconnector
+    ) -> Report:
+        _announce(session)
+        duel = Duel(
+            channel, session, me, player, home.records, timeout, None, reconnector, patience, _status()
+        )
+        try:
+            return await duel.run()
+        finally:
+            await duel.channel.close()
+
+    return play
+
+
+def _status() -> Callable[[str], None]:
+    """Shows status lines on stderr, skipping those that differ only in their numbers (countdowns)."""
+    last = [""]
+
+    def show(text: str) -> None:
+        shape = "".join(c for c in text if not c.isdigit())
+        if text and shape != last[0]:
+            _say(text)
+        last[0] = shape
+
+    return show
+
+
+def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
+    """``trumps host``: listen, print the invite, play the match (with ``play`` unless ``--bot``)."""
+
+    import time
+
+    from engine import Rules
+    from p2p.addresses import host_addresses, socket_families
+    from p2p.connect import Listener, listening_socket
+    from p2p.handshake import Terms
+    from p2p.identity import KnownPeers
+    from p2p.portmap import PortMapping, default_mappers
+
+    setup = _setup(args, "host", play)
+    if isinstance(setup, int):
+        return setup
+    home, me, name, play_duel = setup
+    terms = Terms(Rules(pickup=args.pickup, sixes=not args.no_sixes), args.games)
+    try:
+        sock = listening_socket(args.bind, args.port)
+    except OSError as exc:
+        where = args.bind or Text(N_("every address"))
+        error = Text(
+            N_("cannot listen on {where} port {port}: {error}"),
+            where=where,
+            port=args.port,
+            error=exc.strerror or exc,
+        )
+        return _fail("host", OSError(error), args.json)
+    port = sock.getsockname()[1]
+    families = socket_families(sock)
+    local = host_addresses(args.bind, **families)
+
+    async def main() -> Report:
+        ipv4, ipv6 = ([], []) if args.no_map else default_mappers(args.bind, **families)
+        async with (
+            PortMapping(port, ipv4, ipv6) as mapping,  # the router's lease, deleted on exit
+            Listener(sock, me, name, terms, KnownPeers(home.peers_file), _say) as listener,
+        ):
+            reachable = [(args.advertise, port)] if args.advertise else mapping.result.reachable(local, port)
+            invite = listener.invite(reachable)
+            print(
+                printable(translated(Text(N_("Send this to your friend:  trumps join {invite}"), invite=invite))),
+                flush=True,
+            )
+            _say(
+                Text(
+                    N_("Hosting {terms} on port {port}; waiting for your friend to join…"),
+                    terms=_describe(terms),
+                    port=port,
+                )
+            )
+            _say_reach(args.advertise is None, mapping.result, invite.addresses[0][0], port)
+            channel, session = await listener.first()
+            start = time.monotonic()
+            _flush()  # before a full screen takes the terminal
+            report = await play_duel(channel, session, me, home, listener)
+            report.timing["match_s"] = round(time.monotonic() - start, 3)
+            return report
+
+    return _run_to_end("host", main(), args.json)
+
+
+def _say_reach(asked: bool, mapped: MapResult, first: str, port: int) -> None:
+    """Say on stderr how a friend can reach us: what the router did, or the manual steps when
+    nothing outside can reach the invite's first address (``asked``: no ``--advertise``)."""
+    if mapped.mapped is not None:
+        lease = mapped.mapped
+        template = N_("Your router opened port {port} ({method}); the invite uses {address}.")
+        _say(Text(template, port=lease.external_port, method=lease.method, address=lease.external_address))
+    if mapped.pinhole is not None:
+        template = N_("Your router's firewall lets IPv6 connections in to port {port} ({method}).")
+        _say(Text(template, port=mapped.pinhole.external_port, method=mapped.pinhole.method))
+    if asked and mapped.mapped is None and _is_local(first):
+        if mapped.failures:
+            reasons = "; ".join(f"{method}: {translated(error)}" for method, error in mapped.failures)
+            _say(Text(N_("Your router did not open the port ({reasons})."), reasons=reasons))
+        template = N_(
+            "(That address only works nearby. Across the internet, forward TCP port {port} on your "
+            "router to this machine and run again with --advertise YOUR-PUBLIC-ADDRESS, or give an "
+            "IPv6 address.)"
+        )
+        _say(Text(template, port=port))
+
+
+def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
+    """``trumps join INVITE``: connect, agree on the rules, play the match (with ``play`` unless ``--bot``)."""
+    import asyncio
+    import time
+
+    from p2p.connect import Redial, join
+    from p2p.errors import P2PError
+    from p2p.identity import KnownPeers
+    from p2p.invite import Invite
+
+    try:
+        invite = Invite.parse(args.invite)
+    except P2PError as exc:
+        return _fail("join", exc, args.json)
+    setup = _setup(args, "join", play)
+    if isinstance(setup, int):
+        return setup
+    home, me, name, play_duel = setup
+
+    yes_words = {"y", "yes", *_tr(N_("y yes")).lower().split()}
+
+    async def decide(terms: Terms, host_name: str) -> bool:
+        _say(Text(N_("{name} proposes {terms}."), name=host_name, terms=_describe(terms)))
+        if args.yes or args.bot:
+            return True
+        _flush()
+        answer = await asyncio.to_thread(input, _tr(N_("Accept these rules? [y/N] ")))
+        return answer.strip().lower() in yes_words
+
+    async def main() -> Report:
+        where = ", ".join(f"{host} port {port}" for host, port in invite.addresses)
+        _say(Text(N_("Connecting to {addresses}…"), addresses=where))
+        start = time.monotonic()
+        channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide)
+        handshaken = time.monotonic()
+        _flush()  # before a full screen takes the terminal
+        report = await play_duel(
+            channel, session, me, home, Redial(invite, me, name, KnownPeers(home.peers_file), session)
+        )
+        report.timing["handshake_s"] = round(handshaken - start, 4)
+        report.timing["match_s"] = round(time.monotonic() - handshaken, 3)
+        return report
+
+    return _run_to_end("join", main(), args.json)

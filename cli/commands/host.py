@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import argparse
 
-from cli.commands.duel import add_duel_arguments, run_duel
 from cli.i18n import N_
 
 HELP = N_("host a duel with a friend over the network (prints the 'trumps join' line to send them)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``trumps host`` (see :mod:`p2p.commands`)."""
-    add_duel_arguments(parser, "host")
+    """The options of ``trumps host`` (see :mod:`cli.commands.duel`)."""
+    from cli.commands.duel import add_host_arguments
+
+    add_host_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Host the duel; the exit status (0 when the match was played to its end)."""
-    return run_duel(args, "host")
+    from cli.app.network_opponent import run_command
+
+    return run_command(args, "host")

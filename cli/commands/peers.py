@@ -19,13 +19,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """List or forget; the exit status."""
+    from cli.home import Home
     from p2p.crypto import fingerprint
     from p2p.errors import P2PError
-    from p2p.home import Home
     from p2p.identity import KnownPeers, load_identity
 
     home = Home.default()
-    known = KnownPeers(home)
+    known = KnownPeers(home.peers_file)
     try:
         if args.action == "forget":
             if not args.name:
@@ -41,7 +41,11 @@ def run(args: argparse.Namespace) -> int:
             print(_("forgot {name}; their next key will be trusted on first use").format(name=args.name))
             return 0
         peers = known.load()
-        print(_("your fingerprint: {fingerprint}").format(fingerprint=load_identity(home).fingerprint))
+        print(
+            _("your fingerprint: {fingerprint}").format(
+                fingerprint=load_identity(home.identity_file).fingerprint
+            )
+        )
     except P2PError as exc:
         print(f"trumps peers: {translated(exc)}", file=sys.stderr)
         return 1

@@ -33,11 +33,11 @@ def run(args: argparse.Namespace) -> int:
     from cli import storage
     from cli.app.replay import Replay, replay_application
     from cli.history import network_games
+    from cli.home import Home
     from cli.i18n import translated
     from cli.printable import printable
     from engine import Game, RecordError
     from p2p import errors as p2p_errors
-    from p2p.home import Home
 
     if args.file is None:
         records = storage.record_paths()

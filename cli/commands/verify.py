@@ -52,14 +52,14 @@ def _failed(message: str) -> int:
 
 def _whose_keys(session: Session) -> list[str]:
     """How each player's key compares with this machine's identity and known peers."""
+    from cli.home import Home
     from p2p.errors import P2PError
-    from p2p.home import Home
     from p2p.identity import KnownPeers, load_identity
 
     home = Home.default()
     try:
-        peers = KnownPeers(home).load()
-        own = load_identity(home).public if home.identity_file.exists() else None
+        peers = KnownPeers(home.peers_file).load()
+        own = load_identity(home.identity_file).public if home.identity_file.exists() else None
     except (P2PError, OSError):  # no usable home: the fingerprints above are all there is
         return []
     lines = []

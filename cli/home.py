@@ -1,9 +1,10 @@
-"""Where a player's identity, known peers and match records live, and safe writes.
+"""Where a player's identity, known peers, match records and saved games live.
 
 The directories are the game's own (``trumps``, shared with the offline game's
 saves): ``$XDG_CONFIG_HOME/trumps`` and ``$XDG_DATA_HOME/trumps`` when those
 variables are set, on every platform, otherwise what platformdirs gives. So two
 peers on one machine (tests, bot duels) each get their own home by setting them.
+The network protocol (:mod:`p2p`) knows none of this: it is handed the files.
 """
 
 from __future__ import annotations
@@ -52,41 +53,3 @@ def _user_dir(variable: str, platform_function: str) -> Path:
 
     path: Path = getattr(platformdirs, platform_function)(APP, appauthor=False)
     return path
-
-
-def write_atomically(path: Path, data: bytes, mode: int = 0o644, exclusive: bool = False) -> None:
-    """Write ``data`` to ``path`` so that a crash leaves the old file or the new, never half of one.
-
-    ``exclusive``: never replace an existing ``path`` (:class:`FileExistsError` instead), so that
-    of two programs creating it at once, one wins and the other can read what it wrote.
-    """
-    import tempfile  # here, not at the top: every start reads the config through this module
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temp, mode)
-        if exclusive:
-            os.link(temp, path)  # fails if path exists; the file appears whole
-            os.unlink(temp)
-        else:
-            os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    _sync_directory(path.parent)
-
-
-def _sync_directory(directory: Path) -> None:
-    """Make a rename or link in ``directory`` survive a power cut (POSIX; elsewhere a no-op)."""
-    if os.name != "posix":
-        return
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

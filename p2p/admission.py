@@ -1,0 +1,114 @@
+"""Who the host lets in while handshakes are pending, and how refusals are reported: pure decisions.
+
+:class:`Admission` bounds the handshakes in progress: at most
+:data:`MAX_PENDING` that have not proven the invite secret, at most
+:data:`MAX_PER_SOURCE` of those from one source (an IPv4 address, an IPv6 /64),
+the oldest unproven one making room when the pool is full. A handshake that
+proved the secret is never evicted, and the source the playing peer last came
+from has a reserved slot: its newest connection replaces its oldest instead of
+being refused. :class:`RefusalLog` turns refusals into at most one line per
+interval. Neither does any I/O (docs/protocol.md, "Admission").
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+from p2p.text import N_, Text, ntext
+
+MAX_PENDING = 16
+"""Handshakes at most in progress that have not proven the invite secret."""
+MAX_PER_SOURCE = 4
+"""Of those, at most this many from one source address (IPv4) or /64 (IPv6)."""
+
+
+def source_of(address: str) -> str:
+    """The source a connection is counted under: the IPv4 address (also when mapped into IPv6),
+    or the IPv6 /64 network, since one home usually gets a whole /64."""
+    try:
+        ip = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    if isinstance(ip, ipaddress.IPv6Address):
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+@dataclass
+class Admission:
+    """The pending handshakes, by a key per connection, and which to drop for a new one."""
+
+    max_pending: int = MAX_PENDING
+    max_per_source: int = MAX_PER_SOURCE
+    reserved: str | None = None
+    """The source of the playing peer's last connection (its reserved slot)."""
+    _pending: dict[Hashable, tuple[str, bool]] = field(default_factory=dict)
+
+    def arrive(self, key: Hashable, source: str) -> list[Hashable] | None:
+        """A new connection from ``source``: the connections to drop to make room for it, or
+        ``None`` if it is itself refused (its source has its share already)."""
+        unproven = [(k, s) for k, (s, proven) in self._pending.items() if not proven]
+        mine = [k for k, s in unproven if s == source]
+        drop: list[Hashable] = []
+        if len(mine) >= self.max_per_source:
+            if source != self.reserved:
+                return None
+            drop.append(mine[0])
+        elif len(unproven) >= self.max_pending:
+            others = [k for k, s in unproven if s != self.reserved]
+            drop.append(others[0] if others else unproven[0][0])
+        for k in drop:
+            del self._pending[k]
+        self._pending[key] = (source, False)
+        return drop
+
+    def prove(self, key: Hashable) -> None:
+        """The connection proved the invite secret: it is never dropped to make room."""
+        if key in self._pending:
+            self._pending[key] = (self._pending[key][0], True)
+
+    def leave(self, key: Hashable) -> None:
+        """The connection's handshake ended (either way)."""
+        self._pending.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._pending
+
+
+@dataclass
+class RefusalLog:
+    """Refused connections as at most one line each ``interval`` seconds (the rest counted in it)."""
+
+    interval: float = 1.0
+    _last: float = float("-inf")
+    _held: int = 0
+
+    def held(self, now: float) -> Text | None:
+        """The count of refusals not shown yet, once the interval has passed (``None`` if none)."""
+        if not self._held or now - self._last < self.interval:
+            return None
+        self._last, held, self._held = now, self._held, 0
+        return ntext("refused {count} more connection", "refused {count} more connections", held)
+
+    def note(self, now: float, address: str, error: object) -> Text | None:
+        """The line to show for this refusal now, or ``None`` (it is counted into the next line)."""
+        if now - self._last < self.interval:
+            self._held += 1
+            return None
+        self._last, held, self._held = now, self._held, 0
+        if not held:
+            return Text(N_("refused a connection from {address}: {error}"), address=address, error=error)
+        return ntext(
+            "refused a connection from {address}: {error} (and {count} more before it)",
+            "refused a connection from {address}: {error} (and {count} more before it)",
+            held,
+            address=address,
+            error=error,
+        )

@@ -1,0 +1,58 @@
+"""Admission and refusal reports, as pure decisions fed keys, sources and a fake clock (no sockets)."""
+
+from __future__ import annotations
+
+from p2p.admission import Admission, RefusalLog, source_of
+
+
+def test_a_source_gets_its_share_and_no_more() -> None:
+    admission = Admission(max_pending=16, max_per_source=4)
+    assert [admission.arrive(i, "192.0.2.1") for i in range(4)] == [[], [], [], []]
+    assert admission.arrive(4, "192.0.2.1") is None  # refused: the others' slots stay free
+    assert admission.arrive(5, "192.0.2.2") == []
+
+
+def test_a_full_pool_drops_its_oldest_unproven_handshake_never_a_proven_one() -> None:
+    admission = Admission(max_pending=3, max_per_source=4)
+    admission.arrive("bob", "198.51.100.7")
+    admission.prove("bob")  # bob's knock proved the invite secret: he is reading the rules
+    for i in range(3):
+        admission.arrive(i, "192.0.2.1")
+    assert admission.arrive(3, "192.0.2.2") == [0]
+    assert admission.arrive(4, "192.0.2.3") == [1]
+    assert "bob" in admission and len(admission) == 4
+
+
+def test_the_playing_peers_source_has_a_reserved_slot() -> None:
+    """Another program behind the same address (or a flood from it) cannot keep the peer out: its
+    newest connection replaces its oldest unproven one instead of being refused."""
+    admission = Admission(max_pending=4, max_per_source=2, reserved="203.0.113.9")
+    assert admission.arrive("a", "203.0.113.9") == []
+    assert admission.arrive("b", "203.0.113.9") == []
+    assert admission.arrive("back", "203.0.113.9") == ["a"]
+    for i in range(4):
+        admission.arrive(i, f"192.0.2.{i}")
+    assert "back" in admission  # the pool made room from elsewhere
+
+
+def test_ipv6_sources_are_counted_per_64_and_mapped_ipv4_as_ipv4() -> None:
+    assert source_of("2001:db8:1:2::5") == source_of("2001:db8:1:2:ffff::9") == "2001:db8:1:2::/64"
+    assert source_of("::ffff:192.0.2.7") == "192.0.2.7"
+
+
+def test_refusals_are_reported_at_most_once_a_second_with_a_count() -> None:
+    log = RefusalLog(interval=1.0)
+    lines = [log.note(now / 100, "192.0.2.1:5", "garbage") for now in range(250)]  # 100 a second
+    shown = [line for line in lines if line is not None]
+    assert len(shown) == 3
+    assert str(shown[0]) == "refused a connection from 192.0.2.1:5: garbage"
+    assert str(shown[1]).endswith("(and 99 more before it)")
+
+
+def test_refusals_held_back_are_counted_in_a_later_line() -> None:
+    log = RefusalLog(interval=1.0)
+    assert log.note(0.0, "192.0.2.1:5", "garbage") is not None
+    assert log.note(0.1, "192.0.2.1:6", "garbage") is None
+    assert log.held(0.5) is None  # not yet: at most one line a second
+    assert str(log.held(1.1)) == "refused 1 more connection"
+    assert log.held(5.0) is None  # nothing left to tell

@@ -1,0 +1,268 @@
+"""The handshake machines, fed messages directly (no sockets): key confirmation before any binding,
+the invite secret, versions, and the attacks of the security review (issue 11, flaws 1, 2 and 7)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from engine import Rules
+from p2p.crypto import sign
+from p2p.errors import HandshakeError, IdentityChanged, IncompatiblePeer, InviteRefused, PeerAborted
+from p2p.handshake import (
+    HostHandshake,
+    JoinerHandshake,
+    Seal,
+    Send,
+    Session,
+    Terms,
+    session_id,
+)
+from p2p.identity import Identity, KnownPeers
+from p2p.invite import new_secret
+from p2p.messages import PROTOCOL, Abort, Accept, Confirm, Confirmed, Hello, Message, Offer
+
+TERMS = Terms(Rules(), 3)
+
+
+def _identity() -> Identity:
+    return Identity.from_key(Ed25519PrivateKey.generate())
+
+
+def _sent(actions: list[object]) -> list[Message]:
+    return [action.message for action in actions if isinstance(action, Send)]
+
+
+class Pair:
+    """A host machine and a joiner machine, and the messages between them."""
+
+    def __init__(self, tmp_path: Path, secret: bytes | None = None, name: str = "bob") -> None:
+        self.secret = new_secret()
+        self.ann, self.bob = _identity(), _identity()
+        self.host_known = KnownPeers(tmp_path / "ann-peers.json")
+        self.join_known = KnownPeers(tmp_path / f"{name}-peers.json")
+        self.host = HostHandshake(self.ann, "ann", TERMS, self.secret)
+        self.joiner = JoinerHandshake(
+            self.bob, name, self.ann.fingerprint, self.secret if secret is None else secret, self.join_known
+        )
+
+    def to_offer(self) -> Offer:
+        """Hello and knock in; the host's offer out."""
+        out = [message for sent in _sent(self.joiner.start()) for message in _sent(self.host.receive(sent))]
+        assert len(out) == 1 and isinstance(out[0], Offer)
+        return out[0]
+
+    def complete(self) -> tuple[Session, Session]:
+        offer = self.to_offer()
+        self.joiner.offered(offer)
+        for message in _sent(self.joiner.accept()):
+            self.host.receive(message)
+        assert self.host.session is not None
+        (confirmed,) = _sent(self.host.admit())
+        return self.host.session, self.joiner.confirmed(confirmed)
+
+
+def test_both_sides_settle_the_same_session_and_code(tmp_path: Path) -> None:
+    pair = Pair(tmp_path)
+    host, joiner = pair.complete()
+    assert host.session_id == joiner.session_id and host.code == joiner.code and len(host.code) == 7
+    assert (host.seat, joiner.seat) == (0, 1) and host.names == joiner.names == ("ann", "bob")
+    assert pair.join_known.load()["ann"]["key"] == pair.ann.public.hex()  # remembered once confirmed
+
+
+def test_mallory_replacing_the_accept_is_refused_before_anything_is_bound(tmp_path: Path) -> None:
+    """Flaw 1: on the path, Mallory lets hello, knock and offer through and replaces bob's accept
+    with her own key, signed over the session id it makes. She cannot confirm the keys (they need
+    bob's ephemeral secret), and bob's confirmation no longer matches the transcript."""
+    pair = Pair(tmp_path)
+    offer = pair.to_offer()
+    pair.joiner.offered(offer)
+    bobs = _sent(pair.joiner.accept())
+    mallory = _identity()
+    unsigned = Accept(key=mallory.public, sig=bytes(64))
+    forged = unsigned.with_sig(
+        sign(mallory.key, "accept-sig", session_id(pair.joiner.hello, offer, unsigned))
+    )
+    pair.host.receive(forged)  # the signature is hers and valid: only the confirmation can tell
+    with pytest.raises(HandshakeError, match="key confirmation failed"):
+        pair.host.receive(bobs[1])  # bob's confirm, over the transcript with his own accept
+    assert pair.host.session is None and pair.host.refusal is not None
+    assert pair.host.refusal.reason == "confirm"
+    assert pair.host_known.load() == {}
+
+
+def test_a_confirmation_with_another_nonce_than_committed_is_refused(tmp_path: Path) -> None:
+    """The nonce under the verification code was committed in the knock: it cannot be chosen later."""
+    pair = Pair(tmp_path)
+    pair.joiner.offered(pair.to_offer())
+    accept, confirm = _sent(pair.joiner.accept())
+    pair.host.receive(accept)
+    assert isinstance(confirm, Confirm)
+    with pytest.raises(HandshakeError, match="key confirmation failed"):
+        pair.host.receive(Confirm(nonce=bytes(32), mac=confirm.mac))
+
+
+@pytest.mark.parametrize("name", ["bob", "x", "ann"])
+def test_a_stranger_without_the_secret_learns_nothing_and_gets_one_answer(tmp_path: Path, name: str) -> None:
+    """Flaws 2 and 7: without the invite secret there is no offer (no host name, key or rules), and
+    the refusal is the same whatever name is claimed."""
+    pair = Pair(tmp_path, secret=new_secret(), name=name)
+    hello, knock = _sent(pair.joiner.start())
+    assert pair.host.receive(hello) == []
+    with pytest.raises(InviteRefused):
+        pair.host.receive(knock)
+    assert pair.host.offer is None and not pair.host.proven
+    assert pair.host.refusal == Abort(
+        reason="invite",
+        detail="this connection did not prove the invite's secret: ask the host for a fresh invite",
+    )
+
+
+def test_a_recorded_hello_and_knock_cannot_be_replayed(tmp_path: Path) -> None:
+    pair = Pair(tmp_path)
+    hello, knock = _sent(pair.joiner.start())
+    pair.host.receive(hello)
+    pair.host.receive(knock)
+    again = HostHandshake(pair.ann, "ann", TERMS, pair.secret, pair.host.seen)
+    again.receive(hello)
+    with pytest.raises(InviteRefused):
+        again.receive(knock)
+
+
+def test_a_knock_for_another_hello_is_refused(tmp_path: Path) -> None:
+    pair = Pair(tmp_path)
+    _, knock = _sent(pair.joiner.start())
+    other = JoinerHandshake(pair.bob, "bob", pair.ann.fingerprint, pair.secret, pair.join_known)
+    pair.host.receive(other.hello)
+    with pytest.raises(InviteRefused):
+        pair.host.receive(knock)
+
+
+def test_a_version_2_joiner_is_told_both_versions(tmp_path: Path) -> None:
+    pair = Pair(tmp_path)
+    old = Hello(proto=2, program="0.0.9", name="bob", eph=pair.joiner.hello.eph)
+    with pytest.raises(IncompatiblePeer, match=r"protocol 2; this is trumps .* with protocol 3"):
+        pair.host.receive(old)
+    assert pair.host.refusal is not None and pair.host.refusal.reason == "incompatible"
+    assert "protocol 2" in pair.host.refusal.detail and f"protocol {PROTOCOL}" in pair.host.refusal.detail
+
+
+def test_a_version_2_host_refusal_names_both_versions(tmp_path: Path) -> None:
+    """A protocol-2 host reads our hello (its fields are protocol 2's) and answers "incompatible"."""
+    pair = Pair(tmp_path)
+    hello, _ = _sent(pair.joiner.start())
+    assert isinstance(hello, Hello) and set(hello.to_wire()) == {"t", "proto", "program", "name", "eph"}
+    detail = (
+        "the peer runs trumps 0.1.0 with protocol 3; this is trumps 0.0.9 with protocol 2: "
+        "both must run compatible versions"
+    )
+    error = pair.joiner.aborted(PeerAborted("incompatible", detail))
+    assert isinstance(error, IncompatiblePeer) and "protocol 3" in str(error) and "protocol 2" in str(error)
+
+
+def test_the_joiner_binds_the_host_only_after_its_confirmation(tmp_path: Path) -> None:
+    pair = Pair(tmp_path)
+    pair.joiner.offered(pair.to_offer())
+    for message in _sent(pair.joiner.accept()):
+        pair.host.receive(message)
+    assert pair.join_known.load() == {}
+    with pytest.raises(HandshakeError, match="host's key confirmation failed"):
+        pair.joiner.confirmed(Confirmed(mac=bytes(32)))
+    assert pair.join_known.load() == {}
+
+
+def test_a_look_alike_of_a_known_name_is_that_name(tmp_path: Path) -> None:
+    """Flaw 2: "b\u043eb" with a Cyrillic o is bob to the eye, so it meets bob's key."""
+    known = KnownPeers(tmp_path / "peers.json")
+    known.check("bob", _identity().public)
+    with pytest.raises(IdentityChanged, match="looks like bob"):
+        known.check("b\u043eb", _identity().public)
+    assert set(known.load()) == {"bob"}
+
+
+def test_the_documents_derivations_give_what_the_machines_send(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/protocol.md is the contract: every value of the handshake recomputed from the document
+    alone (its field order, hash, MAC, HKDF and code formulas, with only hashlib, hmac, msgpack and
+    cryptography's primitives) equals what the machines put on the wire."""
+    import hashlib
+    import hmac
+
+    import msgpack  # type: ignore[import-untyped]
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    from p2p import handshake
+    from p2p.channel import Sealer
+    from p2p.wire import encode
+
+    ephemerals = [X25519PrivateKey.generate(), X25519PrivateKey.generate()]  # the joiner's, the host's
+    handed = iter(ephemerals)
+
+    class Ephemeral:
+        @staticmethod
+        def generate() -> X25519PrivateKey:
+            return next(handed)
+
+    monkeypatch.setattr(handshake, "X25519PrivateKey", Ephemeral)
+    pair = Pair(tmp_path)  # the joiner's machine is made first, then the host's
+    hello, knock = _sent(pair.joiner.start())
+    (offer,) = [m for sent in (hello, knock) for m in _sent(pair.host.receive(sent))]
+    pair.joiner.offered(offer)
+    actions = pair.joiner.accept()
+    accept, confirm = _sent(actions)
+    (seal,) = [action for action in actions if isinstance(action, Seal)]
+    pair.host.receive(accept)
+    pair.host.receive(confirm)
+    (confirmed,) = _sent(pair.host.admit())
+    assert isinstance(hello, Hello) and isinstance(offer, Offer) and isinstance(accept, Accept)
+    assert isinstance(confirm, Confirm) and isinstance(confirmed, Confirmed)
+
+    def enc(wire: dict[str, object]) -> bytes:
+        packed: bytes = msgpack.packb(wire, use_bin_type=True)
+        return packed
+
+    def h(tag: str, *parts: bytes) -> bytes:
+        digest = hashlib.sha256()
+        for part in (("your-trumps/v1/" + tag).encode(), *parts):
+            digest.update(len(part).to_bytes(4, "big") + part)
+        return digest.digest()
+
+    def mac(key: bytes, tag: str, *parts: bytes) -> bytes:
+        return hmac.new(key, h(tag, *parts), hashlib.sha256).digest()
+
+    secret = pair.secret
+    hello_map = {"t": "hello", "proto": 3, "program": hello.program, "name": "bob", "eph": hello.eph}
+    knock_map = {"t": "knock", "proof": knock.proof, "commit": knock.commit}  # type: ignore[attr-defined]
+    offer_body = {
+        "t": "offer", "proto": 3, "program": offer.program, "name": "ann", "eph": offer.eph, "key": pair.ann.public,
+        "pickup": "forced", "sixes": True, "max_moves": 1000, "games": 3, "host_seat": 0,
+    }  # fmt: skip
+    accept_body = {"t": "accept", "key": pair.bob.public}
+    for wire, message in ((hello_map, hello), (offer_body | {"sig": offer.sig}, offer)):
+        assert enc(wire) == encode(message.to_wire())  # the field order the tables give
+    assert knock_map["proof"] == mac(secret, "knock", enc(hello_map), h("code-nonce", confirm.nonce))
+    t1 = h("offer", enc(hello_map), enc(offer_body))
+    Ed25519PublicKey.from_public_bytes(pair.ann.public).verify(offer.sig, h("offer-sig", t1))
+    s = h("session", t1, offer.sig, enc(accept_body))
+    Ed25519PublicKey.from_public_bytes(pair.bob.public).verify(accept.sig, h("accept-sig", s))
+    assert s == pair.host.session.session_id  # type: ignore[union-attr]
+    th = h("transcript", enc(hello_map), enc(knock_map), enc(offer_body | {"sig": offer.sig}),
+           enc(accept_body | {"sig": accept.sig}))  # fmt: skip
+    shared = ephemerals[0].exchange(ephemerals[1].public_key())
+    okm = HKDF(hashes.SHA256(), 128, salt=th, info=b"your-trumps/v3/keys").derive(shared + secret)
+    k_hj, k_jh, c_j, c_h = okm[:32], okm[32:64], okm[64:96], okm[96:]
+    assert (seal.send_key, seal.recv_key) == (k_jh, k_hj)  # the joiner seals with k_JH
+    assert confirm.mac == mac(c_j, "confirm", th, confirm.nonce)
+    assert confirmed.mac == mac(c_h, "confirmed", th, confirm.nonce)
+    number = int.from_bytes(h("code", secret, t1, confirm.nonce)[:8], "big") % 1_000_000
+    assert pair.host.session.code == f"{number // 1000:03d} {number % 1000:03d}"  # type: ignore[union-attr]
+    counter = bytes(8)  # the confirm is the joiner's first sealed frame
+    sealed = counter + ChaCha20Poly1305(k_jh).encrypt(bytes(4) + counter, encode(confirm.to_wire()), counter)
+    assert Sealer(k_hj, k_jh).open(sealed) == encode(confirm.to_wire())  # as the host opens it
