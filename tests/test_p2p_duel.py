@@ -106,7 +106,7 @@ def test_headless_bots_rematch_on_the_same_connection(tmp_path: Path) -> None:
     for reports in (first, second):
         assert [r.end for r in reports] == ["complete", "complete"]
         assert reports[0].match.transcript == reports[1].match.transcript
-    assert second[0].match.session_id == rematch_of(first[0].match)[0]
+    assert second[0].match.session_id == rematch_of(first[0].match, first[0].session.session_id)[0]
     for report in second:
         assert verify(report.record.read_text()).complete
 
