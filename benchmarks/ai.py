@@ -7,6 +7,7 @@ a win scores 1, a draw 1/2. Budgets are per move. Commands::
     python benchmarks/ai.py table --agents greedy,easy,medium,hard:0.05s,expert:0.2s --deals 20
     python benchmarks/ai.py speed --seconds 0.3
     python benchmarks/ai.py solve --seconds 0.3 --small --cards 8,10,12,14,16
+    python benchmarks/ai.py horizon --positions 8 --budgets 0.5,2
     python benchmarks/ai.py tune --deals 40 --nodes 1500 --rounds 2
 
 Agents: ``random``, ``greedy`` (the one-ply baseline) and the levels of
@@ -289,6 +290,72 @@ def solve(args: argparse.Namespace) -> None:
         )
 
 
+def game_positions(
+    cards: Sequence[int], count: int, base: int, nodes: int
+) -> dict[int, list[tuple[Position, tuple[Position, ...]]]]:
+    """Positions from hard-vs-hard games (``nodes`` a move, so deterministic), with their history:
+    for each N in ``cards``, the first position of a game with N cards in both hands and a choice,
+    from the first ``count`` games that have one."""
+    found: dict[int, list[tuple[Position, tuple[Position, ...]]]] = {n: [] for n in cards}
+    agent = make_agent("hard", Budget(None, nodes))
+    rng = random.Random(base)
+    index = 0
+    while any(len(found[n]) < count for n in cards) and index < 20 * count:
+        seed, trumps = deal_spec(base, index)
+        index += 1
+        game = Game(deal(seed, 0, trumps))
+        wanted = {n for n in cards if len(found[n]) < count}
+        while game.result is None:
+            position = game.position
+            held = hand_cards(position)
+            if held in wanted and len(position.legal_moves()) > 1:
+                found[held].append((position, game.positions[:-1]))
+                wanted.discard(held)
+            game.play(agent(position, game.positions, rng))
+    return found
+
+
+def horizon(args: argparse.Namespace) -> None:
+    """How often the search proves the value of positions from real games, by cards in hand."""
+    cards = [int(n) for n in args.cards.split(",")]
+    budgets = sorted(float(b) for b in args.budgets.split(","))
+    start = time.perf_counter()
+    found = game_positions(cards, args.positions, args.base, args.game_nodes)
+    print(
+        f"positions from hard-vs-hard games ({args.game_nodes} nodes a move, series {args.base}), "
+        f"by N cards in both hands; generated in {time.perf_counter() - start:.0f} s"
+    )
+    header = "  ".join(f"proven in {b:g} s (draws)" for b in budgets)
+    print(f"   N  {header}  median time to proof  nodes/s")
+    for n in cards:
+        proofs: dict[float, list[tuple[float, int]]] = {b: [] for b in budgets}
+        nodes = 0
+        spent = 0.0
+        for position, history in found[n]:
+            for budget in budgets:
+                began = time.perf_counter()
+                result = search(position, history, seconds=budget)
+                took = time.perf_counter() - began
+                nodes += result.nodes
+                spent += took
+                if result.proven:
+                    # A proof within this budget is one within every longer one: skip those runs.
+                    for longer in budgets[budgets.index(budget) :]:
+                        proofs[longer].append((took, result.score))
+                    break
+        total = len(found[n])
+        cells = "  ".join(
+            f"{len(proofs[b]):>3}/{total:<3} ({sum(s == 0 for _, s in proofs[b])})".ljust(
+                len(f"proven in {b:g} s (draws)")
+            )
+            for b in budgets
+        )
+        times = sorted(t for t, _ in proofs[budgets[-1]])
+        median = f"{times[len(times) // 2]:.3f} s" if times else "-"
+        print(f"  {n:2}  {cells}  {median:>20}  {nodes / spent if spent else 0:>8,.0f}")
+    print(f"total {time.perf_counter() - start:.0f} s")
+
+
 def weights_arg(text: str | None) -> Weights:
     """Evaluation weights from ``"18,68,20,8,90,10"`` (the current defaults when ``None``)."""
     return DEFAULT_WEIGHTS if text is None else Weights(*map(int, text.split(",")))
@@ -362,6 +429,13 @@ def main() -> None:
     sub.add_argument("--baseline", help="weights the result is finally judged against (default: --start)")
     common(sub)
     sub.set_defaults(run=tune)
+    sub = commands.add_parser("horizon", help="share of positions from real games the search proves")
+    sub.add_argument("--cards", default="10,12,14,16,18,20,22,24", help="cards in both hands")
+    sub.add_argument("--positions", type=int, default=8, help="positions for each number of cards")
+    sub.add_argument("--budgets", default="0.5,2", help="thinking times, comma-separated")
+    sub.add_argument("--game-nodes", type=int, default=2000, help="the games' node budget a move")
+    sub.add_argument("--base", type=int, default=1, help="which series of deals")
+    sub.set_defaults(run=horizon)
     for name, run, seconds in (("speed", speed, 0.3), ("solve", solve, 0.3)):
         sub = commands.add_parser(name, help=f"{name} of the search")
         sub.add_argument("--seconds", type=float, default=seconds)
