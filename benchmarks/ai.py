@@ -34,7 +34,7 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 from engine import Game, Move, Position, deal  # noqa: E402
-from engine.ai import LEVELS, choose  # noqa: E402
+from engine.ai import LEVELS, ProofCache, choose  # noqa: E402
 from engine.ai.evaluation import DEFAULT_WEIGHTS, Weights  # noqa: E402
 from engine.ai.greedy import greedy_move  # noqa: E402
 from engine.ai.search import search  # noqa: E402
@@ -293,11 +293,18 @@ def solve(args: argparse.Namespace) -> None:
 def game_positions(
     cards: Sequence[int], count: int, base: int, nodes: int
 ) -> dict[int, list[tuple[Position, tuple[Position, ...]]]]:
-    """Positions from hard-vs-hard games (``nodes`` a move, so deterministic), with their history:
-    for each N in ``cards``, the first position of a game with N cards in both hands and a choice,
-    from the first ``count`` games that have one."""
+    """Positions from self-play games, with their history: for each N in ``cards``, the first
+    position of a game with N cards in both hands and a choice, from the first ``count`` games
+    that have one. The games are played by the alpha-beta search alone at ``nodes`` a move
+    (deterministic, and the same positions however the proofs change)."""
     found: dict[int, list[tuple[Position, tuple[Position, ...]]]] = {n: [] for n in cards}
-    agent = make_agent("hard", Budget(None, nodes))
+
+    def agent(position: Position, history: Sequence[Position], rng: random.Random) -> Move:
+        moves = position.legal_moves()
+        if len(moves) == 1:
+            return moves[0]
+        return search(position, history[:-1], nodes=nodes, proof_share=0).move
+
     rng = random.Random(base)
     index = 0
     while any(len(found[n]) < count for n in cards) and index < 20 * count:
@@ -315,15 +322,21 @@ def game_positions(
     return found
 
 
+def own_turns(history: Sequence[Position], player: int) -> list[int]:
+    """The indices of the positions in ``history`` where ``player`` had a choice of moves."""
+    return [i for i, p in enumerate(history) if p.turn == player and len(p.legal_moves()) > 1]
+
+
 def horizon(args: argparse.Namespace) -> None:
     """How often the search proves the value of positions from real games, by cards in hand."""
     cards = [int(n) for n in args.cards.split(",")]
     budgets = sorted(float(b) for b in args.budgets.split(","))
     start = time.perf_counter()
     found = game_positions(cards, args.positions, args.base, args.game_nodes)
+    warm = f", each after the player's {args.warm} turns before with one cache" if args.warm else ""
     print(
-        f"positions from hard-vs-hard games ({args.game_nodes} nodes a move, series {args.base}), "
-        f"by N cards in both hands; generated in {time.perf_counter() - start:.0f} s"
+        f"positions from self-play ({args.game_nodes} nodes a move, series {args.base}), "
+        f"by N cards in both hands{warm}; generated in {time.perf_counter() - start:.0f} s"
     )
     header = "  ".join(f"proven in {b:g} s (draws)" for b in budgets)
     print(f"   N  {header}  median time to proof  nodes/s")
@@ -333,8 +346,12 @@ def horizon(args: argparse.Namespace) -> None:
         spent = 0.0
         for position, history in found[n]:
             for budget in budgets:
+                cache = ProofCache() if args.warm else None
+                for earlier in own_turns(history, position.turn)[-args.warm :] if args.warm else ():
+                    # The searches the player made at its own turns before, with one cache, as in a game.
+                    search(history[earlier], history[:earlier], seconds=budget, cache=cache)
                 began = time.perf_counter()
-                result = search(position, history, seconds=budget)
+                result = search(position, history, seconds=budget, cache=cache)
                 took = time.perf_counter() - began
                 nodes += result.nodes
                 spent += took
@@ -434,6 +451,12 @@ def main() -> None:
     sub.add_argument("--positions", type=int, default=8, help="positions for each number of cards")
     sub.add_argument("--budgets", default="0.5,2", help="thinking times, comma-separated")
     sub.add_argument("--game-nodes", type=int, default=2000, help="the games' node budget a move")
+    sub.add_argument(
+        "--warm",
+        type=int,
+        default=0,
+        help="first search the player's WARM turns before, keeping a ProofCache",
+    )
     sub.add_argument("--base", type=int, default=1, help="which series of deals")
     sub.set_defaults(run=horizon)
     for name, run, seconds in (("speed", speed, 0.3), ("solve", solve, 0.3)):

@@ -16,6 +16,9 @@ Why that is exact, and what the table may keep:
   so it holds wherever the position comes up and is stored for good, with its
   length (the choices in its longest line) so that an iterative deepening
   finds the shortest one and a winner never comes back to a position.
+- *A lock* is a win without search: on an empty pile, when the other beats none
+  of the mover's cards, the mover leads them one by one (:func:`safe_lead`) and
+  the other picks each up. It counts as no choices, so the search goes deeper.
 - *A defender's success* may rest on a horizon (then it holds to that depth:
   a shallower search gives the attacker no more room) or on repetitions of
   positions above it on the path (its *taint*: the set of those positions).
@@ -34,8 +37,8 @@ exhaustive solver.
 >>> from engine import Position
 >>> from engine.ai.board import move_of
 >>> proof = prove(Position.from_notation("9HJHQHKD/TC/8H SH 0"), nodes=20_000)
->>> proof.value == WIN, str(move_of(proof.move))  # QH,KD would lose
-(True, '9H,JH')
+>>> proof.value == WIN, str(move_of(proof.move)) in ("9H,JH", "9H,KD", "JH,9H", "JH,KD")  # the others lose
+(True, True)
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from dataclasses import dataclass
 from itertools import chain
 
 from engine.ai.board import child, ordered_moves, pile_code, root_codes
+from engine.ai.evaluation import SUIT_MASKS, unbeatable
 from engine.ai.greedy import COSTS
 from engine.cards import BEATERS
 from engine.errors import IllegalMoveError
@@ -105,11 +109,27 @@ class ProofCache:
         self.table: dict[int, Entry] = {}
 
     def table_for(self, context: object) -> dict[int, Entry]:
-        """The table for searches in ``context``, emptied if the context changed or it grew too big."""
-        if context != self._context or len(self.table) > CACHE_LIMIT:
+        """The table for searches in ``context``: emptied if the context changed; once it has grown
+        past :data:`CACHE_LIMIT`, only the settled results (wins, losses, bounds that met no
+        horizon and no repetition) stay."""
+        if context != self._context:
             self._context = context
             self.table = {}
+        elif len(self.table) > CACHE_LIMIT:
+            self.table = {key: entry for key, entry in self.table.items() if _settled(entry)}
+            if len(self.table) > CACHE_LIMIT // 2:
+                self.table = {}
         return self.table
+
+
+def _settled(entry: Entry) -> bool:
+    lower, lower_depth, lower_taint, upper, upper_depth, upper_taint, _ = entry
+    return (
+        lower == 1
+        or upper == -1
+        or (lower == 0 and lower_depth == SOLVED and lower_taint is None)
+        or (upper == 0 and upper_depth == SOLVED and upper_taint is None)
+    )
 
 
 def prove(
@@ -206,6 +226,11 @@ def prove(
                 if lower_taint:
                     taint = set(lower_taint) if taint is None else taint | lower_taint
                 return True
+        if not pile and unbeatable(me, opp, trumps[1 - turn]) == me.bit_count():
+            # A lock: the other beats none of the mover's cards, so leading them all wins (safe_lead).
+            table[key] = (1, 0, None, upper, upper_depth, upper_taint, safe_lead(me, trumps[1 - turn]))
+            length = 0
+            return True
         mine = beaters[turn]
         theirs = beaters[1 - turn]
         codes: Iterable[int]
@@ -341,6 +366,16 @@ def prove(
     if value is None or value == LOSS:
         losing = _losing_moves(position, table)
     return Proof(value, move, proof_length, completed, count, frozenset(losing))
+
+
+def safe_lead(hand: int, their_trump: int) -> int:
+    """The move code of the lead that keeps a lock (the other beats none of ``hand``): the lowest card
+    not of their trump suit, else the lowest.
+
+    Led cards go to the other hand one by one; led in this order none of them beats a later one.
+    """
+    rest = hand & ~SUIT_MASKS[their_trump] or hand
+    return (rest & -rest).bit_length()
 
 
 def proof_key(position: Position) -> int:
