@@ -32,10 +32,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
-from engine.ai.board import Key, child, move_of, ordered_moves, position_key, root_codes
+from engine.ai.board import child, move_of, ordered_moves, position_key, root_codes
 from engine.ai.evaluation import DEFAULT_WEIGHTS, Weights, evaluator
 from engine.ai.greedy import COSTS
-from engine.ai.proof import DRAW, LOSS, WIN, ProofCache, prove
+from engine.ai.proof import DRAW, LOSS, WIN, ProofCache, proof_key, prove
 from engine.cards import BEATERS
 from engine.errors import IllegalMoveError
 from engine.moves import Move
@@ -162,11 +162,12 @@ def _evaluated_search(
     # Each position on the search path, with its ply. A position the game has seen twice already
     # sits above the root (coming back to it is the third time: a draw). One seen once is searched
     # like any other: reaching it again is only its second time, and only a return on the path draws.
-    seen = Counter(map(position_key, history))
-    path: dict[Key, int] = {key: -1 for key, times in seen.items() if times >= 2}
+    # Keys are single ints (proof_key), which the garbage collector need not track.
+    seen = Counter(map(proof_key, history))
+    path: dict[int, int] = {key: -1 for key, times in seen.items() if times >= 2}
     cap = position.rules.max_moves - len(history)  # plies left before the move cap draws
     stop_ply = min(cap, MAX_PLY)
-    table: dict[Key, tuple[int, int, int, int]] = {}
+    table: dict[int, tuple[int, int, int, int]] = {}
     killers = [-1] * (MAX_PLY + 1)  # a move that last cut off at each ply, tried early at its siblings
 
     count = 0
@@ -189,7 +190,7 @@ def _evaluated_search(
         count += 1
         if count >= next_check:
             check()
-        key = (me, opp, pile, turn)
+        key = pile << 73 | turn << 72 | opp << 36 | me
         if key in path:
             repeated = min(repeated, path[key])
             return 0
@@ -311,9 +312,9 @@ def _evaluated_search(
         repeated = min(repeated, repeated_above)
         return best
 
-    root_key = position_key(position)
+    root_key = proof_key(position)
     root_in_history = root_key in path
-    me, opp, pile, turn = root_key
+    me, opp, pile, turn = position_key(position)
     ordered = [code for code in root_codes(position) if code not in losing] or list(root_codes(position))
     best_code = ordered[0]
     best_score = 0
