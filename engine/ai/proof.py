@@ -330,7 +330,6 @@ def prove(
 
     root = proof_key(position)
     me, opp, pile, turn = _unpack(root)
-    root_in_path = root in path
     value: int | None = None
     move = -1
     proof_length = 0
@@ -338,13 +337,13 @@ def prove(
     no_win = no_loss = False  # solved: the mover cannot win / cannot lose
     keeper = -1  # a move that is proven not to lose
     losing: set[int] = set()
-    path.discard(root)
+    path.discard(root)  # the root itself is searched (a line coming back to it repeats it)
     try:
         for depth in range(1, MAX_DEPTH + 1):
             hit, taint = False, None
             if not no_win:
                 if at_least(me, opp, pile, turn, 1, depth, 0):
-                    value, move, proof_length = WIN, table[root][6], length
+                    value, move, proof_length = WIN, table.get(root, _UNKNOWN)[6], length
                     break
                 no_win = not hit
             hit, taint = False, None
@@ -353,16 +352,13 @@ def prove(
                     value, proof_length = LOSS, length
                     break
                 no_loss = not hit
-                keeper = table[root][6]
+                keeper = table.get(root, _UNKNOWN)[6]
             if no_win and no_loss:
                 value, move = DRAW, keeper
                 break
             completed = depth
     except _Aborted:
         pass
-    finally:
-        if root_in_path:
-            path.add(root)
     if value is None or value == LOSS:
         losing = _losing_moves(position, table)
     return Proof(value, move, proof_length, completed, count, frozenset(losing))

@@ -113,7 +113,7 @@ def search(
             deadline=None if seconds is None else started + seconds * proof_share,
         )
         proof_nodes = proof.nodes
-        if proof.value == WIN or proof.value == DRAW:
+        if (proof.value == WIN or proof.value == DRAW) and proof.move >= 0:
             score = MATE - proof.length if proof.value == WIN else 0
             return SearchResult(move_of(proof.move), score, proof.depth, proof.nodes, True)
         losing = proof.losing
