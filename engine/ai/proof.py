@@ -100,8 +100,9 @@ class ProofCache:
 
     The proofs hold for one pair of trumps, one pick-up rule and one set of
     positions the game has seen twice (reaching those again is a draw), so a
-    search with any other starts the cache afresh. With the same cache given
-    the same searches, every result is the same.
+    search with any other starts the cache afresh (and within 400 moves of the
+    move cap a search keeps to its own table). With the same cache given the
+    same searches, every result is the same.
     """
 
     def __init__(self) -> None:
@@ -164,7 +165,8 @@ def prove(
     cap = position.rules.max_moves - len(history)
     stop_ply = min(cap, MAX_PLY)
     context = (trumps, voluntary, twice)
-    table = ProofCache().table_for(context) if cache is None else cache.table_for(context)
+    # Near the move cap a win from an earlier search may no longer fit: then only this search's own.
+    table = cache.table_for(context) if cache is not None and cap > MAX_PLY else {}
     get = table.get
     killers = [-1] * (MAX_PLY + 1)
 

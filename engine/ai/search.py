@@ -1,4 +1,5 @@
-"""Game-tree search: negamax alpha-beta (PVS) with iterative deepening, a
+"""Game-tree search: first the exact proof (engine/ai/proof.py) with part of the
+budget, then negamax alpha-beta (PVS) with iterative deepening, a
 transposition table, move ordering, repetition draws and exact solving.
 
 Scores are from the side to move's point of view: a win ``MATE - plies``, a loss
