@@ -7,6 +7,7 @@ a win scores 1, a draw 1/2. Budgets are per move. Commands::
     python benchmarks/ai.py table --agents greedy,easy,medium,hard:0.05s,expert:0.2s --deals 20
     python benchmarks/ai.py speed --seconds 0.3
     python benchmarks/ai.py solve --seconds 0.3 --small --cards 8,10,12,14,16
+    python benchmarks/ai.py horizon --positions 8 --budgets 0.5,2
     python benchmarks/ai.py tune --deals 40 --nodes 1500 --rounds 2
 
 Agents: ``random``, ``greedy`` (the one-ply baseline) and the levels of
@@ -33,7 +34,7 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 from engine import Game, Move, Position, deal  # noqa: E402
-from engine.ai import LEVELS, choose  # noqa: E402
+from engine.ai import LEVELS, ProofCache, choose  # noqa: E402
 from engine.ai.evaluation import DEFAULT_WEIGHTS, Weights  # noqa: E402
 from engine.ai.greedy import greedy_move  # noqa: E402
 from engine.ai.search import search  # noqa: E402
@@ -289,6 +290,89 @@ def solve(args: argparse.Namespace) -> None:
         )
 
 
+def game_positions(
+    cards: Sequence[int], count: int, base: int, nodes: int
+) -> dict[int, list[tuple[Position, tuple[Position, ...]]]]:
+    """Positions from self-play games, with their history: for each N in ``cards``, the first
+    position of a game with N cards in both hands and a choice, from the first ``count`` games
+    that have one. The games are played by the alpha-beta search alone at ``nodes`` a move
+    (deterministic, and the same positions however the proofs change)."""
+    found: dict[int, list[tuple[Position, tuple[Position, ...]]]] = {n: [] for n in cards}
+
+    def agent(position: Position, history: Sequence[Position], rng: random.Random) -> Move:
+        moves = position.legal_moves()
+        if len(moves) == 1:
+            return moves[0]
+        return search(position, history[:-1], nodes=nodes, proof_share=0).move
+
+    rng = random.Random(base)
+    index = 0
+    while any(len(found[n]) < count for n in cards) and index < 20 * count:
+        seed, trumps = deal_spec(base, index)
+        index += 1
+        game = Game(deal(seed, 0, trumps))
+        wanted = {n for n in cards if len(found[n]) < count}
+        while game.result is None:
+            position = game.position
+            held = hand_cards(position)
+            if held in wanted and len(position.legal_moves()) > 1:
+                found[held].append((position, game.positions[:-1]))
+                wanted.discard(held)
+            game.play(agent(position, game.positions, rng))
+    return found
+
+
+def own_turns(history: Sequence[Position], player: int) -> list[int]:
+    """The indices of the positions in ``history`` where ``player`` had a choice of moves."""
+    return [i for i, p in enumerate(history) if p.turn == player and len(p.legal_moves()) > 1]
+
+
+def horizon(args: argparse.Namespace) -> None:
+    """How often the search proves the value of positions from real games, by cards in hand."""
+    cards = [int(n) for n in args.cards.split(",")]
+    budgets = sorted(float(b) for b in args.budgets.split(","))
+    start = time.perf_counter()
+    found = game_positions(cards, args.positions, args.base, args.game_nodes)
+    warm = f", each after the player's {args.warm} turns before with one cache" if args.warm else ""
+    print(
+        f"positions from self-play ({args.game_nodes} nodes a move, series {args.base}), "
+        f"by N cards in both hands{warm}; generated in {time.perf_counter() - start:.0f} s"
+    )
+    header = "  ".join(f"proven in {b:g} s (draws)" for b in budgets)
+    print(f"   N  {header}  median time to proof  nodes/s")
+    for n in cards:
+        proofs: dict[float, list[tuple[float, int]]] = {b: [] for b in budgets}
+        nodes = 0
+        spent = 0.0
+        for position, history in found[n]:
+            for budget in budgets:
+                cache = ProofCache() if args.warm else None
+                for earlier in own_turns(history, position.turn)[-args.warm :] if args.warm else ():
+                    # The searches the player made at its own turns before, with one cache, as in a game.
+                    search(history[earlier], history[:earlier], seconds=budget, cache=cache)
+                began = time.perf_counter()
+                result = search(position, history, seconds=budget, cache=cache)
+                took = time.perf_counter() - began
+                nodes += result.nodes
+                spent += took
+                if result.proven:
+                    # A proof within this budget is one within every longer one: skip those runs.
+                    for longer in budgets[budgets.index(budget) :]:
+                        proofs[longer].append((took, result.score))
+                    break
+        total = len(found[n])
+        cells = "  ".join(
+            f"{len(proofs[b]):>3}/{total:<3} ({sum(s == 0 for _, s in proofs[b])})".ljust(
+                len(f"proven in {b:g} s (draws)")
+            )
+            for b in budgets
+        )
+        times = sorted(t for t, _ in proofs[budgets[-1]])
+        median = f"{times[len(times) // 2]:.3f} s" if times else "-"
+        print(f"  {n:2}  {cells}  {median:>20}  {nodes / spent if spent else 0:>8,.0f}")
+    print(f"total {time.perf_counter() - start:.0f} s")
+
+
 def weights_arg(text: str | None) -> Weights:
     """Evaluation weights from ``"18,68,20,8,90,10"`` (the current defaults when ``None``)."""
     return DEFAULT_WEIGHTS if text is None else Weights(*map(int, text.split(",")))
@@ -362,6 +446,19 @@ def main() -> None:
     sub.add_argument("--baseline", help="weights the result is finally judged against (default: --start)")
     common(sub)
     sub.set_defaults(run=tune)
+    sub = commands.add_parser("horizon", help="share of positions from real games the search proves")
+    sub.add_argument("--cards", default="10,12,14,16,18,20,22,24", help="cards in both hands")
+    sub.add_argument("--positions", type=int, default=8, help="positions for each number of cards")
+    sub.add_argument("--budgets", default="0.5,2", help="thinking times, comma-separated")
+    sub.add_argument("--game-nodes", type=int, default=2000, help="the games' node budget a move")
+    sub.add_argument(
+        "--warm",
+        type=int,
+        default=0,
+        help="first search the player's WARM turns before, keeping a ProofCache",
+    )
+    sub.add_argument("--base", type=int, default=1, help="which series of deals")
+    sub.set_defaults(run=horizon)
     for name, run, seconds in (("speed", speed, 0.3), ("solve", solve, 0.3)):
         sub = commands.add_parser(name, help=f"{name} of the search")
         sub.add_argument("--seconds", type=float, default=seconds)

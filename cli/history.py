@@ -176,3 +176,24 @@ def table_lines(rows: list[Row], width: int) -> list[str]:
         cells[4] = fit(line[4], widths[4], keep_end=True)
         lines.append("".join(cell + " " * gap for cell, gap in zip(cells, (*GAPS, 0), strict=True)).rstrip())
     return lines
+
+
+def load_game(spec: str) -> Game:
+    """The game ``spec`` names: a game record (a path, or a name in the games folder) or game N of
+    a network match record (``FILE#N``, a path or a name in the records folder; ``#1`` if left out).
+
+    Raises :class:`cli.storage.StorageError`, :class:`engine.RecordError` or
+    :class:`p2p.errors.RecordError` saying why it cannot be read.
+    """
+    name, hash_sign, number = spec.rpartition("#") if "#" in spec else (spec, "", "")
+    path = Path(name)
+    for folder in (storage.games_dir(), Home.default().records):
+        if not path.exists() and (folder / name).exists():
+            path = folder / name
+    if path.suffix != ".jsonl" and not hash_sign:
+        return Game.from_record(storage.read_text(path))
+    games = network_games(path)
+    chosen = [found.game for found in games if found.name == f"{path.name}#{number or 1}"]
+    if not chosen:
+        raise RecordError(_("it holds games 1 to {count}, not {number!r}").format(count=len(games), number=number))
+    return chosen[0]

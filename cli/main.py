@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from cli import __version__, config, i18n
 from cli.i18n import N_, _, ngettext
 
-COMMANDS = ("play", "replay", "history", "stats", "host", "join", "verify", "peers")
+COMMANDS = ("play", "replay", "analyze", "history", "stats", "host", "join", "verify", "peers")
 DEFAULT_COMMAND = "play"
 
 

@@ -11,9 +11,9 @@ import pytest
 
 from engine import TAKE, Card, Game, Position, Rules, deal
 from engine.ai import LEVELS, choose
-from engine.ai.board import move_of, pile_code
+from engine.ai.board import child, move_of, pile_code, position_key, root_codes
 from engine.ai.greedy import greedy_move
-from engine.ai.search import MATE_BOUND, _child, _out_value, position_key, root_codes, search
+from engine.ai.search import MATE_BOUND, _out_value, search
 from engine.cards import BEATERS
 
 
@@ -124,7 +124,7 @@ def test_the_search_agrees_with_the_engine_on_moves_play_and_outcome(pickup: str
         me, opp, pile, turn = position_key(position)
         for code in codes:
             after = position.play(move_of(code))
-            me2, pile2 = _child(me, pile, code, position.trumps[turn])
+            me2, pile2 = child(me, pile, code, position.trumps[turn])
             assert (me2, pile2) == (after.hand_sets[turn], pile_code(after.pile)), (position, code)
             if not me2:
                 outcome = after.outcome()

@@ -28,15 +28,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Show the record; the exit status (1 when it cannot be read)."""
-    from pathlib import Path
-
     from cli import storage
     from cli.app.replay import Replay, replay_application
-    from cli.history import network_games
-    from cli.home import Home
+    from cli.history import load_game
     from cli.i18n import translated
     from cli.printable import printable
-    from engine import Game, RecordError
+    from engine import RecordError
     from p2p import errors as p2p_errors
 
     if args.file is None:
@@ -46,23 +43,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"trumps replay: {message}", file=sys.stderr)
             return 1
         args.file = records[-1].name
-    name, hash_sign, number = args.file.rpartition("#") if "#" in args.file else (args.file, "", "")
-    path = Path(name)
-    for folder in (storage.games_dir(), Home.default().records):
-        if not path.exists() and (folder / name).exists():
-            path = folder / name
     try:
-        if path.suffix == ".jsonl" or hash_sign:
-            games = network_games(path)
-            chosen = [found.game for found in games if found.name == f"{path.name}#{number or 1}"]
-            if not chosen:
-                count = len(games)
-                raise RecordError(
-                    _("it holds games 1 to {count}, not {number!r}").format(count=count, number=number)
-                )
-            game = chosen[0]
-        else:
-            game = Game.from_record(storage.read_text(path))
+        game = load_game(args.file)
     except (storage.StorageError, RecordError, p2p_errors.RecordError) as exc:
         message = _("{file} cannot be replayed: {error}").format(file=args.file, error=translated(exc))
         print(printable(f"trumps replay: {message}"), file=sys.stderr)  # the error may quote the file

@@ -15,8 +15,9 @@ see docs/ai.md for the measured strength of each level.
 >>> position = deal(bytes(32), dealer=0, trumps="SH")
 >>> choose(position, level="hard", nodes=2_000) in position.legal_moves()
 True
->>> str(choose(Position.from_notation("9HJHQHKD/TC/8H SH 0"), nodes=10_000))  # QH,KD would lose
-'9H,KD'
+>>> move = choose(Position.from_notation("9HJHQHKD/TC/8H SH 0"), nodes=10_000)
+>>> str(move) in ("9H,JH", "9H,KD", "JH,9H", "JH,KD")  # the five others, QH,KD among them, lose
+True
 """
 
 from __future__ import annotations
@@ -25,10 +26,13 @@ import random
 from collections.abc import Sequence
 
 from engine.ai.greedy import greedy_move
+from engine.ai.proof import ProofCache
 from engine.ai.search import search as _search  # the name `search` stays the submodule
 from engine.errors import IllegalMoveError
 from engine.moves import Move
 from engine.position import Position
+
+__all__ = ["LEVELS", "ProofCache", "choose"]
 
 LEVELS = ("easy", "medium", "hard", "expert")
 
@@ -45,6 +49,7 @@ def choose(
     nodes: int | None = None,
     history: Sequence[Position] = (),
     rng: random.Random | None = None,
+    cache: ProofCache | None = None,
 ) -> Move:
     """The move the AI of ``level`` plays in ``position``.
 
@@ -54,7 +59,9 @@ def choose(
     repetition rule; the current position may be its last entry) and ``rng``
     is the only source of randomness; when it is ``None``, ``easy`` draws from
     one seeded by the position's notation (so the same position always gets the
-    same move, and about half the positions get a random one).
+    same move, and about half the positions get a random one). ``cache`` keeps
+    the proofs of ``hard`` and ``expert`` between the moves of one game (a new
+    :class:`ProofCache` for each game; the same cache state gives the same move).
     """
     if level not in LEVELS:
         raise ValueError(f"unknown AI level {level!r}: choose one of {', '.join(LEVELS)}")
@@ -72,6 +79,7 @@ def choose(
         history = history[:-1]
     if level == "medium":
         nodes = MEDIUM_NODES if nodes is None else min(nodes, MEDIUM_NODES)
-    elif seconds is None and nodes is None:
+        return _search(position, history, nodes=nodes, proof_share=0).move  # too few nodes to prove
+    if seconds is None and nodes is None:
         seconds = DEFAULT_SECONDS[level]
-    return _search(position, history, seconds=seconds, nodes=nodes).move
+    return _search(position, history, seconds=seconds, nodes=nodes, cache=cache).move

@@ -18,9 +18,14 @@ that playing it is ``pile << (6 * cards) | code``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
+from engine.ai.greedy import COSTS
+from engine.cards import BEATERS, cards_of
 from engine.moves import PAIR_MOVES, SINGLE_MOVES, TAKE, Move
+from engine.position import Position
+
+_ACE = 8
 
 Key = tuple[int, int, int, int]
 """A position for the search: (mover's hand, other hand, pile code, turn)."""
@@ -41,3 +46,72 @@ def move_of(code: int) -> Move:
     if code < 64:
         return SINGLE_MOVES[code - 1]
     return PAIR_MOVES[36 * ((code >> 6) - 1) + (code & 63) - 1]
+
+
+def position_key(position: Position) -> Key:
+    """The search's key of a position: mover's hand, other hand, pile code, turn."""
+    turn = position.turn
+    hands = position.hand_sets
+    return (hands[turn], hands[1 - turn], pile_code(position.pile), turn)
+
+
+def root_codes(position: Position) -> Iterator[int]:
+    """The codes of the legal moves of ``position``, in the order the search tries them."""
+    me, opp, pile, turn = position_key(position)
+    trump = position.trumps[turn]
+    beat_set = me & BEATERS[trump][(pile & 63) - 1] if pile else 0
+    if pile and not beat_set:
+        return iter((0,))
+    theirs = BEATERS[position.trumps[1 - turn]]
+    return ordered_moves(me, opp, beat_set, theirs, COSTS[trump], position.rules.voluntary, -1, -1)
+
+
+def child(me: int, pile: int, code: int, trump: int) -> tuple[int, int]:
+    """The mover's hand and the pile after the move ``code``."""
+    if code == 0:
+        top = (pile & 63) - 1
+        taking = 3 if top // 9 != trump else 36 if top % 9 == _ACE else 5
+        while taking and pile:
+            me |= 1 << ((pile & 63) - 1)
+            pile >>= 6
+            taking -= 1
+        return me, pile
+    if code < 64:
+        return me ^ (1 << (code - 1)), pile << 6 | code
+    return me ^ (1 << ((code >> 6) - 1)) ^ (1 << ((code & 63) - 1)), pile << 12 | code
+
+
+def ordered_moves(
+    me: int,
+    opp: int,
+    beat_set: int,
+    theirs: tuple[int, ...],
+    costs: tuple[int, ...],
+    voluntary: bool,
+    tried: int,
+    also_tried: int,
+) -> Iterator[int]:
+    """The moves but ``tried`` and ``also_tried`` (table and killer moves), likeliest best first.
+
+    Generated lazily, since a cut-off usually comes after a few: beats from the
+    cheapest, each with its seconds from the one the opponent can least beat.
+    With an empty pile (``beat_set`` 0 and nothing to beat) they are leads.
+    """
+    seconds = sorted(cards_of(me), key=lambda c: (opp & theirs[c]).bit_count() << 5 | costs[c])
+    if not beat_set:
+        for card in seconds:
+            if card + 1 != tried and card + 1 != also_tried:
+                yield card + 1
+        return
+    if beat_set == me and not me & (me - 1):
+        if me.bit_length() != tried:
+            yield me.bit_length()  # beating with one's last card: no second card
+    else:
+        for beat in sorted(cards_of(beat_set), key=costs.__getitem__):
+            head = (beat + 1) << 6
+            for second in seconds:
+                code = head | (second + 1)
+                if second != beat and code != tried and code != also_tried:
+                    yield code
+    if voluntary and tried:
+        yield 0

@@ -1,4 +1,5 @@
-"""Game-tree search: negamax alpha-beta (PVS) with iterative deepening, a
+"""Game-tree search: first the exact proof (engine/ai/proof.py) with part of the
+budget, then negamax alpha-beta (PVS) with iterative deepening, a
 transposition table, move ordering, repetition draws and exact solving.
 
 Scores are from the side to move's point of view: a win ``MATE - plies``, a loss
@@ -20,22 +21,23 @@ repeats a position.
 
 >>> from engine import Position
 >>> result = search(Position.from_notation("9HJHQHKD/TC/8H SH 0"), nodes=20_000)
->>> str(result.move), result.proven, result.score > MATE_BOUND
-('9H,KD', True, True)
+>>> str(result.move) in ("9H,JH", "9H,KD", "JH,9H", "JH,KD"), result.proven, result.score > MATE_BOUND
+(True, True, True)
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
-from engine.ai.board import Key, move_of, pile_code
+from engine.ai.board import child, move_of, ordered_moves, position_key, root_codes
 from engine.ai.evaluation import DEFAULT_WEIGHTS, Weights, evaluator
 from engine.ai.greedy import COSTS
-from engine.cards import BEATERS, cards_of
+from engine.ai.proof import DRAW, LOSS, WIN, ProofCache, proof_key, prove
+from engine.cards import BEATERS
 from engine.errors import IllegalMoveError
 from engine.moves import Move
 from engine.position import Position
@@ -71,22 +73,8 @@ class SearchResult:
     """Whether ``score`` is the exact game value (a win, a draw or a loss)."""
 
 
-def position_key(position: Position) -> Key:
-    """The search's key of a position: mover's hand, other hand, pile code, turn."""
-    turn = position.turn
-    hands = position.hand_sets
-    return (hands[turn], hands[1 - turn], pile_code(position.pile), turn)
-
-
-def root_codes(position: Position) -> Iterator[int]:
-    """The codes of the legal moves of ``position``, in the order the search tries them."""
-    me, opp, pile, turn = position_key(position)
-    trump = position.trumps[turn]
-    beat_set = me & BEATERS[trump][(pile & 63) - 1] if pile else 0
-    if pile and not beat_set:
-        return iter((0,))
-    theirs = BEATERS[position.trumps[1 - turn]]
-    return _ordered_moves(me, opp, beat_set, theirs, COSTS[trump], position.rules.voluntary, -1, -1)
+PROOF_SHARE = 0.5
+"""The part of the budget :func:`search` gives the exact proof (engine/ai/proof.py) before it searches."""
 
 
 def search(
@@ -96,18 +84,76 @@ def search(
     nodes: int | None = None,
     max_depth: int = MAX_DEPTH,
     weights: Weights = DEFAULT_WEIGHTS,
+    cache: ProofCache | None = None,
+    proof_share: float = PROOF_SHARE,
 ) -> SearchResult:
     """Search ``position`` within ``seconds`` and/or ``nodes``; iterate to ``max_depth``.
 
+    First ``proof_share`` of the budget goes to proving the exact value (a win,
+    a draw or a loss: :func:`engine.ai.proof.prove`, with ``cache`` if given);
+    unless that settles it, the rest goes to the alpha-beta search, which then
+    leaves out the moves the proof found to lose.
+
     ``history`` holds the game's earlier positions: coming back to one seen twice
     there is a draw (its third occurrence); one seen once draws when the line comes
-    back to it again. With only ``nodes`` the result is deterministic.
+    back to it again. With only ``nodes`` (and the same ``cache`` state) the
+    result is deterministic.
     """
-    root_moves = position.legal_moves()
-    if not root_moves:
+    if position.is_over:
         raise IllegalMoveError(f"no move to search in {position.notation()}: the game is over")
     started = time.perf_counter()
     deadline = None if seconds is None else started + seconds
+    losing: frozenset[int] = frozenset()
+    proof_nodes = 0
+    if proof_share > 0:
+        proof = prove(
+            position,
+            history,
+            nodes=None if nodes is None else max(1, int(nodes * proof_share)),
+            cache=cache,
+            deadline=None if seconds is None else started + seconds * proof_share,
+        )
+        proof_nodes = proof.nodes
+        if (proof.value == WIN or proof.value == DRAW) and proof.move >= 0:
+            score = MATE - proof.length if proof.value == WIN else 0
+            return SearchResult(move_of(proof.move), score, proof.depth, proof.nodes, True)
+        losing = proof.losing
+        if proof.value == LOSS:
+            # Lost against perfect play: the evaluation picks the move that makes it hardest.
+            found = _evaluated_search(
+                position,
+                history,
+                deadline,
+                None if nodes is None else nodes - proof_nodes,
+                max_depth,
+                weights,
+                frozenset(),
+            )
+            return SearchResult(
+                found.move, -(MATE - proof.length), found.depth, found.nodes + proof_nodes, True
+            )
+    found = _evaluated_search(
+        position,
+        history,
+        deadline,
+        None if nodes is None else max(1, nodes - proof_nodes),
+        max_depth,
+        weights,
+        losing,
+    )
+    return SearchResult(found.move, found.score, found.depth, found.nodes + proof_nodes, found.proven)
+
+
+def _evaluated_search(
+    position: Position,
+    history: Sequence[Position],
+    deadline: float | None,
+    nodes: int | None,
+    max_depth: int,
+    weights: Weights,
+    losing: frozenset[int],
+) -> SearchResult:
+    """The alpha-beta search with the evaluation at its horizon, leaving out the ``losing`` moves."""
     node_limit = nodes
     trumps = position.trumps
     beaters = (BEATERS[trumps[0]], BEATERS[trumps[1]])
@@ -117,11 +163,12 @@ def search(
     # Each position on the search path, with its ply. A position the game has seen twice already
     # sits above the root (coming back to it is the third time: a draw). One seen once is searched
     # like any other: reaching it again is only its second time, and only a return on the path draws.
-    seen = Counter(map(position_key, history))
-    path: dict[Key, int] = {key: -1 for key, times in seen.items() if times >= 2}
+    # Keys are single ints (proof_key), which the garbage collector need not track.
+    seen = Counter(map(proof_key, history))
+    path: dict[int, int] = {key: -1 for key, times in seen.items() if times >= 2}
     cap = position.rules.max_moves - len(history)  # plies left before the move cap draws
     stop_ply = min(cap, MAX_PLY)
-    table: dict[Key, tuple[int, int, int, int]] = {}
+    table: dict[int, tuple[int, int, int, int]] = {}
     killers = [-1] * (MAX_PLY + 1)  # a move that last cut off at each ply, tried early at its siblings
 
     count = 0
@@ -144,7 +191,7 @@ def search(
         count += 1
         if count >= next_check:
             check()
-        key = (me, opp, pile, turn)
+        key = pile << 73 | turn << 72 | opp << 36 | me
         if key in path:
             repeated = min(repeated, path[key])
             return 0
@@ -200,7 +247,7 @@ def search(
             ):
                 killer = -1
             first = tuple(c for c in (best_code, killer) if c >= 0)
-            rest = _ordered_moves(me, opp, beat_set, theirs, costs[turn], voluntary, best_code, killer)
+            rest = ordered_moves(me, opp, beat_set, theirs, costs[turn], voluntary, best_code, killer)
             codes = chain(first, rest) if first else rest
         horizon_before = horizon
         repeated_above = repeated
@@ -210,7 +257,7 @@ def search(
         best_code = -1
         path[key] = ply
         for tried, code in enumerate(codes):
-            # _child() inlined: this loop is where the search spends its time.
+            # child() inlined: this loop is where the search spends its time.
             if code == 0:
                 top = (pile & 63) - 1
                 if top // 9 != trumps[turn]:
@@ -266,10 +313,10 @@ def search(
         repeated = min(repeated, repeated_above)
         return best
 
-    root_key = position_key(position)
+    root_key = proof_key(position)
     root_in_history = root_key in path
-    me, opp, pile, turn = root_key
-    ordered = list(root_codes(position))
+    me, opp, pile, turn = position_key(position)
+    ordered = [code for code in root_codes(position) if code not in losing] or list(root_codes(position))
     best_code = ordered[0]
     best_score = 0
     completed = 0
@@ -282,7 +329,7 @@ def search(
         try:
             alpha = -MATE - 1
             for code in ordered:
-                me2, pile2 = _child(me, pile, code, trumps[turn])
+                me2, pile2 = child(me, pile, code, trumps[turn])
                 if not me2:
                     value = _out_value(opp, pile2, beaters[1 - turn], 1)
                 elif code == ordered[0]:
@@ -312,59 +359,8 @@ def search(
     return SearchResult(move_of(best_code), best_score, completed, count, proven)
 
 
-def _child(me: int, pile: int, code: int, trump: int) -> tuple[int, int]:
-    """The mover's hand and the pile after the move ``code``."""
-    if code == 0:
-        top = (pile & 63) - 1
-        taking = 3 if top // 9 != trump else 36 if top % 9 == _ACE else 5
-        while taking and pile:
-            me |= 1 << ((pile & 63) - 1)
-            pile >>= 6
-            taking -= 1
-        return me, pile
-    if code < 64:
-        return me ^ (1 << (code - 1)), pile << 6 | code
-    return me ^ (1 << ((code >> 6) - 1)) ^ (1 << ((code & 63) - 1)), pile << 12 | code
-
-
 def _out_value(opp: int, pile: int, theirs: tuple[int, ...], ply: int) -> int:
     """The score of going out at ``ply``: a win, unless the other's one card beats the top."""
     if opp & (opp - 1) == 0 and opp & theirs[(pile & 63) - 1]:
         return 0
     return MATE - ply
-
-
-def _ordered_moves(
-    me: int,
-    opp: int,
-    beat_set: int,
-    theirs: tuple[int, ...],
-    costs: tuple[int, ...],
-    voluntary: bool,
-    tried: int,
-    also_tried: int,
-) -> Iterator[int]:
-    """The moves but ``tried`` and ``also_tried`` (table and killer moves), likeliest best first.
-
-    Generated lazily, since a cut-off usually comes after a few: beats from the
-    cheapest, each with its seconds from the one the opponent can least beat.
-    With an empty pile (``beat_set`` 0 and nothing to beat) they are leads.
-    """
-    seconds = sorted(cards_of(me), key=lambda c: (opp & theirs[c]).bit_count() << 5 | costs[c])
-    if not beat_set:
-        for card in seconds:
-            if card + 1 != tried and card + 1 != also_tried:
-                yield card + 1
-        return
-    if beat_set == me and not me & (me - 1):
-        if me.bit_length() != tried:
-            yield me.bit_length()  # beating with one's last card: no second card
-    else:
-        for beat in sorted(cards_of(beat_set), key=costs.__getitem__):
-            head = (beat + 1) << 6
-            for second in seconds:
-                code = head | (second + 1)
-                if second != beat and code != tried and code != also_tried:
-                    yield code
-    if voluntary and tried:
-        yield 0

@@ -1,0 +1,165 @@
+"""``trumps analyze RECORD[#GAME]``: the coach's verdict on every move of a saved game."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from cli.i18n import N_, _, ngettext
+
+if TYPE_CHECKING:
+    from engine import Game
+    from engine.ai.analysis import Verdict
+
+HELP = N_("analyze a saved game: which moves kept the win or the draw, which lost it, and the better move")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``trumps analyze``."""
+    parser.add_argument(
+        "file",
+        metavar="RECORD",
+        help=_("a game record (a path, or a name 'trumps history' lists)")
+        + " "
+        + _("or game N of a network match record: FILE#N"),
+    )
+    parser.add_argument(
+        "--player", type=int, choices=(0, 1), help=_("only the moves of player 0 or 1 (default: both)")
+    )
+    parser.add_argument(
+        "--seconds", type=float, default=0.5, help=_("thinking time for each position (default: 0.5)")
+    )
+    parser.add_argument(
+        "--json", action="store_true", help=_("print JSON for other programs instead of text")
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the verdicts; the exit status (1 when the record cannot be read, 130 when interrupted)."""
+    from engine.ai.analysis import analyze
+
+    if not args.seconds > 0:
+        print(f"trumps analyze: {_('the thinking time must be more than 0 seconds')}", file=sys.stderr)
+        return 2
+    game = _load(args.file)
+    if game is None:
+        return 1
+    players = (0, 1) if args.player is None else (args.player,)
+    total = sum(1 for position in game.positions[:-1] if position.turn in players)
+    names = _player_names(game)
+    verdicts: list[Verdict] = []
+    progress = sys.stderr.isatty()  # a progress line only for a person watching
+
+    def show_progress() -> None:
+        if progress:
+            line = _("analyzing: {done} of {total} moves done").format(done=len(verdicts), total=total)
+            print(f"\r{line}\033[K", end="", file=sys.stderr, flush=True)
+
+    def clear_progress() -> None:
+        if progress:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
+
+    show_progress()
+    try:
+        for verdict in analyze(game, players, seconds=args.seconds):
+            verdicts.append(verdict)
+            if not args.json:
+                clear_progress()
+                print(_verdict_line(verdict, names), flush=True)
+            show_progress()
+    except BrokenPipeError:  # the reader went away (``| head``): nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        clear_progress()
+        if args.json:
+            print(_json(args.file, verdicts, complete=False))
+        message = _("interrupted after {done} of {total} moves").format(done=len(verdicts), total=total)
+        print(f"trumps analyze: {message}", file=sys.stderr)
+        return 130
+    clear_progress()
+    if args.json:
+        print(_json(args.file, verdicts, complete=True))
+    else:
+        mistakes = sum(v.mistake for v in verdicts)
+        print(ngettext("{count} proven mistake", "{count} proven mistakes", mistakes).format(count=mistakes))
+    return 0
+
+
+def _load(spec: str) -> Game | None:
+    """The game ``spec`` names (see :func:`cli.history.load_game`), or ``None`` after printing why
+    it cannot be read."""
+    from cli import storage
+    from cli.history import load_game
+    from cli.i18n import translated
+    from cli.printable import printable
+    from engine import RecordError
+    from p2p import errors as p2p_errors
+
+    try:
+        return load_game(spec)
+    except (storage.StorageError, RecordError, p2p_errors.RecordError) as exc:
+        message = _("{file} cannot be analyzed: {error}").format(file=spec, error=translated(exc))
+        print(printable(f"trumps analyze: {message}"), file=sys.stderr)  # the error may quote the file
+        return None
+
+
+def _player_names(game: Game) -> tuple[str, str]:
+    names = game.headers.get("Players", "").split(" vs ")
+    if len(names) == 2:
+        return names[0], names[1]
+    return _("player {number}").format(number=0), _("player {number}").format(number=1)
+
+
+def _verdict_line(verdict: Verdict, names: tuple[str, str]) -> str:
+    """One line of the text output: ``12. Ann: KS,6H — kept the win (proven)``."""
+    from engine.ai import analysis
+
+    better = str(verdict.better) if verdict.better is not None else ""
+    kind = verdict.kind
+    if kind == analysis.FORCED:
+        text = _("forced")
+    elif kind == analysis.ESTIMATED:
+        if verdict.better is None:
+            text = _("estimated {played:+.1f} cards: the best move found").format(played=verdict.best or 0.0)
+        else:
+            text = _("estimated {played:+.1f} cards; best found: {move}, {best:+.1f}").format(
+                played=verdict.played if verdict.played is not None else 0.0,
+                move=better,
+                best=verdict.best or 0.0,
+            )
+    elif kind == analysis.KEPT:
+        text = {1: _("kept the win"), 0: _("kept the draw"), -1: _("lost already")}[verdict.before or 0]
+        text = _("{verdict} (proven)").format(verdict=text)
+    else:
+        text = {
+            analysis.WIN_TO_DRAW: _("turned a win into a draw; better: {move}"),
+            analysis.WIN_TO_LOSS: _("turned a win into a loss; better: {move}"),
+            analysis.DRAW_TO_LOSS: _("turned a draw into a loss; better: {move}"),
+        }[kind].format(move=better)
+        text = _("{verdict} (proven)").format(verdict=text)
+    return f"{verdict.index + 1}. {names[verdict.player]}: {verdict.move} — {text}"
+
+
+def _json(spec: str, verdicts: list[Verdict], complete: bool) -> str:
+    """The verdicts for other programs (keys and verdict names in English, as the engine has them)."""
+    values = {1: "win", 0: "draw", -1: "loss", None: None}
+    moves = [
+        {
+            "number": v.index + 1,
+            "player": v.player,
+            "move": str(v.move),
+            "verdict": v.kind,
+            "proven": v.proven,
+            "before": values[v.before],
+            "after": values[v.after],
+            "better": None if v.better is None else str(v.better),
+            "played_estimate": v.played,
+            "best_estimate": v.best,
+        }
+        for v in verdicts
+    ]
+    return json.dumps({"record": spec, "complete": complete, "moves": moves}, ensure_ascii=False, indent=1)

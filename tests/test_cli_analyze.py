@@ -1,0 +1,114 @@
+"""``trumps analyze``: verdicts as text and JSON, bad records, Ctrl-C, progress only on a terminal."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cli import main as cli_main
+from engine import Game, Position
+from engine.ai.analysis import analyze
+
+MOVES = ("QH,KD", "take", "9H", "QH,TC", "take", "KD", "take", "8H")  # QH,KD throws the win away
+
+
+@pytest.fixture(autouse=True)
+def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    return tmp_path
+
+
+@pytest.fixture
+def record(tmp_path: Path) -> Path:
+    game = Game(Position.from_notation("9HJHQHKD/TC/8H SH 0"), {"Players": "Ann vs Bob"})
+    for move in MOVES:
+        game.play(move)
+    path = tmp_path / "lost.txt"
+    path.write_text(game.to_record(), encoding="utf-8")
+    return path
+
+
+def test_the_verdicts_as_text(record: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main.main(["analyze", str(record), "--seconds", "0.2"]) == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert len(lines) == len(MOVES) + 1 and err == ""  # no progress line when stderr is no terminal
+    assert lines[0].startswith("1. Ann: QH,KD — turned a win into a loss; better: ")
+    assert lines[0].endswith("(proven)") and lines[1] == "2. Bob: take — forced"
+    assert lines[2] == "3. Ann: 9H — lost already (proven)" and lines[-1] == "1 proven mistake"
+
+
+def test_the_verdicts_as_json_for_one_player(record: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main.main(["analyze", str(record), "--json", "--player", "1", "--seconds", "0.2"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["complete"] is True and [m["number"] for m in report["moves"]] == [2, 4, 6, 8]
+    assert report["moves"][1] | {"better": None} == {
+        "number": 4,
+        "player": 1,
+        "move": "QH,TC",
+        "verdict": "kept",
+        "proven": True,
+        "before": "win",
+        "after": "win",
+        "better": None,
+        "played_estimate": None,
+        "best_estimate": None,
+    }
+
+
+def test_the_verdicts_speak_the_players_language(record: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main.main(["analyze", str(record), "--seconds", "0.2", "--lang", "uk"]) == 0
+    assert "виграш перетворено на програш" in capsys.readouterr().out
+
+
+def test_a_missing_or_corrupt_record_is_refused_in_one_line(
+    homes: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli_main.main(["analyze", str(homes / "nope.txt")]) == 1
+    bad = homes / "bad.txt"
+    bad.write_text("# Your trumps game record\nStart: 6S/7S/- SH 0\nResult: *\n\n1. 7S\n", encoding="utf-8")
+    assert cli_main.main(["analyze", str(bad)]) == 1
+    assert cli_main.main(["analyze", f"{bad}#2"]) == 1
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert out == "" and len(lines) == 3 and all(line.startswith("trumps analyze: ") for line in lines)
+    assert "line 5" in lines[1] and "Traceback" not in err
+
+
+def _interrupted(*args: Any, **kwargs: Any) -> Iterator[Any]:
+    yield next(analyze(*args, **kwargs))
+    raise KeyboardInterrupt
+
+
+def test_ctrl_c_stops_cleanly_with_one_line(
+    record: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import engine.ai.analysis
+
+    monkeypatch.setattr(engine.ai.analysis, "analyze", _interrupted)
+    assert cli_main.main(["analyze", str(record), "--seconds", "0.2"]) == 130
+    out, err = capsys.readouterr()
+    assert len(out.splitlines()) == 1 and err == "trumps analyze: interrupted after 1 of 8 moves\n"
+    assert cli_main.main(["analyze", str(record), "--json", "--seconds", "0.2"]) == 130
+    report = json.loads(capsys.readouterr().out)
+    assert report["complete"] is False and len(report["moves"]) == 1
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_progress_line_on_a_terminal_only(record: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    assert cli_main.main(["analyze", str(record), "--json", "--seconds", "0.2"]) == 0
+    shown = terminal.getvalue()
+    assert "\ranalyzing: 0 of 8 moves done" in shown and "\ranalyzing: 8 of 8 moves done" in shown
+    assert shown.endswith("\r\033[K")  # cleared before the answer
