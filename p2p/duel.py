@@ -690,7 +690,7 @@ class Duel:
                         if exc.reason not in ("lost", PAUSE):
                             raise
                         if exc.reason == "lost":
-                            self._lost(exc)
+                            self._lost(exc, time.monotonic() - lost_at)
                     await channel.close()
                     attempt = asyncio.ensure_future(self.reconnector.reconnect())
                     continue
@@ -711,10 +711,14 @@ class Duel:
         finally:
             attempt.cancel()
 
-    def _lost(self, refusal: PeerAborted) -> None:
-        """The peer came back, but restarted: it has no match to resume. The game may be claimed now."""
-        template = N_("{name} came back without the match ({detail}; its program was restarted)")
-        why = Text(template, name=self.peer_name, detail=refusal.detail)
+    def _lost(self, refusal: PeerAborted, away: float) -> None:
+        """The peer came back after ``away`` seconds, but restarted without its saved match: it has
+        no match to resume. The game may be claimed now."""
+        template = N_(
+            "{name} came back after {seconds:.0f} s away without the match ({detail}; its program was "
+            "restarted and has no saved match)"
+        )
+        why = Text(template, name=self.peer_name, seconds=away, detail=refusal.detail)
         if self.patience.auto_claim:
             raise Forfeit(Text(N_("{why}: the game is claimed by forfeit"), why=why))
         self._claimable = why
