@@ -577,9 +577,7 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
             session = restored.session
             redial = Redial(invite, me, session.names[session.seat], KnownPeers(home.peers_file), session)
             channel = (await redial.reconnect())[0]
-            report = await play_duel(channel, session, me, home, redial)
-            report.timing["back_s"] = round(time.monotonic() - start, 4)
-            return report
+            return await play_duel(channel, session, me, home, redial)
         channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide)
         handshaken = time.monotonic()
         _flush()  # before a full screen takes the terminal
