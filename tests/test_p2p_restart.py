@@ -128,6 +128,38 @@ def test_a_corrupt_saved_match_is_refused_clearly_and_left_in_place(tmp_path: Pa
     assert state.read_text() == content
 
 
+_STATE = {"saved": "your-trumps unfinished match", "format": 1, "record": "r.jsonl", "invite": None}
+
+
+@pytest.mark.parametrize(
+    ("changes", "why"),
+    [
+        ({"format": 2}, "not an unfinished match of this version"),
+        ({"record": 7, "pledges": {}}, "the record or the pledges are missing"),
+        ({"pledges": {"1": {"pref": "S", "secret": "zz"}}}, "an unreadable invite or pledge"),
+        ({"pledges": {"1": {"pref": "S", "secret": "00" * 31}}}, "an unreadable invite or pledge"),
+        ({"pledges": {"x": {"pref": "S", "secret": "00" * 32}}}, "an unreadable invite or pledge"),
+        ({"pledges": {}, "invite": "nowhere"}, "an unreadable invite or pledge"),
+        ({"pledges": [1]}, "the record or the pledges are missing"),
+    ],
+)
+def test_every_field_of_a_saved_match_is_checked(
+    tmp_path: Path, changes: dict[str, object], why: str
+) -> None:
+    path = tmp_path / "joined.json"
+    path.write_text(json.dumps(_STATE | changes))
+    with pytest.raises(SavedMatchError, match=why):
+        load_saved(path)
+
+
+def test_a_saved_match_whose_record_is_gone_is_refused_clearly(tmp_path: Path) -> None:
+    path = tmp_path / "joined.json"
+    path.write_text(json.dumps(_STATE | {"record": str(tmp_path / "gone.jsonl"), "pledges": {}}))
+    with pytest.raises(SavedMatchError, match=r"gone\.jsonl"):
+        restore(load_saved(path))
+    assert path.exists()
+
+
 def test_a_pledge_that_does_not_open_the_recorded_commitment_is_refused(tmp_path: Path) -> None:
     async def scenario() -> None:
         host, invite = await _host(tmp_path, "--games", "1", "--timeout", "5")
@@ -146,3 +178,22 @@ def test_a_pledge_that_does_not_open_the_recorded_commitment_is_refused(tmp_path
     forged.write()
     with pytest.raises(SavedMatchError, match="does not open the record's commitment"):
         restore(load_saved(path))
+
+
+def test_a_restarted_joiner_whose_host_never_returns_gives_up_at_the_limit_and_keeps_the_match(
+    tmp_path: Path,
+) -> None:
+    async def scenario() -> Outcome:
+        host, invite = await _host(tmp_path, "--games", "1", "--timeout", "5")
+        joiner = await _join(tmp_path, invite, "--timeout", "5")
+        await _moves_reach(tmp_path, "bob", 2)
+        for process in (joiner, host):
+            process.send_signal(signal.SIGKILL)
+            await process.wait()
+        return await _outcome(await _join(tmp_path, invite, "--timeout", "1"))
+
+    status, summary, err = asyncio.run(scenario())
+    assert status == 1 and summary["end"] == "refused"
+    assert "ann did not come back within 1 s; the match stays saved" in err
+    (path,) = _unfinished(tmp_path, "bob").glob("joined-*.json")
+    assert restore(load_saved(path)).match.links  # still there to continue

@@ -404,6 +404,23 @@ def _saved_match(path: Path, bot: bool) -> tuple[SavedMatch | None, Verified | N
     return saved, restore(saved)
 
 
+async def _back(way: Reconnector, restored: Verified, timeout: float | None) -> Channel:
+    """The peer of the continued match ``restored``, back on a fresh connection within the
+    forfeit limit; past it, a :class:`~p2p.errors.ConnectionClosed` (the match stays saved)."""
+    import asyncio
+
+    from p2p.errors import ConnectionClosed
+
+    limit = timeout or _BOT_TIMEOUT
+    try:
+        async with asyncio.timeout(limit):
+            return (await way.reconnect())[0]
+    except TimeoutError:
+        template = N_("{peer} did not come back within {seconds:g} s; the match stays saved for another try")
+        peer = restored.session.names[1 - restored.session.seat]
+        raise ConnectionClosed(Text(template, peer=peer, seconds=limit)) from None
+
+
 def _say_continuing(restored: Verified) -> None:
     session, match = restored.session, restored.match
     moves = 0 if match.game is None else len(match.game.moves)
@@ -500,7 +517,7 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
             if restored is None:
                 channel, session = await listener.first()
             else:
-                channel, session = (await listener.reconnect())[0], restored.session
+                channel, session = await _back(listener, restored, args.timeout), restored.session
             start = time.monotonic()
             _flush()  # before a full screen takes the terminal
             report = await play_duel(channel, session, me, home, listener)
@@ -576,7 +593,7 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
             _say_continuing(restored)
             session = restored.session
             redial = Redial(invite, me, session.names[session.seat], KnownPeers(home.peers_file), session)
-            channel = (await redial.reconnect())[0]
+            channel = await _back(redial, restored, args.timeout)
             return await play_duel(channel, session, me, home, redial)
         channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide)
         handshaken = time.monotonic()
