@@ -4,6 +4,7 @@ stopped, while the other side waits; both records then verify, complete, with on
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import signal
@@ -11,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from cli.commands.duel import add_join_arguments, run_join
+from p2p.duel import Report
 from p2p.fairdeal import Pledge
 from p2p.invite import Invite
 from p2p.record import verify
@@ -197,3 +200,39 @@ def test_a_restarted_joiner_whose_host_never_returns_gives_up_at_the_limit_and_k
     assert "ann did not come back within 1 s; the match stays saved" in err
     (path,) = _unfinished(tmp_path, "bob").glob("joined-*.json")
     assert restore(load_saved(path)).match.links  # still there to continue
+
+
+def test_both_programs_killed_and_started_again_complete_the_match(tmp_path: Path) -> None:
+    """A power cut of the machine both play on: each side restarts from its own disk."""
+
+    async def scenario() -> tuple[Outcome, Outcome]:
+        host, invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
+        joiner = await _join(tmp_path, invite, "--timeout", "30")
+        await _moves_reach(tmp_path, "bob", 6)
+        for process in (host, joiner):
+            process.send_signal(signal.SIGKILL)
+            await process.wait()
+        joiner = await _join(tmp_path, invite, "--timeout", "30")  # first: it redials until the host is up
+        host, _ = await _host(tmp_path, "--games", "2", "--timeout", "30")
+        return await _outcome(host), await _outcome(joiner)
+
+    _same_complete_match(*asyncio.run(scenario()))
+
+
+def test_an_interactive_join_with_a_saved_match_says_how_to_continue_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for variable, folder in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data")):
+        monkeypatch.setenv(variable, str(tmp_path / folder))
+    invite = Invite.parse("127.0.0.1:9/" + "a" * 32 + "/" + "b" * 32)
+    state = joined_file(tmp_path / "data" / "trumps" / "unfinished", invite)
+    SavedMatch(state, tmp_path / "r.jsonl").write()
+    parser = argparse.ArgumentParser()
+    add_join_arguments(parser)
+
+    async def never(*_: object) -> Report:
+        raise AssertionError("no match may start over a saved one")
+
+    assert run_join(parser.parse_args([str(invite), "--name", "bob"]), never) == 1
+    assert "run the same command with --bot LEVEL to continue it" in capsys.readouterr().err
+    assert state.exists()

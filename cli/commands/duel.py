@@ -394,8 +394,14 @@ def _saved_match(path: Path, bot: bool) -> tuple[SavedMatch | None, Verified | N
     """What makes a bot's duel restart-safe (kept in ``path``), and the unfinished match found
     there, read back and checked (:class:`~p2p.saved.SavedMatchError` if it cannot be). Only
     headless bots keep one: the full-screen game does not continue matches yet."""
-    from p2p.saved import SavedMatch, load_saved, restore
+    from p2p.saved import SavedMatch, SavedMatchError, load_saved, restore
 
+    if not bot and path.exists():
+        template = N_(
+            "an unfinished match is saved in {path}: run the same command with --bot LEVEL to continue "
+            "it (the full-screen game cannot continue a match yet)"
+        )
+        raise SavedMatchError(Text(template, path=path))
     if not bot:
         return None, None
     if not path.exists():
@@ -462,7 +468,10 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     try:
         saved, restored = _saved_match(hosted_file(home.unfinished), bool(args.bot))
     except SavedMatchError as exc:
-        return _fail("host", exc, args.json)
+        if args.bot:
+            return _fail("host", exc, args.json)
+        _say(exc)  # a person hosts a new match; the saved one waits for a bot
+        saved, restored = None, None
     if restored is not None:  # a bot host continues its unfinished match, under its invite
         assert saved is not None and saved.invite is not None
         play_duel = _bot_play(args, saved, restored)
