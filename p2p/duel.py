@@ -568,11 +568,14 @@ class Duel:
             try:
                 message = await self._next()
             except (*LINE_ERRORS, PeerAborted) as exc:
-                if isinstance(exc, PeerAborted) and (exc.reason != PAUSE or self.reconnector is None):
+                if isinstance(exc, PeerAborted) and exc.reason != PAUSE:
                     raise
                 if self._claim is not None:
                     raise self._claim from None
-                if self.reconnector is None:
+                if self.reconnector is None:  # no way back: a pause ends it as a cut line would
+                    if isinstance(exc, PeerAborted):
+                        template = N_("{name}'s program stopped, and this side cannot wait for it")
+                        raise ConnectionClosed(Text(template, name=self.peer_name)) from None
                     raise
                 await self._resume(exc)
                 continue
