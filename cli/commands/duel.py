@@ -23,6 +23,7 @@ from p2p.text import Text, ntext
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Coroutine
+    from pathlib import Path
 
     from cli.home import Home
     from p2p.channel import Channel
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from p2p.handshake import Session, Terms
     from p2p.identity import Identity
     from p2p.portmap import MapResult
+    from p2p.record import Verified
+    from p2p.saved import SavedMatch
 
     Play = Callable[[Channel, Session, Identity, Home, Reconnector], Awaitable[Report]]
     """Plays a handshaken duel to its end, getting the peer back through the
@@ -215,11 +218,11 @@ def _flush() -> None:
         _PROGRESS.flush()
 
 
-def _fail(command: str, error: Exception, as_json: bool) -> int:
+def _fail(command: str, error: Exception, as_json: bool, end: str = "refused") -> int:
     _say(f"trumps {command}: {translated(error)}")
     _flush()
     if as_json:
-        print(json.dumps({"result": [], "score": [0, 0], "end": "refused", "error": str(error)}), flush=True)
+        print(json.dumps({"result": [], "score": [0, 0], "end": end, "error": str(error)}), flush=True)
     return 1
 
 
@@ -255,21 +258,25 @@ def _announce(session: Session) -> None:
     _say(Text(N_("  (both screens show the same code when nobody sits in the middle)")))
 
 
-def _run_to_end(command: str, duel: Coroutine[Any, Any, Report], as_json: bool) -> int:
-    """Run ``duel`` (connect, handshake, play) and report; the exit status."""
+def _run_to_end(
+    command: str, duel: Coroutine[Any, Any, Report], as_json: bool, saved: SavedMatch | None = None
+) -> int:
+    """Run ``duel`` (connect, handshake, play) and report; the exit status. SIGTERM and SIGHUP (a
+    closed terminal) pause a restart-safe duel (``saved``): the peer waits, the same command
+    continues it; otherwise they stop it, and the record says so."""
     import asyncio
 
+    from p2p.duel import PAUSE
     from p2p.errors import P2PError
 
     async def until_stopped() -> Report:
-        """``duel``, cancelled by SIGTERM or SIGHUP (a closed terminal) so that the record says so."""
         import signal
 
         task, loop = asyncio.current_task(), asyncio.get_running_loop()
         assert task is not None
         for number in (signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(NotImplementedError, RuntimeError, AttributeError):
-                loop.add_signal_handler(number, task.cancel)
+                loop.add_signal_handler(number, task.cancel, PAUSE)
         return await duel
 
     try:
@@ -277,6 +284,9 @@ def _run_to_end(command: str, duel: Coroutine[Any, Any, Report], as_json: bool) 
     except P2PError as exc:
         return _fail(command, exc, as_json)
     except (KeyboardInterrupt, asyncio.CancelledError):
+        if saved is not None and saved.path.exists():
+            paused = Text(N_("paused; run the same command again to continue the match"))
+            return _fail(command, InterruptedError(paused), as_json, "paused")
         return _fail(command, InterruptedError(Text(N_("stopped; the match record says so"))), as_json)
     status = _finish(report, as_json)
     _flush()
@@ -352,7 +362,10 @@ def _setup(
     return home, me, name, play
 
 
-def _bot_play(args: argparse.Namespace) -> Play:
+def _bot_play(
+    args: argparse.Namespace, saved: SavedMatch | None = None, restored: Verified | None = None
+) -> Play:
+    """A bot's play; restart-safe with ``saved``, continuing the unfinished match ``restored``."""
     from p2p.duel import Duel
     from p2p.liveness import Patience
     from p2p.players import BotPlayer
@@ -366,14 +379,59 @@ def _bot_play(args: argparse.Namespace) -> Play:
     ) -> Report:
         _announce(session)
         duel = Duel(
-            channel, session, me, player, home.records, timeout, None, reconnector, patience, _status()
-        )
+            channel, session, me, player, home.records, timeout, None, reconnector, patience, _status(),
+            saved, None if restored is None else restored.match,
+        )  # fmt: skip
         try:
             return await duel.run()
         finally:
             await duel.channel.close()
 
     return play
+
+
+def _saved_match(path: Path, bot: bool) -> tuple[SavedMatch | None, Verified | None]:
+    """What makes a bot's duel restart-safe (kept in ``path``), and the unfinished match found
+    there, read back and checked (:class:`~p2p.saved.SavedMatchError` if it cannot be). Only
+    headless bots keep one: the full-screen game does not continue matches yet."""
+    from p2p.saved import SavedMatch, SavedMatchError, load_saved, restore
+
+    if not bot and path.exists():
+        template = N_(
+            "an unfinished match is saved in {path}: run the same command with --bot LEVEL to continue "
+            "it (the full-screen game cannot continue a match yet)"
+        )
+        raise SavedMatchError(Text(template, path=path))
+    if not bot:
+        return None, None
+    if not path.exists():
+        return SavedMatch(path), None
+    saved = load_saved(path)
+    return saved, restore(saved)
+
+
+async def _back(way: Reconnector, restored: Verified, timeout: float | None) -> Channel:
+    """The peer of the continued match ``restored``, back on a fresh connection within the
+    forfeit limit; past it, a :class:`~p2p.errors.ConnectionClosed` (the match stays saved)."""
+    import asyncio
+
+    from p2p.errors import ConnectionClosed
+
+    limit = timeout or _BOT_TIMEOUT
+    try:
+        async with asyncio.timeout(limit):
+            return (await way.reconnect())[0]
+    except TimeoutError:
+        template = N_("{peer} did not come back within {seconds:g} s; the match stays saved for another try")
+        peer = restored.session.names[1 - restored.session.seat]
+        raise ConnectionClosed(Text(template, peer=peer, seconds=limit)) from None
+
+
+def _say_continuing(restored: Verified) -> None:
+    session, match = restored.session, restored.match
+    moves = 0 if match.game is None else len(match.game.moves)
+    template = N_("Continuing the unfinished match with {peer} (game {number}, after move {moves})…")
+    _say(Text(template, peer=session.names[1 - session.seat], number=match.number, moves=moves))
 
 
 def _status() -> Callable[[str], None]:
@@ -400,12 +458,27 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     from p2p.handshake import Terms
     from p2p.identity import KnownPeers
     from p2p.portmap import PortMapping, default_mappers
+    from p2p.saved import SavedMatchError, hosted_file
 
     setup = _setup(args, "host", play)
     if isinstance(setup, int):
         return setup
     home, me, name, play_duel = setup
     terms = Terms(Rules(pickup=args.pickup, sixes=not args.no_sixes), args.games)
+    try:
+        saved, restored = _saved_match(hosted_file(home.unfinished), bool(args.bot))
+    except SavedMatchError as exc:
+        if args.bot:
+            return _fail("host", exc, args.json)
+        _say(exc)  # a person hosts a new match; the saved one waits for a bot
+        saved, restored = None, None
+    if restored is not None:  # a bot host continues its unfinished match, under its invite
+        assert saved is not None and saved.invite is not None
+        play_duel = _bot_play(args, saved, restored)
+        terms, name = restored.session.terms, restored.session.names[restored.session.seat]
+        args.port = saved.invite.addresses[0][1]
+    elif saved is not None:
+        play_duel = _bot_play(args, saved)
     try:
         sock = listening_socket(args.bind, args.port)
     except OSError as exc:
@@ -425,10 +498,19 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
         ipv4, ipv6 = ([], []) if args.no_map else default_mappers(args.bind, **families)
         async with (
             PortMapping(port, ipv4, ipv6) as mapping,  # the router's lease, deleted on exit
-            Listener(sock, me, name, terms, KnownPeers(home.peers_file), _say) as listener,
-        ):
+            Listener(
+                sock, me, name, terms, KnownPeers(home.peers_file), _say,
+                None if saved is None or saved.invite is None else saved.invite.secret,
+            ) as listener,
+        ):  # fmt: skip
             reachable = [(args.advertise, port)] if args.advertise else mapping.result.reachable(local, port)
             invite = listener.invite(reachable)
+            if restored is not None:
+                assert saved is not None and saved.invite is not None
+                invite, listener.playing = saved.invite, restored.session  # only that joiner gets in
+                _say_continuing(restored)
+            elif saved is not None:
+                saved.invite = invite
             print(
                 printable(translated(Text(N_("Send this to your friend:  trumps join {invite}"), invite=invite))),
                 flush=True,
@@ -441,14 +523,17 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
                 )
             )
             _say_reach(args.advertise is None, mapping.result, invite.addresses[0][0], port)
-            channel, session = await listener.first()
+            if restored is None:
+                channel, session = await listener.first()
+            else:
+                channel, session = await _back(listener, restored, args.timeout), restored.session
             start = time.monotonic()
             _flush()  # before a full screen takes the terminal
             report = await play_duel(channel, session, me, home, listener)
             report.timing["match_s"] = round(time.monotonic() - start, 3)
             return report
 
-    return _run_to_end("host", main(), args.json)
+    return _run_to_end("host", main(), args.json, saved)
 
 
 def _say_reach(asked: bool, mapped: MapResult, first: str, port: int) -> None:
@@ -482,6 +567,7 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     from p2p.errors import P2PError
     from p2p.identity import KnownPeers
     from p2p.invite import Invite
+    from p2p.saved import joined_file
 
     try:
         invite = Invite.parse(args.invite)
@@ -491,6 +577,12 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     if isinstance(setup, int):
         return setup
     home, me, name, play_duel = setup
+    try:
+        saved, restored = _saved_match(joined_file(home.unfinished, invite), bool(args.bot))
+    except P2PError as exc:
+        return _fail("join", exc, args.json)
+    if saved is not None:
+        play_duel = _bot_play(args, saved, restored)
 
     yes_words = {"y", "yes", *_tr(N_("y yes")).lower().split()}
 
@@ -506,6 +598,12 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         where = ", ".join(f"{host} port {port}" for host, port in invite.addresses)
         _say(Text(N_("Connecting to {addresses}…"), addresses=where))
         start = time.monotonic()
+        if restored is not None:  # the same host and terms, redialed until it answers
+            _say_continuing(restored)
+            session = restored.session
+            redial = Redial(invite, me, session.names[session.seat], KnownPeers(home.peers_file), session)
+            channel = await _back(redial, restored, args.timeout)
+            return await play_duel(channel, session, me, home, redial)
         channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide)
         handshaken = time.monotonic()
         _flush()  # before a full screen takes the terminal
@@ -516,4 +614,4 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         report.timing["match_s"] = round(time.monotonic() - handshaken, 3)
         return report
 
-    return _run_to_end("join", main(), args.json)
+    return _run_to_end("join", main(), args.json, saved)
