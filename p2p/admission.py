@@ -27,15 +27,25 @@ MAX_PER_SOURCE = 4
 """Of those, at most this many from one source address (IPv4) or /64 (IPv6)."""
 
 
-def source_of(address: str) -> str:
-    """The source a connection is counted under: the IPv4 address (also when mapped into IPv6),
-    or the IPv6 /64 network, since one home usually gets a whole /64."""
+def host_of(address: str) -> str:
+    """The IP address as a person reads it: an IPv4 address mapped into IPv6 as plain IPv4."""
     try:
         ip = ipaddress.ip_address(address.split("%")[0])
     except ValueError:
         return address
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         return str(ip.ipv4_mapped)
+    return address
+
+
+def source_of(address: str) -> str:
+    """The source a connection is counted under: the IPv4 address (also when mapped into IPv6),
+    or the IPv6 /64 network, since one home usually gets a whole /64."""
+    address = host_of(address)
+    try:
+        ip = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return address
     if isinstance(ip, ipaddress.IPv6Address):
         return str(ipaddress.ip_network(f"{ip}/64", strict=False))
     return str(ip)

@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 
-from p2p.admission import Admission, Approvals, RefusalLog, source_of
+from p2p.admission import Admission, Approvals, RefusalLog, host_of, source_of
 from p2p.channel import Channel
 from p2p.errors import (
     BadHandshakeSignature,
@@ -170,6 +170,7 @@ class Listener:
         self.approve = approve
         self.approvals = Approvals()
         self._playing_lan = False
+        self._question: asyncio.Future[bool] | None = None
         self.log = RefusalLog()
         self.refusals: collections.deque[tuple[str, P2PError]] = collections.deque(maxlen=64)
         """The latest refused connections (address, why), newest last."""
@@ -204,6 +205,8 @@ class Listener:
             self._summary.cancel()
         for channel in list(self._channels.values()):
             channel.abort()
+        if self._question is not None:
+            self._question.cancel()
         while not self._returned.empty():
             channel, _ = self._returned.get_nowait()
             channel.abort()
@@ -240,6 +243,12 @@ class Listener:
             self.refused(line)
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        # A task nobody awaits: cancelled at the program's end (Ctrl-C at the host's question),
+        # it must end quietly (Python 3.11's stream callback logs a cancelled one as an error).
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._serve(reader, writer)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         _no_delay(writer)
         channel = Channel(reader, writer, self.deadline)
         key = id(channel)
@@ -268,7 +277,7 @@ class Listener:
             self._admit(session, machine)
             if machine.lan_knock and not returning:
                 self.admission.prove(key)  # the one joiner being asked about is not evicted
-                await self._approved(session, machine, source, address)
+                await self._approved(session, machine, source, host_of(channel.peer_host))
                 self._admit(session, machine)  # someone else may have won meanwhile
             if not returning:
                 self.playing = session  # before any await: a second joiner confirmed meanwhile is busy
@@ -315,13 +324,16 @@ class Listener:
             detail = f"{self.name} is answering another request to join: try again in a moment"
             machine.refusal = Abort(reason="busy", detail=detail)
             raise PeerBusy(Text(N_("another request to join was being answered")))
+        question = asyncio.ensure_future(self.approve(session.hello.name, address, session.code))
+        self._question = question  # closing the listener cancels it: that is a no
         accepted = False
         try:
-            async with asyncio.timeout(DECISION_TIMEOUT):
-                accepted = await self.approve(session.hello.name, address, session.code)
-        except TimeoutError:
-            pass
+            await asyncio.wait({question}, timeout=DECISION_TIMEOUT)
+            accepted = question.done() and not question.cancelled() and question.exception() is None
+            accepted = accepted and question.result()
         finally:
+            question.cancel()
+            self._question = None
             self.approvals.answer(source, accepted)
         if not accepted:
             machine.refusal = Abort(reason="declined", detail=f"{self.name} did not let you in")

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from p2p.duel import Reconnector, Report
     from p2p.handshake import Session, Terms
     from p2p.identity import Identity
+    from p2p.invite import Invite
     from p2p.portmap import MapResult
 
     Play = Callable[[Channel, Session, Identity, Home, Reconnector], Awaitable[Report]]
@@ -135,6 +136,13 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
         help=_tr(N_("do not ask the home router to open the port (UPnP, NAT-PMP, PCP)")),
     )
     parser.add_argument(
+        "--no-announce",
+        action="store_true",
+        help=_tr(
+            N_("do not announce the game on the local network (trumps join without an invite lists it)")
+        ),
+    )
+    parser.add_argument(
         "--games", type=_games, default=1, metavar="N", help=_tr(N_("play a match of N games"))
     )
     parser.add_argument(
@@ -152,7 +160,14 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
 def add_join_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps join``."""
     parser.add_argument(
-        "invite", help=_tr(N_("the invite the host gave you: ADDRESS:PORT/FINGERPRINT/SECRET"))
+        "invite",
+        nargs="?",
+        help=_tr(
+            N_(
+                "the invite the host gave you: ADDRESS:PORT/FINGERPRINT/SECRET "
+                "(left out: choose a game on your network; its host is asked to let you in)"
+            )
+        ),
     )
     parser.add_argument("--yes", action="store_true", help=_tr(N_("accept the host's rules without asking")))
     add_common_arguments(parser)
@@ -395,8 +410,10 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     import time
 
     from engine import Rules
-    from p2p.addresses import host_addresses, socket_families
+    from p2p.addresses import host_addresses, is_loopback, socket_families
     from p2p.connect import Listener, listening_socket
+    from p2p.discovery import Announcement
+    from p2p.errors import P2PError
     from p2p.handshake import Terms
     from p2p.identity import KnownPeers
     from p2p.portmap import PortMapping, default_mappers
@@ -420,12 +437,15 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     port = sock.getsockname()[1]
     families = socket_families(sock)
     local = host_addresses(args.bind, **families)
+    announce = not args.no_announce and not is_loopback(args.bind)
+    approve = None if args.bot is not None or not announce else _ask_person  # a bot takes only invites
 
     async def main() -> Report:
         ipv4, ipv6 = ([], []) if args.no_map else default_mappers(args.bind, **families)
+        known = KnownPeers(home.peers_file)
         async with (
             PortMapping(port, ipv4, ipv6) as mapping,  # the router's lease, deleted on exit
-            Listener(sock, me, name, terms, KnownPeers(home.peers_file), _say) as listener,
+            Listener(sock, me, name, terms, known, _say, approve=approve) as listener,
         ):
             reachable = [(args.advertise, port)] if args.advertise else mapping.result.reachable(local, port)
             invite = listener.invite(reachable)
@@ -441,7 +461,16 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
                 )
             )
             _say_reach(args.advertise is None, mapping.result, invite.addresses[0][0], port)
-            channel, session = await listener.first()
+            async with contextlib.AsyncExitStack() as announcing:  # on the LAN (mDNS) until a joiner is in
+                if announce:
+                    try:
+                        await announcing.enter_async_context(
+                            Announcement(name, me.fingerprint, terms, local, port)
+                        )
+                    except P2PError as exc:
+                        listener.approve = None  # nobody finds it: only invites
+                        _say(exc)
+                channel, session = await listener.first()
             start = time.monotonic()
             _flush()  # before a full screen takes the terminal
             report = await play_duel(channel, session, me, home, listener)
@@ -473,6 +502,77 @@ def _say_reach(asked: bool, mapped: MapResult, first: str, port: int) -> None:
         _say(Text(template, port=port))
 
 
+async def _ask_person(name: str, address: str, code: str) -> bool:
+    """The host's person decides on a LAN joiner, on the terminal (before any full screen takes
+    it); no answer (end of input) is no."""
+    import asyncio
+    import os
+    import threading
+
+    question = N_(
+        "{name} wants to join from {address} (verification code {code}: {name}'s screen shows the same) "
+        "— accept? [y/N]"
+    )
+    _say(Text(question, name=name, address=address, code=code))
+    _flush()
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[bytes] = loop.create_future()
+
+    def read() -> None:  # a daemon thread reading the descriptor: Ctrl-C never waits for it
+        try:
+            line = os.read(sys.stdin.fileno(), 256)
+        except (OSError, ValueError):
+            line = b""
+
+        def deliver() -> None:
+            if not answer.done():  # cancelled meanwhile (Ctrl-C, the listener closed)
+                answer.set_result(line)
+
+        with contextlib.suppress(RuntimeError):  # the program ended meanwhile
+            loop.call_soon_threadsafe(deliver)
+
+    threading.Thread(target=read, daemon=True).start()
+    words = (await answer).decode(errors="replace").strip().lower()
+    return words in _yes_words()
+
+
+def _yes_words() -> set[str]:
+    """What counts as yes to a ``[y/N]`` question, in English and in the interface's language."""
+    return {"y", "yes", *_tr(N_("y yes")).lower().split()}
+
+
+_BROWSE_SECONDS = 1.5
+
+
+def _choose_host(args: argparse.Namespace) -> Invite:
+    """The (secretless) invite of a game announced on the local network: the one chosen from the
+    list (bots and ``--yes`` take the first heard)."""
+    import asyncio
+
+    from p2p.discovery import DiscoveryError, browse
+
+    _say(Text(N_("Looking for games on your network…")))
+    found = asyncio.run(browse(_BROWSE_SECONDS))
+    if not found:
+        raise DiscoveryError(
+            Text(N_("no game announces itself on your network; ask your friend for the invite line"))
+        )
+    for number, host in enumerate(found, 1):
+        template = N_("  {number}. {name}: {terms} ({address} port {port})")
+        terms, where = _describe(host.terms), host.addresses[0]
+        _say(Text(template, number=number, name=host.name, terms=terms, address=where, port=host.port))
+    if args.bot or args.yes:
+        return found[0].invite()
+    _flush()
+    try:
+        answer = input(translated(Text(N_("Join which one? [1-{count}] "), count=len(found)))).strip()
+    except EOFError:  # no one at the keyboard
+        answer = ""
+    if not re.fullmatch("[0-9]{1,3}", answer) or not 1 <= int(answer) <= len(found):
+        raise DiscoveryError(Text(N_("{answer!r} is not one of the games listed"), answer=answer))
+    return found[int(answer) - 1].invite()
+
+
 def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     """``trumps join INVITE``: connect, agree on the rules, play the match (with ``play`` unless ``--bot``)."""
     import asyncio
@@ -484,15 +584,17 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     from p2p.invite import Invite
 
     try:
-        invite = Invite.parse(args.invite)
+        invite = Invite.parse(args.invite) if args.invite is not None else _choose_host(args)
     except P2PError as exc:
         return _fail("join", exc, args.json)
+    except KeyboardInterrupt:
+        return _fail("join", InterruptedError(Text(N_("stopped before joining"))), args.json)
     setup = _setup(args, "join", play)
     if isinstance(setup, int):
         return setup
     home, me, name, play_duel = setup
 
-    yes_words = {"y", "yes", *_tr(N_("y yes")).lower().split()}
+    yes_words = _yes_words()
 
     async def decide(terms: Terms, host_name: str) -> bool:
         _say(Text(N_("{name} proposes {terms}."), name=host_name, terms=_describe(terms)))
@@ -502,11 +604,17 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         answer = await asyncio.to_thread(input, _tr(N_("Accept these rules? [y/N] ")))
         return answer.strip().lower() in yes_words
 
+    def asked(code: str) -> None:
+        template = N_(
+            "Waiting for the host to let you in; compare the verification code {code} with the host's screen"
+        )
+        _say(Text(template, code=code))
+
     async def main() -> Report:
         where = ", ".join(f"{host} port {port}" for host, port in invite.addresses)
         _say(Text(N_("Connecting to {addresses}…"), addresses=where))
         start = time.monotonic()
-        channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide)
+        channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide, asked=asked)
         handshaken = time.monotonic()
         _flush()  # before a full screen takes the terminal
         report = await play_duel(
