@@ -24,7 +24,10 @@ signed messages) and ``TH`` the hash of all four clear messages. Neither
 machine does any I/O: each takes the peer's messages and returns the
 :class:`Send` and :class:`Seal` actions to carry out in order; a refusal raises
 its :class:`~p2p.errors.P2PError` after setting :attr:`refusal` to the
-``abort`` to send. :mod:`p2p.connect` drives them over a
+``abort`` to send. A joiner that found the host on the LAN knocks with
+:data:`LAN_SECRET` (empty); a host made with ``lan=True`` takes that knock too
+(:attr:`HostHandshake.lan_knock`), and its driver asks the host's person before
+:meth:`HostHandshake.admit`. :mod:`p2p.connect` drives them over a
 :class:`~p2p.channel.Channel`. docs/protocol.md has the byte-exact contract and
 the security argument.
 """

@@ -247,3 +247,43 @@ async def _join_from(ann: Side, port: int, source: str, side: Side) -> P2PError 
     except P2PError as exc:
         return exc
     return None
+
+
+def test_the_approved_lan_joiner_comes_back_unasked_and_no_other_lan_joiner_gets_in(tmp_path: Path) -> None:
+    bob, eve = Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
+    person = Person(answer=True)
+
+    async def scenario() -> str:
+        ann, listener, port = _host(tmp_path, person)
+        async with listener:
+            channel, _ = await join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all)
+            host_channel, _ = await listener.first()
+            back, _ = await join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all)  # after a drop
+            returned, session = await listener.reconnect()
+            with pytest.raises(PeerBusy):
+                await join(_lan_invite(ann, port), eve.me, "eve", eve.known, accept_all)
+            for line in (channel, host_channel, back, returned):
+                await line.close()
+            return session.hello.name
+
+    assert run(scenario()) == "bob" and [name for name, _, _ in person.asked] == ["bob"]
+
+
+def test_once_an_invite_match_is_on_a_lan_knock_gets_the_strangers_refusal(tmp_path: Path) -> None:
+    bob, eve = Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
+    person = Person(answer=True)
+
+    async def scenario() -> P2PError:
+        ann, listener, port = _host(tmp_path, person)
+        async with listener:
+            channel, _ = await join(
+                listener.invite([("127.0.0.1", port)]), bob.me, "bob", bob.known, accept_all
+            )
+            host_channel, _ = await listener.first()
+            with pytest.raises(InviteRefused) as refused:
+                await join(_lan_invite(ann, port), eve.me, "eve", eve.known, accept_all)
+            await channel.close()
+            await host_channel.close()
+            return refused.value
+
+    assert "did not prove the invite's secret" in str(run(scenario())) and not person.asked
