@@ -277,7 +277,7 @@ class Listener:
             self._admit(session, machine)
             if machine.lan_knock and not returning:
                 self.admission.prove(key)  # the one joiner being asked about is not evicted
-                await self._approved(session, machine, source, host_of(channel.peer_host))
+                await self._approved(channel, session, machine, source)
                 self._admit(session, machine)  # someone else may have won meanwhile
             if not returning:
                 self.playing = session  # before any await: a second joiner confirmed meanwhile is busy
@@ -316,23 +316,34 @@ class Listener:
             machine.refusal = Abort(reason="identity", detail=str(exc)[:300])
             raise
 
-    async def _approved(self, session: Session, machine: HostHandshake, source: str, address: str) -> None:
-        """Ask the host's person about a confirmed LAN joiner (one question at a time, bounded by
-        :class:`~p2p.admission.Approvals`); raise unless the answer is yes within the decision time."""
+    async def _approved(
+        self, channel: Channel, session: Session, machine: HostHandshake, source: str
+    ) -> None:
+        """Ask the host's person about a confirmed LAN joiner on ``channel`` (one question at a
+        time, bounded by :class:`~p2p.admission.Approvals`); raise unless the answer is yes within
+        the decision time and while the joiner still waits (it sends nothing meanwhile: anything
+        it sends, or its line closing, withdraws the question)."""
         assert self.approve is not None
         if not self.approvals.open(source):
             detail = f"{self.name} is answering another request to join: try again in a moment"
             machine.refusal = Abort(reason="busy", detail=detail)
             raise PeerBusy(Text(N_("another request to join was being answered")))
+        address = host_of(channel.peer_host)
         question = asyncio.ensure_future(self.approve(session.hello.name, address, session.code))
         self._question = question  # closing the listener cancels it: that is a no
+        gone = asyncio.ensure_future(channel.recv(DECISION_TIMEOUT))
         accepted = False
         try:
-            await asyncio.wait({question}, timeout=DECISION_TIMEOUT)
+            await asyncio.wait(
+                {question, gone}, timeout=DECISION_TIMEOUT, return_when=asyncio.FIRST_COMPLETED
+            )
             accepted = question.done() and not question.cancelled() and question.exception() is None
-            accepted = accepted and question.result()
+            accepted = accepted and question.result() and not gone.done()
         finally:
-            question.cancel()
+            for task in (question, gone):
+                task.cancel()
+            if gone.done() and not gone.cancelled():
+                gone.exception()  # retrieved: the joiner's leaving is the refusal's reason enough
             self._question = None
             self.approvals.answer(source, accepted)
         if not accepted:

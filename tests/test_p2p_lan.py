@@ -115,11 +115,16 @@ class Person:
     def __init__(self, answer: bool, release: asyncio.Event | None = None) -> None:
         self.answer, self.release = answer, release
         self.asked: list[tuple[str, str, str]] = []
+        self.withdrawn = 0
 
     async def __call__(self, name: str, address: str, code: str) -> bool:
         self.asked.append((name, address, code))
         if self.release is not None:
-            await self.release.wait()
+            try:
+                await self.release.wait()
+            except asyncio.CancelledError:
+                self.withdrawn += 1
+                raise
         return self.answer
 
 
@@ -214,8 +219,7 @@ def test_a_flood_of_lan_strangers_asks_one_question_at_a_time_and_few_in_all(tmp
         ann, listener, port = _host(tmp_path, person)
         async with listener:
             first = asyncio.ensure_future(_join_from(ann, port, "127.0.0.2", eve))
-            while not person.asked:
-                await asyncio.sleep(0.01)
+            await _asked(person)
             waiting = await asyncio.gather(*(_join_from(ann, port, f"127.0.0.{n}", eve) for n in range(3, 9)))
             release.set()
             opening = [await first, *waiting]
@@ -237,15 +241,23 @@ def test_a_flood_of_lan_strangers_asks_one_question_at_a_time_and_few_in_all(tmp
     assert winner == "bob"
 
 
+async def _asked(person: Person) -> None:
+    """Until the person is asked (bounded: a refusal instead would end the test)."""
+    async with asyncio.timeout(30):
+        while not person.asked:
+            await asyncio.sleep(0.01)
+
+
 async def _join_from(ann: Side, port: int, source: str, side: Side) -> P2PError | None:
     """A LAN join from another loopback address (127.0.0.0/8 is all this machine's); its error."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    channel = Channel(reader, writer)
     try:
-        await join_on(
-            Channel(reader, writer), _lan_invite(ann, port), side.me, side.name, side.known, accept_all
-        )
+        await join_on(channel, _lan_invite(ann, port), side.me, side.name, side.known, accept_all)
     except P2PError as exc:
         return exc
+    finally:
+        await channel.close()
     return None
 
 
@@ -287,3 +299,23 @@ def test_once_an_invite_match_is_on_a_lan_knock_gets_the_strangers_refusal(tmp_p
             return refused.value
 
     assert "did not prove the invite's secret" in str(run(scenario())) and not person.asked
+
+
+def test_a_lan_joiner_hanging_up_withdraws_its_question(tmp_path: Path) -> None:
+    """Else one stranger who knocks and leaves would hold the one question open for ten minutes."""
+    eve, bob = Side.make(tmp_path, "eve"), Side.make(tmp_path, "bob")
+    person = Person(answer=True, release=asyncio.Event())
+
+    async def scenario() -> P2PError | None:
+        ann, listener, port = _host(tmp_path, person)
+        async with listener:
+            leaving = asyncio.ensure_future(_join_from(ann, port, "127.0.0.2", eve))
+            await _asked(person)
+            leaving.cancel()
+            async with asyncio.timeout(30):  # the question is withdrawn at once, not after ten minutes
+                while not person.withdrawn:
+                    await asyncio.sleep(0.01)
+            person.release = None  # the person answers the next question at once
+            return await _join_from(ann, port, "127.0.0.3", bob)
+
+    assert run(scenario()) is None and [name for name, _, _ in person.asked] == ["eve", "bob"]

@@ -22,6 +22,7 @@ from cli.printable import printable
 from p2p.text import Text, ntext
 
 if TYPE_CHECKING:
+    import concurrent.futures
     from collections.abc import Awaitable, Callable, Coroutine
 
     from cli.home import Home
@@ -506,8 +507,6 @@ async def _ask_person(name: str, address: str, code: str) -> bool:
     """The host's person decides on a LAN joiner, on the terminal (before any full screen takes
     it); no answer (end of input) is no."""
     import asyncio
-    import os
-    import threading
 
     question = N_(
         "{name} wants to join from {address} (verification code {code}: {name}'s screen shows the same) "
@@ -515,25 +514,40 @@ async def _ask_person(name: str, address: str, code: str) -> bool:
     )
     _say(Text(question, name=name, address=address, code=code))
     _flush()
-    loop = asyncio.get_running_loop()
-    answer: asyncio.Future[bytes] = loop.create_future()
+    # shielded: a question withdrawn meanwhile (the joiner left) leaves its read to the next one
+    line = await asyncio.shield(asyncio.wrap_future(_KEYBOARD.next_line()))
+    return line.decode(errors="replace").strip().lower() in _yes_words()
 
-    def read() -> None:  # a daemon thread reading the descriptor: Ctrl-C never waits for it
-        try:
-            line = os.read(sys.stdin.fileno(), 256)
-        except (OSError, ValueError):
-            line = b""
 
-        def deliver() -> None:
-            if not answer.done():  # cancelled meanwhile (Ctrl-C, the listener closed)
-                answer.set_result(line)
+class _Keyboard:
+    """Lines typed on the terminal, read by one daemon thread at a time (Ctrl-C and the program's
+    end never wait for it): a read left over from a withdrawn question answers the next one."""
 
-        with contextlib.suppress(RuntimeError):  # the program ended meanwhile
-            loop.call_soon_threadsafe(deliver)
+    def __init__(self) -> None:
+        self._line: concurrent.futures.Future[bytes] | None = None
 
-    threading.Thread(target=read, daemon=True).start()
-    words = (await answer).decode(errors="replace").strip().lower()
-    return words in _yes_words()
+    def next_line(self) -> concurrent.futures.Future[bytes]:
+        """The next line typed (at most 256 bytes; empty at the end of input)."""
+        import concurrent.futures
+        import os
+        import threading
+
+        if self._line is not None and not self._line.done():
+            return self._line
+        line: concurrent.futures.Future[bytes] = concurrent.futures.Future()
+
+        def read() -> None:
+            try:
+                line.set_result(os.read(sys.stdin.fileno(), 256))
+            except (OSError, ValueError):
+                line.set_result(b"")
+
+        threading.Thread(target=read, daemon=True).start()
+        self._line = line
+        return line
+
+
+_KEYBOARD = _Keyboard()
 
 
 def _yes_words() -> set[str]:
