@@ -319,3 +319,32 @@ def test_a_lan_joiner_hanging_up_withdraws_its_question(tmp_path: Path) -> None:
             return await _join_from(ann, port, "127.0.0.3", bob)
 
     assert run(scenario()) is None and [name for name, _, _ in person.asked] == ["eve", "bob"]
+
+
+def test_the_lan_knock_is_the_documents_formulas_with_the_empty_secret(tmp_path: Path) -> None:
+    """docs/protocol.md, "The LAN knock": the proof is HMAC-SHA256 under a zero-length key and the
+    code is read from H("code", "", T1, nonce), the empty field with its length 0 (hashlib only)."""
+    import hashlib
+    import hmac
+
+    from p2p.wire import encode
+
+    def h(tag: str, *parts: bytes) -> bytes:
+        digest = hashlib.sha256()
+        for part in (("your-trumps/v1/" + tag).encode(), *parts):
+            digest.update(len(part).to_bytes(4, "big") + part)
+        return digest.digest()
+
+    pair = Lan(tmp_path, lan=True)
+    offer = pair.to_offer()
+    hello, knock = pair.joiner.hello, pair.joiner.knock
+    pair.joiner.offered(offer)
+    accept, confirm = _sent(pair.joiner.accept())
+    for message in (accept, confirm):
+        pair.host.receive(message)
+    assert isinstance(confirm, Confirm) and pair.host.session is not None
+    proof = hmac.new(b"", h("knock", encode(hello.to_wire()), h("code-nonce", confirm.nonce)), hashlib.sha256)
+    assert knock.proof == proof.digest()
+    t1 = h("offer", encode(hello.to_wire()), encode(offer.body()))
+    number = int.from_bytes(h("code", b"", t1, confirm.nonce)[:8], "big") % 1_000_000
+    assert pair.host.session.code == pair.joiner.code == f"{number // 1000:03d} {number % 1000:03d}"
