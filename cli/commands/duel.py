@@ -22,6 +22,7 @@ from cli.printable import printable
 from p2p.text import Text, ntext
 
 if TYPE_CHECKING:
+    import concurrent.futures
     from collections.abc import Awaitable, Callable, Coroutine
     from pathlib import Path
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from p2p.duel import Reconnector, Report
     from p2p.handshake import Session, Terms
     from p2p.identity import Identity
+    from p2p.invite import Invite
     from p2p.portmap import MapResult
     from p2p.record import Verified
     from p2p.saved import SavedMatch
@@ -138,6 +140,13 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
         help=_tr(N_("do not ask the home router to open the port (UPnP, NAT-PMP, PCP)")),
     )
     parser.add_argument(
+        "--no-announce",
+        action="store_true",
+        help=_tr(
+            N_("do not announce the game on the local network (trumps join without an invite lists it)")
+        ),
+    )
+    parser.add_argument(
         "--games", type=_games, default=1, metavar="N", help=_tr(N_("play a match of N games"))
     )
     parser.add_argument(
@@ -155,7 +164,14 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
 def add_join_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps join``."""
     parser.add_argument(
-        "invite", help=_tr(N_("the invite the host gave you: ADDRESS:PORT/FINGERPRINT/SECRET"))
+        "invite",
+        nargs="?",
+        help=_tr(
+            N_(
+                "the invite the host gave you: ADDRESS:PORT/FINGERPRINT/SECRET "
+                "(left out: choose a game on your network; its host is asked to let you in)"
+            )
+        ),
     )
     parser.add_argument("--yes", action="store_true", help=_tr(N_("accept the host's rules without asking")))
     add_common_arguments(parser)
@@ -453,8 +469,10 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     import time
 
     from engine import Rules
-    from p2p.addresses import host_addresses, socket_families
+    from p2p.addresses import host_addresses, is_loopback, socket_families
     from p2p.connect import Listener, listening_socket
+    from p2p.discovery import Announcement
+    from p2p.errors import P2PError
     from p2p.handshake import Terms
     from p2p.identity import KnownPeers
     from p2p.portmap import PortMapping, default_mappers
@@ -493,14 +511,18 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     port = sock.getsockname()[1]
     families = socket_families(sock)
     local = host_addresses(args.bind, **families)
+    announce = not args.no_announce and not is_loopback(args.bind)
+    approve = None if args.bot is not None or not announce else _ask_person  # a bot takes only invites
 
     async def main() -> Report:
         ipv4, ipv6 = ([], []) if args.no_map else default_mappers(args.bind, **families)
+        known = KnownPeers(home.peers_file)
         async with (
             PortMapping(port, ipv4, ipv6) as mapping,  # the router's lease, deleted on exit
             Listener(
-                sock, me, name, terms, KnownPeers(home.peers_file), _say,
+                sock, me, name, terms, known, _say,
                 None if saved is None or saved.invite is None else saved.invite.secret,
+                approve=None if restored is not None else approve,  # a continued match awaits its joiner
             ) as listener,
         ):  # fmt: skip
             reachable = [(args.advertise, port)] if args.advertise else mapping.result.reachable(local, port)
@@ -523,10 +545,19 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
                 )
             )
             _say_reach(args.advertise is None, mapping.result, invite.addresses[0][0], port)
-            if restored is None:
-                channel, session = await listener.first()
-            else:
+            if restored is not None:
                 channel, session = await _back(listener, restored, args.timeout), restored.session
+            else:
+                async with contextlib.AsyncExitStack() as announcing:  # on the LAN (mDNS) until a joiner is in
+                    if announce:
+                        try:
+                            await announcing.enter_async_context(
+                                Announcement(name, me.fingerprint, terms, local, port)
+                            )
+                        except P2PError as exc:
+                            listener.approve = None  # nobody finds it: only invites
+                            _say(exc)
+                    channel, session = await listener.first()
             start = time.monotonic()
             _flush()  # before a full screen takes the terminal
             report = await play_duel(channel, session, me, home, listener)
@@ -558,6 +589,90 @@ def _say_reach(asked: bool, mapped: MapResult, first: str, port: int) -> None:
         _say(Text(template, port=port))
 
 
+async def _ask_person(name: str, address: str, code: str) -> bool:
+    """The host's person decides on a LAN joiner, on the terminal (before any full screen takes
+    it); no answer (end of input) is no."""
+    import asyncio
+
+    question = N_(
+        "{name} wants to join from {address} (verification code {code}: {name}'s screen shows the same) "
+        "— accept? [y/N]"
+    )
+    _say(Text(question, name=name, address=address, code=code))
+    _flush()
+    # shielded: a question withdrawn meanwhile (the joiner left) leaves its read to the next one
+    line = await asyncio.shield(asyncio.wrap_future(_KEYBOARD.next_line()))
+    return line.decode(errors="replace").strip().lower() in _yes_words()
+
+
+class _Keyboard:
+    """Lines typed on the terminal, read by one daemon thread at a time (Ctrl-C and the program's
+    end never wait for it): a read left over from a withdrawn question answers the next one."""
+
+    def __init__(self) -> None:
+        self._line: concurrent.futures.Future[bytes] | None = None
+
+    def next_line(self) -> concurrent.futures.Future[bytes]:
+        """The next line typed (at most 256 bytes; empty at the end of input)."""
+        import concurrent.futures
+        import os
+        import threading
+
+        if self._line is not None and not self._line.done():
+            return self._line
+        line: concurrent.futures.Future[bytes] = concurrent.futures.Future()
+
+        def read() -> None:
+            try:
+                line.set_result(os.read(sys.stdin.fileno(), 256))
+            except (OSError, ValueError):
+                line.set_result(b"")
+
+        threading.Thread(target=read, daemon=True).start()
+        self._line = line
+        return line
+
+
+_KEYBOARD = _Keyboard()
+
+
+def _yes_words() -> set[str]:
+    """What counts as yes to a ``[y/N]`` question, in English and in the interface's language."""
+    return {"y", "yes", *_tr(N_("y yes")).lower().split()}
+
+
+_BROWSE_SECONDS = 1.5
+
+
+def _choose_host(args: argparse.Namespace) -> Invite:
+    """The (secretless) invite of a game announced on the local network: the one chosen from the
+    list (bots and ``--yes`` take the first heard)."""
+    import asyncio
+
+    from p2p.discovery import DiscoveryError, browse
+
+    _say(Text(N_("Looking for games on your network…")))
+    found = asyncio.run(browse(_BROWSE_SECONDS))
+    if not found:
+        raise DiscoveryError(
+            Text(N_("no game announces itself on your network; ask your friend for the invite line"))
+        )
+    for number, host in enumerate(found, 1):
+        template = N_("  {number}. {name}: {terms} ({address} port {port})")
+        terms, where = _describe(host.terms), host.addresses[0]
+        _say(Text(template, number=number, name=host.name, terms=terms, address=where, port=host.port))
+    if args.bot or args.yes:
+        return found[0].invite()
+    _flush()
+    try:
+        answer = input(translated(Text(N_("Join which one? [1-{count}] "), count=len(found)))).strip()
+    except EOFError:  # no one at the keyboard
+        answer = ""
+    if not re.fullmatch("[0-9]{1,3}", answer) or not 1 <= int(answer) <= len(found):
+        raise DiscoveryError(Text(N_("{answer!r} is not one of the games listed"), answer=answer))
+    return found[int(answer) - 1].invite()
+
+
 def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     """``trumps join INVITE``: connect, agree on the rules, play the match (with ``play`` unless ``--bot``)."""
     import asyncio
@@ -570,9 +685,11 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     from p2p.saved import joined_file
 
     try:
-        invite = Invite.parse(args.invite)
+        invite = Invite.parse(args.invite) if args.invite is not None else _choose_host(args)
     except P2PError as exc:
         return _fail("join", exc, args.json)
+    except KeyboardInterrupt:
+        return _fail("join", InterruptedError(Text(N_("stopped before joining"))), args.json)
     setup = _setup(args, "join", play)
     if isinstance(setup, int):
         return setup
@@ -584,7 +701,7 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     if saved is not None:
         play_duel = _bot_play(args, saved, restored)
 
-    yes_words = {"y", "yes", *_tr(N_("y yes")).lower().split()}
+    yes_words = _yes_words()
 
     async def decide(terms: Terms, host_name: str) -> bool:
         _say(Text(N_("{name} proposes {terms}."), name=host_name, terms=_describe(terms)))
@@ -593,6 +710,12 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         _flush()
         answer = await asyncio.to_thread(input, _tr(N_("Accept these rules? [y/N] ")))
         return answer.strip().lower() in yes_words
+
+    def asked(code: str) -> None:
+        template = N_(
+            "Waiting for the host to let you in; compare the verification code {code} with the host's screen"
+        )
+        _say(Text(template, code=code))
 
     async def main() -> Report:
         where = ", ".join(f"{host} port {port}" for host, port in invite.addresses)
@@ -604,7 +727,7 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
             redial = Redial(invite, me, session.names[session.seat], KnownPeers(home.peers_file), session)
             channel = await _back(redial, restored, args.timeout)
             return await play_duel(channel, session, me, home, redial)
-        channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide)
+        channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide, asked=asked)
         handshaken = time.monotonic()
         _flush()  # before a full screen takes the terminal
         report = await play_duel(
