@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     :class:`~p2p.duel.Reconnector` after a drop: the interactive interface's entry point."""
 
 DEFAULT_PORT = 47111
+STOPPED = 130
+"""The exit status after Ctrl-C (the shell's 128 + SIGINT)."""
 _BOT_TIMEOUT = 180.0
 
 
@@ -255,8 +257,15 @@ def _announce(session: Session) -> None:
     _say(Text(N_("  (both screens show the same code when nobody sits in the middle)")))
 
 
-def _run_to_end(command: str, duel: Coroutine[Any, Any, Report], as_json: bool) -> int:
-    """Run ``duel`` (connect, handshake, play) and report; the exit status."""
+class Stage:
+    """How far a duel got: whether play began, so that a match record exists."""
+
+    playing = False
+
+
+def _run_to_end(command: str, duel: Coroutine[Any, Any, Report], as_json: bool, stage: Stage) -> int:
+    """Run ``duel`` (connect, handshake, play) and report; the exit status (docs/interface.md:
+    0, 1, or :data:`STOPPED` after Ctrl-C)."""
     import asyncio
 
     from p2p.errors import P2PError
@@ -276,11 +285,41 @@ def _run_to_end(command: str, duel: Coroutine[Any, Any, Report], as_json: bool) 
         report = asyncio.run(until_stopped())
     except P2PError as exc:
         return _fail(command, exc, as_json)
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        return _fail(command, InterruptedError(Text(N_("stopped; the match record says so"))), as_json)
+    except (KeyboardInterrupt, asyncio.CancelledError) as exc:
+        if stage.playing:
+            why = Text(N_("stopped; the match record says so"))
+        else:
+            why = Text(N_("stopped before the match began"))
+        status = _fail(command, InterruptedError(why), as_json)
+        return STOPPED if isinstance(exc, KeyboardInterrupt) else status
     status = _finish(report, as_json)
     _flush()
     return status
+
+
+async def read_line(prompt: str) -> str:
+    """A line typed on stdin after ``prompt`` (on stdout), read by the event loop: Ctrl-C stops
+    the program at once (``input`` in a thread would keep it waiting for Enter)."""
+    import asyncio
+    import os
+
+    print(prompt, end="", flush=True)
+    loop = asyncio.get_running_loop()
+    line: asyncio.Future[str] = loop.create_future()
+    fd = sys.stdin.fileno()
+
+    def readable() -> None:
+        if not line.done():
+            line.set_result(os.read(fd, 4096).decode(errors="replace"))
+
+    try:
+        loop.add_reader(fd, readable)
+    except (OSError, ValueError, NotImplementedError):  # a regular file: it never blocks
+        return sys.stdin.readline()
+    try:
+        return await line
+    finally:
+        loop.remove_reader(fd)
 
 
 def _finish(report: Report, as_json: bool) -> int:
@@ -315,7 +354,7 @@ def _finish(report: Report, as_json: bool) -> int:
     _say(Text(N_("record: {record}  (check it with: trumps verify {record})"), record=report.record))
     if as_json:
         print(json.dumps(report.as_json(), ensure_ascii=False), flush=True)
-    return 0 if report.end == "complete" else 1
+    return 0 if report.end == "complete" or report.awarded == me else 1
 
 
 def _setup(
@@ -418,6 +457,7 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
         )
         return _fail("host", OSError(error), args.json)
     port = sock.getsockname()[1]
+    stage = Stage()
     families = socket_families(sock)
     local = host_addresses(args.bind, **families)
 
@@ -442,13 +482,14 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
             )
             _say_reach(args.advertise is None, mapping.result, invite.addresses[0][0], port)
             channel, session = await listener.first()
+            stage.playing = True
             start = time.monotonic()
             _flush()  # before a full screen takes the terminal
             report = await play_duel(channel, session, me, home, listener)
             report.timing["match_s"] = round(time.monotonic() - start, 3)
             return report
 
-    return _run_to_end("host", main(), args.json)
+    return _run_to_end("host", main(), args.json, stage)
 
 
 def _say_reach(asked: bool, mapped: MapResult, first: str, port: int) -> None:
@@ -475,7 +516,6 @@ def _say_reach(asked: bool, mapped: MapResult, first: str, port: int) -> None:
 
 def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     """``trumps join INVITE``: connect, agree on the rules, play the match (with ``play`` unless ``--bot``)."""
-    import asyncio
     import time
 
     from p2p.connect import Redial, join
@@ -493,13 +533,14 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     home, me, name, play_duel = setup
 
     yes_words = {"y", "yes", *_tr(N_("y yes")).lower().split()}
+    stage = Stage()
 
     async def decide(terms: Terms, host_name: str) -> bool:
         _say(Text(N_("{name} proposes {terms}."), name=host_name, terms=_describe(terms)))
         if args.yes or args.bot:
             return True
         _flush()
-        answer = await asyncio.to_thread(input, _tr(N_("Accept these rules? [y/N] ")))
+        answer = await read_line(_tr(N_("Accept these rules? [y/N] ")))
         return answer.strip().lower() in yes_words
 
     async def main() -> Report:
@@ -508,6 +549,7 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         start = time.monotonic()
         channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide)
         handshaken = time.monotonic()
+        stage.playing = True
         _flush()  # before a full screen takes the terminal
         report = await play_duel(
             channel, session, me, home, Redial(invite, me, name, KnownPeers(home.peers_file), session)
@@ -516,4 +558,4 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         report.timing["match_s"] = round(time.monotonic() - handshaken, 3)
         return report
 
-    return _run_to_end("join", main(), args.json)
+    return _run_to_end("join", main(), args.json, stage)
