@@ -1051,3 +1051,29 @@ def test_the_ai_thinks_off_the_event_loop_and_undo_cancels_it(monkeypatch: pytes
         assert len(game.moves) == start and session.thinking_since is None
 
     run(session, script)
+
+
+class ClashingOpponent(ScriptedOpponent):
+    """Bob wanted the same trumps and kept them: the deal says why."""
+
+    NOTE = "You both asked for ♣: Bob keeps it, not dealing; you deal and take your second choice, ♠."
+
+    async def deal(self, number: int, dealer: int | None, trump: str) -> Deal:
+        return Deal(bytes(32), 1, "CS", me=1, note=self.NOTE)
+
+
+def test_the_deal_says_why_the_trumps_are_not_the_ones_asked_for() -> None:
+    """Defect 3: on the message line with the deal, and kept in the chat after the first move."""
+    bob = ClashingOpponent()
+    session = GameScreen(bob, MatchScore(), trump="C")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.flow.game is not None)
+        assert session.message == "Your game: you dealt. " + ClashingOpponent.NOTE
+        assert "Bob keeps it, not dealing" in d.screen()
+        bob.release.set()
+        await d.my_turn()
+        assert ClashingOpponent.NOTE in session.chats.lines
+        await d.keys(CTRL_Q + "y")
+
+    run(session, script)

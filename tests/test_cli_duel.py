@@ -62,3 +62,21 @@ def test_a_host_stopped_before_anyone_joined_does_not_mention_a_record(tmp_path:
     assert err.splitlines()[-1] == "trumps host: stopped before the match began"
     assert "record" not in err
     assert not list((tmp_path / "ann" / "data").glob("trumps/matches/*.jsonl"))
+
+
+def test_headless_sides_say_who_kept_the_suit_both_asked_for(tmp_path: Path) -> None:
+    """Defect 3: ``--trump S`` on both sides; each stderr says who got spades and why."""
+
+    async def scenario() -> list[tuple[int, dict[str, object], str]]:
+        host, invite = await _host(tmp_path, "--trump", "S")
+        joiner = await _join(tmp_path, invite, "--trump", "♤")
+        return list(await asyncio.gather(_outcome(host), _outcome(joiner)))
+
+    (host_status, _host_summary, host_err), (join_status, _joiner, join_err) = asyncio.run(scenario())
+    assert host_status == join_status == 0, (host_err, join_err)
+    keeps = "You both asked for ♠: you keep it, not dealing; {} deals and takes their second choice, ♥."
+    gives = "You both asked for ♠: {} keeps it, not dealing; you deal and take your second choice, ♥."
+    if "dealer 0" in host_err:  # ann (player 0) dealt: bob keeps spades
+        assert gives.format("bob") in host_err.splitlines() and keeps.format("ann") in join_err.splitlines()
+    else:
+        assert keeps.format("bob") in host_err.splitlines() and gives.format("ann") in join_err.splitlines()

@@ -121,9 +121,19 @@ class NetworkOpponent:
         await self._until(lambda: len(match.results) >= local or (match.number == local and match.revealed))
         if len(match.results) >= local:
             result = match.results[local - 1]
-            return Deal(result.seed, result.dealer, result.trumps, self.seat)
+            return Deal(
+                result.seed, result.dealer, result.trumps, self.seat, self._clash(local, result.dealer)
+            )
         assert match.dealer is not None
-        return Deal(match.seed, match.dealer, match.trumps, self.seat)
+        return Deal(match.seed, match.dealer, match.trumps, self.seat, self._clash(local, match.dealer))
+
+    def _clash(self, number: int, dealer: int) -> str:
+        """Why a player did not get the trumps they asked for in game ``number``, or ``""``."""
+        from cli.commands.duel import trump_clash, trump_prefs
+
+        prefs = trump_prefs(self.duel.match, number)
+        clash = None if prefs is None else trump_clash(prefs, dealer, self.seat, self.name)
+        return "" if clash is None else translated(clash)
 
     async def move(self, game: Game) -> Move:
         """The peer's next move, once received and checked."""

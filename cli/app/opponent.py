@@ -67,6 +67,8 @@ class Deal:
     dealer: int
     trumps: str
     me: int = 0
+    note: str = ""
+    """Why the trumps are not what a player asked for (both wanted one suit), shown with the deal."""
 
 
 class OpponentLeft(Exception):

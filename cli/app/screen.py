@@ -181,6 +181,9 @@ class GameScreen:
         text = self.flow.begin(deal, datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"))
         self.saver.new_game()
         self.line.new_hand()
+        if deal.note:
+            self.chat(deal.note)  # kept in the chat: the message line changes with the first move
+            text = f"{text} {deal.note}"
         self._say(text)
         self._save()
         self._advance()

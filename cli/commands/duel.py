@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from p2p.duel import Reconnector, Report
     from p2p.handshake import Session, Terms
     from p2p.identity import Identity
+    from p2p.match import Match
     from p2p.portmap import MapResult
 
     Play = Callable[[Channel, Session, Identity, Home, Reconnector], Awaitable[Report]]
@@ -244,6 +245,37 @@ def _describe(terms: Terms) -> str:
     return f"{games}, {terms.rules.notation()}"
 
 
+def trump_prefs(match: Match, number: int) -> tuple[str, str] | None:
+    """Both players' revealed trump preferences for game ``number`` (player 0's first), once known."""
+    from p2p.messages import Reveal
+
+    prefs = {
+        seat: link.pref for seat, link in match.links if isinstance(link, Reveal) and link.game == number
+    }
+    return (prefs[0], prefs[1]) if len(prefs) == 2 else None
+
+
+def trump_clash(prefs: tuple[str, str], dealer: int, seat: int, peer: str) -> Text | None:
+    """Why ``seat`` or its peer did not get the first choice of trumps, if one did not: both
+    asked for the same suit, so the one not dealing keeps it (:func:`p2p.fairdeal.resolve_trumps`)."""
+    from engine.cards import SUIT_SYMBOLS, SUITS
+
+    if prefs[0][0] != prefs[1][0]:
+        return None
+    wanted, second = (SUIT_SYMBOLS[SUITS.index(prefs[i][j])] for i, j in ((0, 0), (dealer, 1)))
+    if dealer == seat:
+        template = N_(
+            "You both asked for {suit}: {name} keeps it, not dealing; you deal and take your second "
+            "choice, {second}."
+        )
+    else:
+        template = N_(
+            "You both asked for {suit}: you keep it, not dealing; {name} deals and takes their second "
+            "choice, {second}."
+        )
+    return Text(template, suit=wanted, name=peer, second=second)
+
+
 def _announce(session: Session) -> None:
     peer = session.names[1 - session.seat]
     _say(
@@ -323,7 +355,8 @@ async def read_line(prompt: str) -> str:
 
 
 def _finish(report: Report, as_json: bool) -> int:
-    match = report.match
+    match, me = report.match, report.session.seat
+    peer = report.session.peer_name
     for result in match.results:
         template = N_("game {number}: {result} (dealer {dealer}, trumps {trumps})")
         _say(
@@ -331,13 +364,15 @@ def _finish(report: Report, as_json: bool) -> int:
                 template, number=result.number, result=result.text, dealer=result.dealer, trumps=result.trumps
             )
         )
+        prefs = trump_prefs(match, result.number)
+        if prefs is not None and (clash := trump_clash(prefs, result.dealer, me, peer)) is not None:
+            _say(clash)
     if report.awarded is not None:
         you = report.awarded == report.session.seat
         winner = Text(N_("you")) if you else report.session.names[report.awarded]
         template = N_("game {number}: {result} (awarded to {winner})")
         _say(Text(template, number=match.number, result=report.results[-1], winner=winner))
-    me, score = report.session.seat, report.score
-    peer = report.session.names[1 - me]
+    score = report.score
     _say(Text(N_("score: you {mine:g}, {peer} {theirs:g}"), mine=score[me], peer=peer, theirs=score[1 - me]))
     if report.reconnects:
         _say(
