@@ -24,7 +24,6 @@ import argparse
 import asyncio
 import contextlib
 import functools
-import sys
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -69,10 +68,13 @@ class NetworkOpponent:
         home: Home,
         reconnector: Reconnector | None = None,
         patience: Patience | None = None,
+        choice: str | None = None,
     ) -> None:
         """``reconnector``: how to get the peer back after a drop; ``patience``: its limits
-        (the forfeit is never claimed without the player's ``/claim``)."""
+        (the forfeit is never claimed without the player's ``/claim``); ``choice``: the trump
+        suits of ``--trump`` (``SH``), whose second choice holds while the first is played."""
         self.session, self.me, self.home = session, me, home
+        self.choice = choice
         self.seat = session.seat
         self.name = session.names[1 - self.seat]
         self.reconnector = reconnector
@@ -116,7 +118,8 @@ class NetworkOpponent:
         self._number = number
         future = self._trump(number)
         if not future.done():
-            future.set_result(preference(trump))
+            chosen = self.choice if self.choice and self.choice[0] == trump else trump
+            future.set_result(preference(chosen))
         match, local = self.duel.match, number - self._offset
         await self._until(lambda: len(match.results) >= local or (match.number == local and match.revealed))
         if len(match.results) >= local:
@@ -339,7 +342,8 @@ async def play_duel(
     input: Input | None = None,
     output: Output | None = None,
 ) -> Report:
-    """Play a handshaken duel in the full-screen game (``trump``: asked when ``None``); the report.
+    """Play a handshaken duel in the full-screen game (``trump``: the ``--trump`` suits, the
+    first asked when ``None``); the report.
 
     ``input`` and ``output`` replace the terminal (tests).
     """
@@ -348,14 +352,14 @@ async def play_duel(
     from cli.app.match import MatchScore as ScreenMatch
     from cli.app.screen import GameScreen as Screen
 
-    opponent = NetworkOpponent(channel, session, me, home, reconnector, patience)
+    opponent = NetworkOpponent(channel, session, me, home, reconnector, patience, trump)
     terms = session.terms
     remembered = config.load_config()
     screen = Screen(
         opponent,
         ScreenMatch(games=terms.games, me=session.seat),
         rules=terms.rules,
-        trump=trump,
+        trump=trump[0] if trump else None,
         last_trump=remembered.get("trump"),
         show_opponent=True,
     )
@@ -366,22 +370,12 @@ async def play_duel(
 def run_command(args: argparse.Namespace, command: str) -> int:
     """``trumps host`` or ``trumps join``: headless with ``--bot``, else in the full-screen game."""
     from cli.commands.duel import run_host, run_join
-    from engine.cards import SUITS, parse_suit
+    from cli.options import has_terminal
 
     runner = run_host if command == "host" else run_join
     if args.bot is not None:
         return runner(args)
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print(
-            f"trumps {command}: {_('the game needs a terminal; use --bot LEVEL to let the AI play')}",
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        trump = SUITS[parse_suit(args.trump[0])] if args.trump else None
-    except ValueError:
-        message = _("{text!r} is not a suit: use S, H, D or C").format(text=args.trump)
-        print(f"trumps {command}: {message}", file=sys.stderr)
+    if not has_terminal(command, _("use --bot LEVEL to let the AI play")):
         return 2
     patience = Patience(forfeit_after=args.timeout) if args.timeout else None
-    return runner(args, functools.partial(play_duel, trump=trump, patience=patience))
+    return runner(args, functools.partial(play_duel, trump=args.trump, patience=patience))

@@ -18,6 +18,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from cli.i18n import N_, translated
+from cli.options import add_match_options, add_trump_option
 from cli.printable import printable
 from p2p.text import Text, ntext
 
@@ -40,14 +41,6 @@ DEFAULT_PORT = 47111
 STOPPED = 130
 """The exit status after Ctrl-C (the shell's 128 + SIGINT)."""
 _BOT_TIMEOUT = 180.0
-
-
-def _games(text: str) -> int:
-    if not re.fullmatch("[0-9]{1,2}", text) or not 1 <= int(text) <= 99:
-        raise argparse.ArgumentTypeError(
-            translated(Text(N_("{text!r} is not a number of games from 1 to 99"), text=text))
-        )
-    return int(text)
 
 
 def _port(text: str) -> int:
@@ -73,15 +66,11 @@ def _seconds(text: str) -> float:
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     """Options both sides of a duel take."""
     parser.add_argument(
-        "--name", help=_tr(N_("the name your peer sees and remembers you by (default: your login)"))
-    )
-    parser.add_argument(
-        "--trump",
-        metavar="SUITS",
+        "--name",
         help=_tr(
             N_(
-                "your trump preference: a suit (S H D C or ♠ ♥ ♦ ♣), optionally followed by a second "
-                "choice for when both want the same suit (e.g. SH); random when left out"
+                "the name your peer sees and remembers you by (default: the name you gave once, "
+                "asked on the first duel)"
             )
         ),
     )
@@ -137,18 +126,7 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help=_tr(N_("do not ask the home router to open the port (UPnP, NAT-PMP, PCP)")),
     )
-    parser.add_argument(
-        "--games", type=_games, default=1, metavar="N", help=_tr(N_("play a match of N games"))
-    )
-    parser.add_argument(
-        "--pickup",
-        choices=("forced", "voluntary"),
-        default="forced",
-        help=_tr(N_("forced (default): take only when you cannot beat; voluntary: take any time")),
-    )
-    parser.add_argument(
-        "--no-sixes", action="store_true", help=_tr(N_("do not hand over the sixes of the trump suits"))
-    )
+    add_match_options(parser, second_choice=True)
     add_common_arguments(parser)
 
 
@@ -158,6 +136,7 @@ def add_join_arguments(parser: argparse.ArgumentParser) -> None:
         "invite", help=_tr(N_("the invite the host gave you: ADDRESS:PORT/FINGERPRINT/SECRET"))
     )
     parser.add_argument("--yes", action="store_true", help=_tr(N_("accept the host's rules without asking")))
+    add_trump_option(parser, second_choice=True)
     add_common_arguments(parser)
 
 
@@ -399,9 +378,13 @@ def _setup(
     from cli.home import Home
     from p2p.errors import P2PError
     from p2p.fairdeal import preference
-    from p2p.identity import default_name, load_identity
+    from p2p.identity import load_identity
 
-    name = (args.name or default_name()).strip()
+    name = _name(args)
+    if name is None:
+        return _fail(
+            command, ValueError(Text(N_("no name to go by: give --name NAME (no terminal to ask on)"))), args.json
+        )
     if not name or len(name) > 32 or not name.isprintable():
         return _fail(
             command,
@@ -424,6 +407,19 @@ def _setup(
             args.json,
         )
     return home, me, name, play
+
+
+def _name(args: argparse.Namespace) -> str | None:
+    """``--name``, else the name the player gave once (asked now, on a terminal, if never);
+    ``None`` when there is none and no terminal to ask on."""
+    from cli import config
+
+    if args.name is not None:
+        return str(args.name).strip()
+    if sys.stdin.isatty():
+        _flush()  # the question comes after what was said so far
+        return config.player_name()
+    return config.valid_name(config.load_config().get("name", ""))
 
 
 def _bot_play(args: argparse.Namespace) -> Play:
@@ -479,7 +475,7 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     if isinstance(setup, int):
         return setup
     home, me, name, play_duel = setup
-    terms = Terms(Rules(pickup=args.pickup, sixes=not args.no_sixes), args.games)
+    terms = Terms(Rules(pickup=args.pickup or "forced", sixes=not args.no_sixes), args.games or 1)
     try:
         sock = listening_socket(args.bind, args.port)
     except OSError as exc:
