@@ -127,6 +127,8 @@ def test_leaving_the_screen_ends_the_duel_as_quit(tmp_path: Path) -> None:
 
     report, bot_report = run(scenario())
     assert report.end == "quit" and bot_report.end == "abandoned"
+    # defect 9: the one who left counts the game it forfeited as the one who stayed does
+    assert report.score == bot_report.score == (0.0, 1.0) and report.results == bot_report.results
     assert not verify(report.record.read_text()).complete
     note = verify(bot_report.record.read_text()).end
     assert (

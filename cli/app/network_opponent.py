@@ -182,15 +182,18 @@ class NetworkOpponent:
         await self.duel.channel.close()
 
     async def finished(self) -> Report:
-        """The duel's report once it has ended (``quit`` when the local player left first)."""
+        """The duel's report once it has ended (``quit`` when the local player left first: a
+        game whose deal we could know then goes to the peer, as the peer's report says too)."""
         if self._background_tasks:
             await asyncio.gather(*self._background_tasks, return_exceptions=True)
         if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         if self.report is None:
-            duel = self.duel
-            return Report(self.session, duel.match, duel.writer.path, "quit")
+            match = self.duel.match
+            left_dealt = len(match.results) < match.games and match.deal_known_to(self.seat)
+            awarded = 1 - self.seat if left_dealt else None
+            return Report(self.session, match, self.duel.writer.path, "quit", awarded=awarded)
         return self.report
 
     # --------------------------------------------------- the duel's side
