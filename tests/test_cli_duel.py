@@ -17,8 +17,10 @@ import pytest
 from cli.app.network_opponent import NetworkOpponent
 from cli.app.opponent import Deal
 from cli.main import build_parser
-from engine import Rules
+from engine import Game, Rules
 from p2p.handshake import Terms
+from p2p.messages import MoveMsg
+from p2p.record import verify
 from tests.screen_table import Notes
 from tests.test_p2p_e2e import LIMIT, TRUMPS, _env, _host, _join, _outcome
 from tests.test_p2p_helpers import Side, connect_pair, run
@@ -159,3 +161,76 @@ def test_the_second_trump_choice_holds_in_the_interactive_duel(tmp_path: Path) -
 
     ann, _bob = run(scenario())
     assert ann.trumps == ("DS" if ann.dealer == 0 else "SH")
+
+
+# ------------------------------------------------------------------ hints (defect 13)
+
+
+def test_the_hint_flags_leave_protocol_3_messages_as_they_were() -> None:
+    """``offer.hints`` and ``move.hint`` are left out when false: the same bytes as before them."""
+    from dataclasses import replace
+
+    from p2p.errors import SchemaError
+    from p2p.messages import parse
+
+    move = MoveMsg(game=1, n=1, move="6S", hash=bytes(32), sig=bytes(64))
+    assert list(move.to_wire()) == ["t", "game", "n", "move", "hash", "sig"] and parse(move.to_wire()) == move
+    hinted = replace(move, hint=True)
+    assert list(hinted.to_wire()) == ["t", "game", "n", "move", "hash", "hint", "sig"]
+    assert parse(hinted.to_wire()) == hinted and hinted.body() != move.body()  # signed
+    with pytest.raises(SchemaError, match=r"move\.hint: must be true, or left out for false"):
+        parse(move.to_wire() | {"hint": False})
+
+
+def test_hints_are_the_host_s_rule_and_each_use_reaches_the_peer_and_the_records(tmp_path: Path) -> None:
+    async def scenario(hints: bool) -> tuple[Notes, NetworkOpponent, NetworkOpponent]:
+        root = tmp_path / str(hints)
+        pair = await connect_pair(Side.make(root, "ann"), Side.make(root, "bob"), Terms(Rules(), 1, hints=hints))
+        assert pair.join_session.terms.hints is hints
+        ann = NetworkOpponent(pair.host_channel, pair.host_session, pair.host.me, pair.host.home)
+        bob = NetworkOpponent(pair.join_channel, pair.join_session, pair.joiner.me, pair.joiner.home)
+        bob_notes = Notes()
+        ann.attach(Notes())
+        bob.attach(bob_notes)
+        deal, _ = await asyncio.gather(ann.deal(1, None, "S"), bob.deal(1, None, "D"))
+        game = Game.from_deal(deal.seed, deal.dealer, deal.trumps, Rules())
+        for _ply in range(2):
+            mover, other = (ann, bob) if game.position.turn == ann.seat else (bob, ann)
+            if mover is ann:
+                ann.hinted()  # ann's screen gave her the AI's hint
+            waiting = asyncio.ensure_future(other.move(game))  # asked before the move, as the app does
+            await asyncio.sleep(0)
+            move = game.position.legal_moves()[0]
+            game.play(move)
+            mover.played(game, move)
+            assert await waiting == move
+        ann.close()
+        bob.close()
+        await asyncio.gather(ann.finished(), bob.finished())
+        return bob_notes, ann, bob
+
+    notes, ann, bob = run(scenario(True))
+    (told,) = [line for line in notes.chats if "hint" in line]
+    assert told.startswith("ann asked the AI for a hint before playing ")
+    for side in (ann, bob):
+        text = side.duel.writer.path.read_text()
+        rows = [json.loads(line) for line in text.splitlines()]
+        moves = [(row["by"], row["link"].get("hint")) for row in rows if row.get("link", {}).get("t") == "move"]
+        assert sorted(moves, key=str) == sorted([(ann.seat, True), (bob.seat, None)], key=str)  # ann's use
+        flags = {(seat, m.hint) for seat, m in verify(text).match.links if isinstance(m, MoveMsg)}
+        assert flags == {(ann.seat, True), (bob.seat, False)}
+    notes, ann, _bob = run(scenario(False))  # not allowed: nothing flagged, nothing said
+    assert not [line for line in notes.chats if "hint" in line]
+    assert '"hint"' not in ann.duel.writer.path.read_text()
+
+
+def test_the_joiner_is_asked_about_the_hints_rule(tmp_path: Path) -> None:
+    async def scenario() -> list[tuple[int, dict[str, object], str]]:
+        host, invite = await _host(tmp_path, "--hints")
+        joiner = await _join(tmp_path, invite)
+        return list(await asyncio.gather(_outcome(host), _outcome(joiner)))
+
+    (_, host, host_err), (_, _joiner, join_err) = asyncio.run(scenario())
+    assert "ann proposes one game, " in join_err and ", AI hints allowed, each use shown to the other player." in join_err
+    assert "Hosting one game, " in host_err and "AI hints allowed" in host_err
+    assert verify(Path(str(host["record"])).read_text()).complete

@@ -28,6 +28,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from cli.app.cards import move_text
 from cli.app.opponent import Deal, OpponentLeft, Table
 from cli.home import Home
 from cli.i18n import _, translated
@@ -40,6 +41,7 @@ from p2p.handshake import Session
 from p2p.identity import Identity
 from p2p.liveness import Patience
 from p2p.match import Match
+from p2p.messages import MoveMsg
 from p2p.text import Text
 
 if TYPE_CHECKING:
@@ -75,6 +77,9 @@ class NetworkOpponent:
         suits of ``--trump`` (``SH``), whose second choice holds while the first is played."""
         self.session, self.me, self.home = session, me, home
         self.choice = choice
+        self.hints = session.terms.hints
+        self._hinted = False
+        """Whether the player was given a hint since their last move."""
         self.seat = session.seat
         self.name = session.names[1 - self.seat]
         self.reconnector = reconnector
@@ -139,14 +144,33 @@ class NetworkOpponent:
         return "" if clash is None else translated(clash)
 
     async def move(self, game: Game) -> Move:
-        """The peer's next move, once received and checked."""
+        """The peer's next move, once received and checked; a move that followed the AI's hint
+        is said so in the chat."""
         ply = len(game.moves)
         await self._until(lambda: len(self._played(self._number)) > ply)
-        return self._played(self._number)[ply]
+        move = self._played(self._number)[ply]
+        if self._hint_flagged(ply + 1):
+            self._chat(
+                _("{name} asked the AI for a hint before playing {move}.").format(
+                    name=self.name, move=move_text(move)
+                )
+            )
+        return move
+
+    def _hint_flagged(self, n: int) -> bool:
+        number = self._number - self._offset
+        return any(
+            isinstance(link, MoveMsg) and link.game == number and link.n == n and link.hint
+            for _seat, link in self.duel.match.links
+        )
 
     def played(self, game: Game, move: Move) -> None:
         """Hand the local move to the duel, which signs and sends it."""
         self._moves.put_nowait(move)
+
+    def hinted(self) -> None:
+        """The player was given a hint: the next move says so."""
+        self._hinted = True
 
     def say(self, text: str) -> None:
         """Send a chat line; ``/claim`` claims the game when the peer has been away too long."""
@@ -205,6 +229,11 @@ class NetworkOpponent:
     async def choose(self, game: Game) -> Move:
         """The move the local player makes on the screen."""
         return await self._moves.get()
+
+    def followed_hint(self) -> bool:
+        """Whether the move just chosen came after a hint (the duel flags it); the flag is spent."""
+        used, self._hinted = self._hinted, False
+        return used
 
     def heard(self, text: str) -> None:
         """Show the peer's chat line."""

@@ -413,6 +413,9 @@ class GameScreen:
 
     def hint(self) -> None:
         """Ask the strongest AI level what it would play; the move goes on the move line."""
+        if not self.flow.opponent.hints:
+            self._say(_("No hints in this duel: the host's rules do not allow them."), error=True)
+            return
         if not self.flow.my_turn:
             self._not_now()
             return
@@ -425,9 +428,14 @@ class GameScreen:
         move = await asyncio.get_running_loop().run_in_executor(None, suggest, game)
         if game is self.flow.game and game.position is position:  # nothing played or undone meanwhile
             self.line.put(str(move))
-            self._say(
-                _("Hint: {move} — press Enter to play it.").format(move=move_text(move, self.display.ascii))
-            )
+            self.flow.opponent.hinted()
+            if self.flow.opponent.local:
+                text = _("Hint: {move} — press Enter to play it.")
+            else:
+                text = _(
+                    "Hint: {move} — press Enter to play it ({name} sees that your move followed a hint)."
+                )
+            self._say(text.format(move=move_text(move, self.display.ascii), name=self.flow.their_name))
 
     def undo(self) -> None:
         """Take back your last move (and the opponent's reply to it)."""

@@ -127,6 +127,11 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
         help=_tr(N_("do not ask the home router to open the port (UPnP, NAT-PMP, PCP)")),
     )
     add_match_options(parser, second_choice=True)
+    parser.add_argument(
+        "--hints",
+        action="store_true",
+        help=_tr(N_("allow both players the AI's hint (F2); each use is shown to the other and recorded")),
+    )
     add_common_arguments(parser)
 
 
@@ -221,7 +226,8 @@ def _describe(terms: Terms) -> str:
         games = _tr(N_("one game"))
     else:
         games = translated(ntext("a match of {count} game", "a match of {count} games", terms.games))
-    return f"{games}, {terms.rules.notation()}"
+    hints = _tr(N_("AI hints allowed, each use shown to the other player") if terms.hints else N_("no AI hints"))
+    return f"{games}, {terms.rules.notation()}, {hints}"
 
 
 def trump_prefs(match: Match, number: int) -> tuple[str, str] | None:
@@ -475,7 +481,8 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     if isinstance(setup, int):
         return setup
     home, me, name, play_duel = setup
-    terms = Terms(Rules(pickup=args.pickup or "forced", sixes=not args.no_sixes), args.games or 1)
+    rules = Rules(pickup=args.pickup or "forced", sixes=not args.no_sixes)
+    terms = Terms(rules, args.games or 1, hints=args.hints)
     try:
         sock = listening_socket(args.bind, args.port)
     except OSError as exc:
