@@ -181,8 +181,7 @@ class GameScreen:
         text = self.flow.begin(deal, datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"))
         self.saver.new_game()
         self.line.new_hand()
-        if deal.note:
-            self.chat(deal.note)  # kept in the chat: the message line changes with the first move
+        if deal.note:  # not in the chat, where it would push the verification code out of sight
             text = f"{text} {deal.note}"
         self._say(text)
         self._save()
