@@ -526,8 +526,9 @@ class Duel:
             move = await self.player.choose(match.game)
             after = match.game.position.play(move)
             unsigned = MoveMsg(
-                game=number, n=len(match.game.moves) + 1, move=str(move), hash=position_hash(after), sig=b""
-            )
+                game=number, n=len(match.game.moves) + 1, move=str(move), hash=position_hash(after),
+                hint=self.player.followed_hint() and self.session.terms.hints, sig=b"",
+            )  # fmt: skip
             return match.sign(key, unsigned)
         return match.sign(key, Final(transcript=match.transcript, sig=b""))
 

@@ -83,16 +83,19 @@ def program_version() -> str:
 
 @dataclass(frozen=True)
 class Terms:
-    """What the host proposes: the rules, the number of games, the host's seat."""
+    """What the host proposes: the rules, the number of games, the host's seat, and whether
+    the AI's hint is allowed (each use then flagged on the move it led to)."""
 
     rules: Rules
     games: int = 1
     host_seat: int = 0
+    hints: bool = False
 
     @classmethod
     def of(cls, offer: Offer) -> Terms:
         """The terms an offer proposes."""
-        return cls(Rules(offer.pickup, offer.sixes, offer.max_moves), offer.games, offer.host_seat)
+        rules = Rules(offer.pickup, offer.sixes, offer.max_moves)
+        return cls(rules, offer.games, offer.host_seat, offer.hints)
 
 
 @dataclass(frozen=True)
@@ -333,7 +336,7 @@ class HostHandshake(_Machine):
         unsigned = Offer(
             proto=PROTOCOL, program=program_version(), name=self.name, eph=self._eph, key=self.me.public,
             pickup=rules.pickup, sixes=rules.sixes, max_moves=rules.max_moves,
-            games=self.terms.games, host_seat=self.terms.host_seat, sig=bytes(64),
+            games=self.terms.games, host_seat=self.terms.host_seat, hints=self.terms.hints, sig=bytes(64),
         )  # fmt: skip
         self.offer = unsigned.with_sig(sign(self.me.key, "offer-sig", offer_digest(self.hello, unsigned)))
         return [Send(self.offer)]

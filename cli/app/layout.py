@@ -360,6 +360,8 @@ class Board:
         for gap in ("  ", " "):
             bar: StyleAndTextTuples = []
             for command in COMMAND_KEYS:
+                if not command.works(self.screen.flow.opponent):
+                    continue  # refused here (undo in a duel…): not advertised
                 bar += [
                     ("class:keybar.key", key_label(command.keys[0])),
                     ("class:keybar", f" {_(command.name)}{gap}"),

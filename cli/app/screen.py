@@ -181,6 +181,8 @@ class GameScreen:
         text = self.flow.begin(deal, datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"))
         self.saver.new_game()
         self.line.new_hand()
+        if deal.note:  # not in the chat, where it would push the verification code out of sight
+            text = f"{text} {deal.note}"
         self._say(text)
         self._save()
         self._advance()
@@ -410,6 +412,9 @@ class GameScreen:
 
     def hint(self) -> None:
         """Ask the strongest AI level what it would play; the move goes on the move line."""
+        if not self.flow.opponent.hints:
+            self._say(_("No hints in this duel: the host's rules do not allow them."), error=True)
+            return
         if not self.flow.my_turn:
             self._not_now()
             return
@@ -422,9 +427,14 @@ class GameScreen:
         move = await asyncio.get_running_loop().run_in_executor(None, suggest, game)
         if game is self.flow.game and game.position is position:  # nothing played or undone meanwhile
             self.line.put(str(move))
-            self._say(
-                _("Hint: {move} — press Enter to play it.").format(move=move_text(move, self.display.ascii))
-            )
+            self.flow.opponent.hinted()
+            if self.flow.opponent.local:
+                text = _("Hint: {move} — press Enter to play it.")
+            else:
+                text = _(
+                    "Hint: {move} — press Enter to play it ({name} sees that your move followed a hint)."
+                )
+            self._say(text.format(move=move_text(move, self.display.ascii), name=self.flow.their_name))
 
     def undo(self) -> None:
         """Take back your last move (and the opponent's reply to it)."""

@@ -18,11 +18,11 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from cli.i18n import N_, translated
+from cli.options import add_match_options, add_trump_option
 from cli.printable import printable
 from p2p.text import Text, ntext
 
 if TYPE_CHECKING:
-    import concurrent.futures
     from collections.abc import Awaitable, Callable, Coroutine
     from pathlib import Path
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from p2p.handshake import Session, Terms
     from p2p.identity import Identity
     from p2p.invite import Invite
+    from p2p.match import Match
     from p2p.portmap import MapResult
     from p2p.record import Verified
     from p2p.saved import SavedMatch
@@ -41,15 +42,9 @@ if TYPE_CHECKING:
     :class:`~p2p.duel.Reconnector` after a drop: the interactive interface's entry point."""
 
 DEFAULT_PORT = 47111
+STOPPED = 130
+"""The exit status after Ctrl-C (the shell's 128 + SIGINT)."""
 _BOT_TIMEOUT = 180.0
-
-
-def _games(text: str) -> int:
-    if not re.fullmatch("[0-9]{1,2}", text) or not 1 <= int(text) <= 99:
-        raise argparse.ArgumentTypeError(
-            translated(Text(N_("{text!r} is not a number of games from 1 to 99"), text=text))
-        )
-    return int(text)
 
 
 def _port(text: str) -> int:
@@ -75,15 +70,11 @@ def _seconds(text: str) -> float:
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     """Options both sides of a duel take."""
     parser.add_argument(
-        "--name", help=_tr(N_("the name your peer sees and remembers you by (default: your login)"))
-    )
-    parser.add_argument(
-        "--trump",
-        metavar="SUITS",
+        "--name",
         help=_tr(
             N_(
-                "your trump preference: a suit (S H D C or ♠ ♥ ♦ ♣), optionally followed by a second "
-                "choice for when both want the same suit (e.g. SH); random when left out"
+                "the name your peer sees and remembers you by (default: the name you gave once, "
+                "asked on the first duel)"
             )
         ),
     )
@@ -139,6 +130,7 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help=_tr(N_("do not ask the home router to open the port (UPnP, NAT-PMP, PCP)")),
     )
+    add_match_options(parser, second_choice=True)
     parser.add_argument(
         "--no-announce",
         action="store_true",
@@ -147,16 +139,9 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
         ),
     )
     parser.add_argument(
-        "--games", type=_games, default=1, metavar="N", help=_tr(N_("play a match of N games"))
-    )
-    parser.add_argument(
-        "--pickup",
-        choices=("forced", "voluntary"),
-        default="forced",
-        help=_tr(N_("forced (default): take only when you cannot beat; voluntary: take any time")),
-    )
-    parser.add_argument(
-        "--no-sixes", action="store_true", help=_tr(N_("do not hand over the sixes of the trump suits"))
+        "--hints",
+        action="store_true",
+        help=_tr(N_("allow both players the AI's hint (F2); each use is shown to the other and recorded")),
     )
     add_common_arguments(parser)
 
@@ -174,6 +159,7 @@ def add_join_arguments(parser: argparse.ArgumentParser) -> None:
         ),
     )
     parser.add_argument("--yes", action="store_true", help=_tr(N_("accept the host's rules without asking")))
+    add_trump_option(parser, second_choice=True)
     add_common_arguments(parser)
 
 
@@ -258,7 +244,39 @@ def _describe(terms: Terms) -> str:
         games = _tr(N_("one game"))
     else:
         games = translated(ntext("a match of {count} game", "a match of {count} games", terms.games))
-    return f"{games}, {terms.rules.notation()}"
+    hints = _tr(N_("AI hints allowed, each use shown to the other player") if terms.hints else N_("no AI hints"))
+    return f"{games}, {terms.rules.notation()}, {hints}"
+
+
+def trump_prefs(match: Match, number: int) -> tuple[str, str] | None:
+    """Both players' revealed trump preferences for game ``number`` (player 0's first), once known."""
+    from p2p.messages import Reveal
+
+    prefs = {
+        seat: link.pref for seat, link in match.links if isinstance(link, Reveal) and link.game == number
+    }
+    return (prefs[0], prefs[1]) if len(prefs) == 2 else None
+
+
+def trump_clash(prefs: tuple[str, str], dealer: int, seat: int, peer: str) -> Text | None:
+    """Why ``seat`` or its peer did not get the first choice of trumps, if one did not: both
+    asked for the same suit, so the one not dealing keeps it (:func:`p2p.fairdeal.resolve_trumps`)."""
+    from engine.cards import SUIT_SYMBOLS, SUITS
+
+    if prefs[0][0] != prefs[1][0]:
+        return None
+    wanted, second = (SUIT_SYMBOLS[SUITS.index(prefs[i][j])] for i, j in ((0, 0), (dealer, 1)))
+    if dealer == seat:
+        template = N_(
+            "You both asked for {suit}: {name} keeps it, not dealing; you deal and take your second "
+            "choice, {second}."
+        )
+    else:
+        template = N_(
+            "You both asked for {suit}: you keep it, not dealing; {name} deals and takes their second "
+            "choice, {second}."
+        )
+    return Text(template, suit=wanted, name=peer, second=second)
 
 
 def _announce(session: Session) -> None:
@@ -274,12 +292,23 @@ def _announce(session: Session) -> None:
     _say(Text(N_("  (both screens show the same code when nobody sits in the middle)")))
 
 
+class Stage:
+    """How far a duel got: whether play began, so that a match record exists."""
+
+    playing = False
+
+
 def _run_to_end(
-    command: str, duel: Coroutine[Any, Any, Report], as_json: bool, saved: SavedMatch | None = None
+    command: str,
+    duel: Coroutine[Any, Any, Report],
+    as_json: bool,
+    stage: Stage,
+    saved: SavedMatch | None = None,
 ) -> int:
-    """Run ``duel`` (connect, handshake, play) and report; the exit status. SIGTERM and SIGHUP (a
-    closed terminal) pause a restart-safe duel (``saved``): the peer waits, the same command
-    continues it; otherwise they stop it, and the record says so."""
+    """Run ``duel`` (connect, handshake, play) and report; the exit status (docs/interface.md:
+    0, 1, or :data:`STOPPED` after Ctrl-C). SIGTERM and SIGHUP (a closed terminal) pause a
+    restart-safe duel (``saved``): the peer waits, the same command continues it; otherwise they
+    stop it, and the record says so."""
     import asyncio
 
     from p2p.duel import PAUSE
@@ -299,18 +328,50 @@ def _run_to_end(
         report = asyncio.run(until_stopped())
     except P2PError as exc:
         return _fail(command, exc, as_json)
-    except (KeyboardInterrupt, asyncio.CancelledError):
+    except (KeyboardInterrupt, asyncio.CancelledError) as exc:
         if saved is not None and saved.path.exists():
-            paused = Text(N_("paused; run the same command again to continue the match"))
-            return _fail(command, InterruptedError(paused), as_json, "paused")
-        return _fail(command, InterruptedError(Text(N_("stopped; the match record says so"))), as_json)
+            why = Text(N_("paused; run the same command again to continue the match"))
+            status = _fail(command, InterruptedError(why), as_json, "paused")
+        else:
+            if stage.playing:
+                why = Text(N_("stopped; the match record says so"))
+            else:
+                why = Text(N_("stopped before the match began"))
+            status = _fail(command, InterruptedError(why), as_json)
+        return STOPPED if isinstance(exc, KeyboardInterrupt) else status
     status = _finish(report, as_json)
     _flush()
     return status
 
 
+async def read_line(prompt: str) -> str:
+    """A line typed on stdin after ``prompt`` (on stdout), read by the event loop: Ctrl-C stops
+    the program at once (``input`` in a thread would keep it waiting for Enter)."""
+    import asyncio
+    import os
+
+    print(prompt, end="", flush=True)
+    loop = asyncio.get_running_loop()
+    line: asyncio.Future[str] = loop.create_future()
+    fd = sys.stdin.fileno()
+
+    def readable() -> None:
+        if not line.done():
+            line.set_result(os.read(fd, 4096).decode(errors="replace"))
+
+    try:
+        loop.add_reader(fd, readable)
+    except (OSError, ValueError, NotImplementedError):  # a regular file: it never blocks
+        return sys.stdin.readline()
+    try:
+        return await line
+    finally:
+        loop.remove_reader(fd)
+
+
 def _finish(report: Report, as_json: bool) -> int:
-    match = report.match
+    match, me = report.match, report.session.seat
+    peer = report.session.peer_name
     for result in match.results:
         template = N_("game {number}: {result} (dealer {dealer}, trumps {trumps})")
         _say(
@@ -318,13 +379,15 @@ def _finish(report: Report, as_json: bool) -> int:
                 template, number=result.number, result=result.text, dealer=result.dealer, trumps=result.trumps
             )
         )
+        prefs = trump_prefs(match, result.number)
+        if prefs is not None and (clash := trump_clash(prefs, result.dealer, me, peer)) is not None:
+            _say(clash)
     if report.awarded is not None:
         you = report.awarded == report.session.seat
         winner = Text(N_("you")) if you else report.session.names[report.awarded]
         template = N_("game {number}: {result} (awarded to {winner})")
         _say(Text(template, number=match.number, result=report.results[-1], winner=winner))
-    me, score = report.session.seat, report.score
-    peer = report.session.names[1 - me]
+    score = report.score
     _say(Text(N_("score: you {mine:g}, {peer} {theirs:g}"), mine=score[me], peer=peer, theirs=score[1 - me]))
     if report.reconnects:
         _say(
@@ -341,7 +404,7 @@ def _finish(report: Report, as_json: bool) -> int:
     _say(Text(N_("record: {record}  (check it with: trumps verify {record})"), record=report.record))
     if as_json:
         print(json.dumps(report.as_json(), ensure_ascii=False), flush=True)
-    return 0 if report.end == "complete" else 1
+    return 0 if report.end == "complete" or report.awarded == me else 1
 
 
 def _setup(
@@ -351,9 +414,13 @@ def _setup(
     from cli.home import Home
     from p2p.errors import P2PError
     from p2p.fairdeal import preference
-    from p2p.identity import default_name, load_identity
+    from p2p.identity import load_identity
 
-    name = (args.name or default_name()).strip()
+    name = _name(args)
+    if name is None:
+        return _fail(
+            command, ValueError(Text(N_("no name to go by: give --name NAME (no terminal to ask on)"))), args.json
+        )
     if not name or len(name) > 32 or not name.isprintable():
         return _fail(
             command,
@@ -376,6 +443,19 @@ def _setup(
             args.json,
         )
     return home, me, name, play
+
+
+def _name(args: argparse.Namespace) -> str | None:
+    """``--name``, else the name the player gave once (asked now, on a terminal, if never);
+    ``None`` when there is none and no terminal to ask on."""
+    from cli import config
+
+    if args.name is not None:
+        return str(args.name).strip()
+    if sys.stdin.isatty():
+        _flush()  # the question comes after what was said so far
+        return config.player_name()
+    return config.valid_name(config.load_config().get("name", ""))
 
 
 def _bot_play(
@@ -482,7 +562,8 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     if isinstance(setup, int):
         return setup
     home, me, name, play_duel = setup
-    terms = Terms(Rules(pickup=args.pickup, sixes=not args.no_sixes), args.games)
+    rules = Rules(pickup=args.pickup or "forced", sixes=not args.no_sixes)
+    terms = Terms(rules, args.games or 1, hints=args.hints)
     try:
         saved, restored = _saved_match(hosted_file(home.unfinished), bool(args.bot))
     except SavedMatchError as exc:
@@ -509,6 +590,7 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
         )
         return _fail("host", OSError(error), args.json)
     port = sock.getsockname()[1]
+    stage = Stage()
     families = socket_families(sock)
     local = host_addresses(args.bind, **families)
     announce = not args.no_announce and not is_loopback(args.bind)
@@ -558,13 +640,14 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
                             listener.approve = None  # nobody finds it: only invites
                             _say(exc)
                     channel, session = await listener.first()
+            stage.playing = True
             start = time.monotonic()
             _flush()  # before a full screen takes the terminal
             report = await play_duel(channel, session, me, home, listener)
             report.timing["match_s"] = round(time.monotonic() - start, 3)
             return report
 
-    return _run_to_end("host", main(), args.json, saved)
+    return _run_to_end("host", main(), args.json, stage, saved)
 
 
 def _say_reach(asked: bool, mapped: MapResult, first: str, port: int) -> None:
@@ -592,7 +675,6 @@ def _say_reach(asked: bool, mapped: MapResult, first: str, port: int) -> None:
 async def _ask_person(name: str, address: str, code: str) -> bool:
     """The host's person decides on a LAN joiner, on the terminal (before any full screen takes
     it); no answer (end of input) is no."""
-    import asyncio
 
     question = N_(
         "{name} wants to join from {address} (verification code {code}: {name}'s screen shows the same) "
@@ -600,40 +682,8 @@ async def _ask_person(name: str, address: str, code: str) -> bool:
     )
     _say(Text(question, name=name, address=address, code=code))
     _flush()
-    # shielded: a question withdrawn meanwhile (the joiner left) leaves its read to the next one
-    line = await asyncio.shield(asyncio.wrap_future(_KEYBOARD.next_line()))
-    return line.decode(errors="replace").strip().lower() in _yes_words()
-
-
-class _Keyboard:
-    """Lines typed on the terminal, read by one daemon thread at a time (Ctrl-C and the program's
-    end never wait for it): a read left over from a withdrawn question answers the next one."""
-
-    def __init__(self) -> None:
-        self._line: concurrent.futures.Future[bytes] | None = None
-
-    def next_line(self) -> concurrent.futures.Future[bytes]:
-        """The next line typed (at most 256 bytes; empty at the end of input)."""
-        import concurrent.futures
-        import os
-        import threading
-
-        if self._line is not None and not self._line.done():
-            return self._line
-        line: concurrent.futures.Future[bytes] = concurrent.futures.Future()
-
-        def read() -> None:
-            try:
-                line.set_result(os.read(sys.stdin.fileno(), 256))
-            except (OSError, ValueError):
-                line.set_result(b"")
-
-        threading.Thread(target=read, daemon=True).start()
-        self._line = line
-        return line
-
-
-_KEYBOARD = _Keyboard()
+    # a question withdrawn meanwhile (the joiner left) leaves what was typed to the next one
+    return (await read_line("")).strip().lower() in _yes_words()
 
 
 def _yes_words() -> set[str]:
@@ -675,7 +725,6 @@ def _choose_host(args: argparse.Namespace) -> Invite:
 
 def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     """``trumps join INVITE``: connect, agree on the rules, play the match (with ``play`` unless ``--bot``)."""
-    import asyncio
     import time
 
     from p2p.connect import Redial, join
@@ -689,7 +738,7 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     except P2PError as exc:
         return _fail("join", exc, args.json)
     except KeyboardInterrupt:
-        return _fail("join", InterruptedError(Text(N_("stopped before joining"))), args.json)
+        return _fail("join", InterruptedError(Text(N_("stopped before the match began"))), args.json)
     setup = _setup(args, "join", play)
     if isinstance(setup, int):
         return setup
@@ -702,13 +751,14 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         play_duel = _bot_play(args, saved, restored)
 
     yes_words = _yes_words()
+    stage = Stage()
 
     async def decide(terms: Terms, host_name: str) -> bool:
         _say(Text(N_("{name} proposes {terms}."), name=host_name, terms=_describe(terms)))
         if args.yes or args.bot:
             return True
         _flush()
-        answer = await asyncio.to_thread(input, _tr(N_("Accept these rules? [y/N] ")))
+        answer = await read_line(_tr(N_("Accept these rules? [y/N] ")))
         return answer.strip().lower() in yes_words
 
     def asked(code: str) -> None:
@@ -729,6 +779,7 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
             return await play_duel(channel, session, me, home, redial)
         channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide, asked=asked)
         handshaken = time.monotonic()
+        stage.playing = True
         _flush()  # before a full screen takes the terminal
         report = await play_duel(
             channel, session, me, home, Redial(invite, me, name, KnownPeers(home.peers_file), session)
@@ -737,4 +788,4 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         report.timing["match_s"] = round(time.monotonic() - handshaken, 3)
         return report
 
-    return _run_to_end("join", main(), args.json, saved)
+    return _run_to_end("join", main(), args.json, stage, saved)
