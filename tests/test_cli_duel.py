@@ -24,6 +24,7 @@ from p2p.record import verify
 from tests.screen_table import Notes
 from tests.test_p2p_e2e import LIMIT, TRUMPS, _env, _host, _join, _outcome
 from tests.test_p2p_helpers import Side, connect_pair, run
+from tests.test_p2p_screen import first_deals
 
 
 async def _until(stream: asyncio.StreamReader, text: bytes) -> bytes:
@@ -149,15 +150,7 @@ def test_the_second_trump_choice_holds_in_the_interactive_duel(tmp_path: Path) -
 
     async def scenario() -> tuple[Deal, Deal]:
         pair = await connect_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), Terms(Rules(), 1))
-        ann = NetworkOpponent(pair.host_channel, pair.host_session, pair.host.me, pair.host.home, choice="SD")
-        bob = NetworkOpponent(pair.join_channel, pair.join_session, pair.joiner.me, pair.joiner.home)
-        ann.attach(Notes())
-        bob.attach(Notes())
-        deals = await asyncio.gather(ann.deal(1, None, "S"), bob.deal(1, None, "S"))
-        ann.close()
-        bob.close()
-        await asyncio.gather(ann.finished(), bob.finished())
-        return deals
+        return await first_deals(pair, ("S", "S"), ann_choice="SD")
 
     ann, _bob = run(scenario())
     assert ann.trumps == ("DS" if ann.dealer == 0 else "SH")

@@ -298,20 +298,25 @@ def test_connections_the_host_refuses_are_shown_in_the_status_slot(tmp_path: Pat
     assert any("did not prove the invite's secret" in line for line in notes.statuses)
 
 
+async def first_deals(pair: Pair, trumps: tuple[str, str], ann_choice: str | None = None) -> tuple[Deal, Deal]:
+    """The first deal of a duel on both screens, ann (the host) asking ``trumps[0]`` (with
+    ``ann_choice``: her ``--trump``), bob ``trumps[1]``; then both leave."""
+    ann = NetworkOpponent(pair.host_channel, pair.host_session, pair.host.me, pair.host.home, choice=ann_choice)
+    bob = NetworkOpponent(pair.join_channel, pair.join_session, pair.joiner.me, pair.joiner.home)
+    ann.attach(Notes())
+    bob.attach(Notes())
+    deals = await asyncio.gather(ann.deal(1, None, trumps[0]), bob.deal(1, None, trumps[1]))
+    ann.close()
+    bob.close()
+    await asyncio.gather(ann.finished(), bob.finished())
+    return deals
+
+
 def test_both_screens_say_who_keeps_the_suit_both_asked_for(tmp_path: Path) -> None:
     """Defect 3: both ask for spades; the one not dealing keeps them, and both screens say so."""
 
     async def scenario() -> tuple[Deal, Deal]:
-        pair = await _pair(tmp_path, 1)
-        ann = NetworkOpponent(pair.host_channel, pair.host_session, pair.host.me, pair.host.home)
-        bob = NetworkOpponent(pair.join_channel, pair.join_session, pair.joiner.me, pair.joiner.home)
-        ann.attach(Notes())
-        bob.attach(Notes())
-        deals = await asyncio.gather(ann.deal(1, None, "S"), bob.deal(1, None, "S"))
-        ann.close()
-        bob.close()
-        await asyncio.gather(ann.finished(), bob.finished())
-        return deals
+        return await first_deals(await _pair(tmp_path, 1), ("S", "S"))
 
     ann, bob = run(scenario())
     dealer = ann.dealer
@@ -329,16 +334,7 @@ def test_both_screens_say_who_keeps_the_suit_both_asked_for(tmp_path: Path) -> N
 
 def test_different_first_choices_need_no_word(tmp_path: Path) -> None:
     async def scenario() -> tuple[Deal, Deal]:
-        pair = await _pair(tmp_path, 1)
-        ann = NetworkOpponent(pair.host_channel, pair.host_session, pair.host.me, pair.host.home)
-        bob = NetworkOpponent(pair.join_channel, pair.join_session, pair.joiner.me, pair.joiner.home)
-        ann.attach(Notes())
-        bob.attach(Notes())
-        deals = await asyncio.gather(ann.deal(1, None, "S"), bob.deal(1, None, "D"))
-        ann.close()
-        bob.close()
-        await asyncio.gather(ann.finished(), bob.finished())
-        return deals
+        return await first_deals(await _pair(tmp_path, 1), ("S", "D"))
 
     ann, bob = run(scenario())
     assert ann.trumps == "SD" and ann.note == bob.note == ""
