@@ -41,8 +41,18 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "hello": ("proto", "program", "name", "eph"),
     "knock": ("proof", "commit"),
     "offer": (
-        "proto", "program", "name", "eph", "key", "pickup", "sixes", "max_moves", "games", "host_seat", "sig",
-    ),  # fmt: skip
+        "proto",
+        "program",
+        "name",
+        "eph",
+        "key",
+        "pickup",
+        "sixes",
+        "max_moves",
+        "games",
+        "host_seat",
+        "sig",
+    ),
     "accept": ("key", "sig"),
     "confirm": ("nonce", "mac"),
     "confirmed": ("mac",),
@@ -205,6 +215,8 @@ class Line:
             payload = ChaCha20Poly1305(self.open_key).decrypt(nonce, payload[8:], counter)
             self.received += 1
         message = decode(payload)
+        if enc(message) != payload:  # "Byte conventions": enc is canonical, what is sent is enc
+            raise InteropError(f"{message['t']} not in the canonical encoding: {payload.hex()}")
         if message["t"] == "abort":
             raise HostAborted(message["reason"], message["detail"])
         return message
@@ -234,13 +246,23 @@ class Session:
     rules: Rules
     games: int
     seat: int
+    messages: dict[str, dict[str, Any]]
+    """``hello``, ``offer`` and ``accept`` as sent (the record's header holds them)."""
 
 
-def handshake(sock: socket.socket, invite: Invite, identity: Ed25519PrivateKey, name: str) -> Session:
+def handshake(
+    sock: socket.socket, invite: Invite, identity: Ed25519PrivateKey, name: str, proto: int = PROTOCOL
+) -> Session:
     """Hello + knock, check the offer, accept, confirm, check confirmed: the joiner's side."""
     line = Line(sock)
     eph = X25519PrivateKey.generate()
-    hello = {"t": "hello", "proto": PROTOCOL, "program": "interop-peer", "name": name, "eph": raw(eph.public_key())}
+    hello = {
+        "t": "hello",
+        "proto": proto,
+        "program": "interop-peer",
+        "name": name,
+        "eph": raw(eph.public_key()),
+    }
     nonce = os.urandom(32)
     commit = tagged_hash("code-nonce", nonce)
     knock = {"t": "knock", "proof": mac(invite.secret, "knock", enc(hello), commit), "commit": commit}
@@ -271,7 +293,7 @@ def handshake(sock: socket.socket, invite: Invite, identity: Ed25519PrivateKey, 
     rules = Rules(pickup=offer["pickup"], sixes=offer["sixes"], max_moves=offer["max_moves"])
     return Session(
         line, session_id, verification_code(invite.secret, t1, nonce), offer["key"], offer["name"],
-        rules, offer["games"], 1 - offer["host_seat"],
+        rules, offer["games"], 1 - offer["host_seat"], {"hello": hello, "offer": offer, "accept": accept},
     )  # fmt: skip
 
 
@@ -289,21 +311,45 @@ def g4(number: int) -> bytes:
     return struct.pack(">I", number)
 
 
+@dataclass(frozen=True)
+class Deviation:
+    """Where this side departs from a plain match (counting its own moves from 1, over the match)."""
+
+    cut_before_move: int | None = None
+    """Close the line instead of sending this move, then redial and resume ("Reconnect and resume")."""
+    cut_after_move: int | None = None
+    """Send this move, lose the host's next link on the line, then redial and resume: the host resends it."""
+    bad_hash_at_move: int | None = None
+    """Send this move with a wrong position hash (a provable violation)."""
+
+
 @dataclass
 class Match:
     """The chain of signed links, played by this side with the first legal move."""
 
     session: Session
     identity: Ed25519PrivateKey
+    invite: Invite
+    name: str
+    deviation: Deviation = Deviation()
     preference: str = "HS"
-    transcript: bytes = b""
-    links: int = 0
     results: list[int | None] = field(default_factory=list)
+    reconnects: int = 0
 
     def __post_init__(self) -> None:
         self.root = self.session.session_id  # a first match: root = S
-        self.transcript = self.root
-        self.keys = {self.session.seat: raw(self.identity.public_key()), 1 - self.session.seat: self.session.host_key}
+        self.transcripts = [self.root]  # T_0, T_1, …: the transcript after each count of links
+        self.senders: list[int] = []  # who sent each link
+        self.sent: dict[int, dict[str, Any]] = {}  # our own links by index, to resend after a cut
+        self.claimed: tuple[int, bytes] | None = None  # the host's claim beyond our links, checked later
+        self.my_moves = 0
+        me = self.session.seat
+        self.keys = {me: raw(self.identity.public_key()), 1 - me: self.session.host_key}
+
+    @property
+    def transcript(self) -> bytes:
+        """The transcript after every link so far."""
+        return self.transcripts[-1]
 
     def play(self) -> list[int | None]:
         """Every game, then the finals and the byes; each game's winner (``None``: a draw)."""
@@ -320,21 +366,33 @@ class Match:
 
     # -- links
 
-    def _send_link(self, link: dict[str, Any]) -> None:
-        self.transcript = tagged_hash("link", self.transcript, enc(link))
-        link["sig"] = sign(self.identity, "link-sig", self.transcript)
-        self.links += 1
-        self.session.line.send(link)
+    def _append(self, link: dict[str, Any], seat: int) -> bytes:
+        self.transcripts.append(tagged_hash("link", self.transcript, enc(body(link))))
+        self.senders.append(seat)
+        return self.transcript
+
+    def _send_link(self, link: dict[str, Any], cut: bool = False) -> None:
+        link["sig"] = sign(self.identity, "link-sig", self._append(link, self.session.seat))
+        self.sent[len(self.senders)] = link
+        if cut:  # the link is lost on the line: it goes out again after the resume
+            self._resume()
+        else:
+            self.session.line.send(link)
 
     def _receive_link(self, kind: str, number: int) -> dict[str, Any]:
         link = self._next()
+        if self.claimed is not None and self.claimed[0] == len(self.senders):
+            raise InteropError("the host claimed more links than it resent")
         if link["t"] != kind or link["game"] != number:
             raise InteropError(f"expected the host's {kind} of game {number}, got {link!r}")
-        transcript = tagged_hash("link", self.transcript, enc(body(link)))
+        before = self.transcript
+        transcript = self._append(link, 1 - self.session.seat)
         if not signed_by(self.keys[1 - self.session.seat], link["sig"], "link-sig", transcript):
-            raise InteropError(f"the host's {kind} does not verify over T_{self.links + 1}")
-        self.transcript = transcript
-        self.links += 1
+            raise InteropError(f"the host's {kind} does not verify over the transcript after {before.hex()}")
+        if self.claimed is not None and self.claimed[0] == len(self.senders):
+            if self.claimed[1] != transcript:  # "a side holding fewer links … checks the claim" now
+                raise InteropError("the host's resent links do not lead to the transcript it claimed")
+            self.claimed = None
         return link
 
     def _next(self) -> dict[str, Any]:
@@ -343,12 +401,45 @@ class Match:
             if message["t"] not in ("ping", "chat"):  # not part of the transcript
                 return message
 
+    # -- "Reconnect and resume"
+
+    def _resume(self) -> None:
+        """A fresh connection and handshake, both resume claims, then resend what the host lacks."""
+        timeout = self.session.line.sock.gettimeout()
+        self.session.line.sock.close()
+        self.reconnects += 1
+        fresh = handshake(connect(self.invite, timeout), self.invite, self.identity, self.name)
+        if fresh.host_key != self.session.host_key:
+            raise InteropError("another host key after the cut")
+        self.session.line = fresh.line
+        links = len(self.senders)
+        claim = tagged_hash("resume", self.root, g4(links), self.transcript)
+        fresh.line.send(
+            {"t": "resume", "root": self.root, "links": links, "transcript": self.transcript,
+             "sig": sign(self.identity, "resume-sig", claim)}
+        )  # fmt: skip
+        theirs = self._next()
+        if theirs["t"] != "resume" or theirs["root"] != self.root:
+            raise InteropError(f"expected the host's resume claim of this match, got {theirs!r}")
+        held = theirs["links"]
+        signed = tagged_hash("resume", self.root, g4(held), theirs["transcript"])
+        if not signed_by(self.session.host_key, theirs["sig"], "resume-sig", signed):
+            raise InteropError("the host's resume claim does not verify")
+        if held > links:  # the host resends what we lack, checked like fresh links
+            self.claimed = (held, theirs["transcript"])
+            return
+        lost_by_host = set(self.senders[held:]) - {self.session.seat}  # it cannot lose links it sent
+        if theirs["transcript"] != self.transcripts[held] or lost_by_host:
+            raise InteropError("the host claims another history")
+        for index in range(held + 1, links + 1):
+            fresh.line.send(self.sent[index])
+
     # -- the deal
 
     def _deal(self, number: int, dealer: int | None) -> tuple[Game, int]:
         me, opener = self.session.seat, (number - 1) % 2
         secret = os.urandom(32)
-        commitment = tagged_hash("commit", self.root, g4(number), bytes([me]), self.preference.encode(), secret)
+        commitment = self._commitment(number, me, self.preference, secret)
         commitments: dict[int, bytes] = {}
         for seat in (opener, 1 - opener):
             if seat == me:
@@ -362,19 +453,19 @@ class Match:
                 self._send_link({"t": "reveal", "game": number, "pref": self.preference, "secret": secret})
                 continue
             reveal = self._receive_link("reveal", number)
-            opened = tagged_hash("commit", self.root, g4(number), bytes([seat]), reveal["pref"].encode(), reveal["secret"])
-            if opened != commitments[seat]:
+            if self._commitment(number, seat, reveal["pref"], reveal["secret"]) != commitments[seat]:
                 raise InteropError(f"the host's reveal of game {number} does not open its commitment")
             secrets[seat], prefs[seat] = reveal["secret"], reveal["pref"]
         if dealer is None:  # the coin is the first dealer's seat
             dealer = tagged_hash("coin", self.root, secrets[0], secrets[1])[0] & 1
-        elder = 1 - dealer
         suits = {seat: prefs[seat][0] for seat in (0, 1)}
-        if suits[0] == suits[1]:
+        if suits[0] == suits[1]:  # the elder keeps it, the dealer gets its second choice
             suits[dealer] = prefs[dealer][1]
-        assert suits[elder] == prefs[elder][0]
         seed = tagged_hash("seed", self.root, g4(number), secrets[0], secrets[1])
         return Game(deal(seed, dealer, suits[0] + suits[1], self.session.rules)), dealer
+
+    def _commitment(self, number: int, seat: int, pref: str, secret: bytes) -> bytes:
+        return tagged_hash("commit", self.root, g4(number), bytes([seat]), pref.encode(), secret)
 
     # -- moves
 
@@ -383,10 +474,7 @@ class Match:
         while game.result is None:
             count += 1
             if game.position.turn == self.session.seat:
-                move = game.position.legal_moves()[0]
-                after = game.play(move)
-                link = {"t": "move", "game": number, "n": count, "move": str(move), "hash": _position_hash(after)}
-                self._send_link(link)
+                self._my_move(number, count, game)
                 continue
             link = self._receive_link("move", number)
             if link["n"] != count:
@@ -395,15 +483,30 @@ class Match:
             if str(game.moves[-1]) != link["move"] or link["hash"] != _position_hash(after):
                 raise InteropError(f"the host's move {link['move']} is not canonical or its hash is wrong")
 
+    def _my_move(self, number: int, count: int, game: Game) -> None:
+        self.my_moves += 1
+        move = game.position.legal_moves()[0]
+        digest = _position_hash(game.play(move))
+        if self.my_moves == self.deviation.bad_hash_at_move:
+            digest = bytes(32)
+        link = {"t": "move", "game": number, "n": count, "move": str(move), "hash": digest}
+        self._send_link(link, cut=self.my_moves == self.deviation.cut_before_move)
+        if self.my_moves == self.deviation.cut_after_move:
+            self._next()  # the host's answer, lost on the line
+            self._resume()
+
     # -- the end
 
     def _finals(self) -> None:
         end = tagged_hash("final", self.root, self.transcript)
         for seat in (0, 1):
             if seat == self.session.seat:
-                self.session.line.send(
-                    {"t": "final", "transcript": self.transcript, "sig": sign(self.identity, "final-sig", end)}
-                )
+                final = {
+                    "t": "final",
+                    "transcript": self.transcript,
+                    "sig": sign(self.identity, "final-sig", end),
+                }
+                self.session.line.send(final)
                 continue
             final = self._next()
             if final["t"] != "final" or final["transcript"] != self.transcript:
@@ -420,11 +523,24 @@ def _position_hash(position: Any) -> bytes:
     return tagged_hash("position", position.notation().encode())
 
 
-def join(invite: Invite, name: str = "bob", timeout: float = 15.0) -> tuple[Session, list[int | None]]:
-    """Join the invite's first address and play the whole match; the session and each game's winner."""
-    identity = Ed25519PrivateKey.generate()
+def connect(invite: Invite, timeout: float) -> socket.socket:
+    """A TCP connection to the invite's first address."""
     host, port = invite.addresses[0]
-    with socket.create_connection((host, port), timeout=timeout) as sock:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        session = handshake(sock, invite, identity, name)
-        return session, Match(session, identity).play()
+    sock = socket.create_connection((host, port), timeout=timeout)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
+def join(
+    invite: Invite, name: str = "bob", timeout: float = 15.0, deviation: Deviation = Deviation()
+) -> Match:
+    """Join the invite's first address and play the whole match (departing from it as ``deviation`` says)."""
+    identity = Ed25519PrivateKey.generate()
+    match = Match(
+        handshake(connect(invite, timeout), invite, identity, name), identity, invite, name, deviation
+    )
+    try:
+        match.play()
+    finally:
+        match.session.line.sock.close()
+    return match

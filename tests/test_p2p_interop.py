@@ -1,19 +1,24 @@
 """The real ``trumps host`` against a joiner written from ``docs/protocol.md`` alone
-(``tests/interop_peer.py``): the handshake, the verification code, a whole match and a record that
-``trumps verify`` calls complete. If the document and the code part ways, this fails."""
+(``tests/interop_peer.py``): the handshake, the verification code, whole matches, a resume after a
+cut, the refusals and a provable cheat, each ending in the record ``trumps verify`` should say.
+If the document and the code part ways, these fail."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tests import interop_peer
+from tests.interop_peer import Deviation, HostAborted, Invite
 
 TRUMPS = [sys.executable, "-m", "cli"]
 LIMIT = 20.0
@@ -28,49 +33,98 @@ def _env(home: Path) -> dict[str, str]:
     }
 
 
+@contextlib.contextmanager
+def _host(home: Path, *options: str) -> Iterator[tuple[subprocess.Popen[str], Invite]]:
+    """``trumps host --bot easy`` on loopback, and the invite it printed; killed on the way out."""
+    host = subprocess.Popen(
+        [*TRUMPS, "host", "--port", "0", "--bind", "127.0.0.1", "--no-map", "--bot", "easy", "--json",
+         "--name", "ann", "--timeout", str(LIMIT), *options],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(home), text=True,
+    )  # fmt: skip
+    try:
+        assert host.stdout is not None
+        yield host, Invite.parse(host.stdout.readline().split("trumps join ", 1)[1])
+    finally:
+        host.kill()
+        host.communicate(timeout=LIMIT)
+
+
+def _verify(home: Path, record: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*TRUMPS, "verify", str(record)], capture_output=True, text=True, env=_env(home), timeout=LIMIT
+    )
+
+
+def _summary(host: subprocess.Popen[str]) -> tuple[dict[str, object], str]:
+    """The host's ``--json`` line and its stderr, once it has ended."""
+    out, err = host.communicate(timeout=LIMIT)
+    return json.loads(out.splitlines()[-1]), err
+
+
 @pytest.mark.parametrize("games", [1, 2])
 def test_a_joiner_written_from_the_document_plays_a_whole_match_with_the_real_host(
     tmp_path: Path, games: int
 ) -> None:
-    host = subprocess.Popen(
-        [*TRUMPS, "host", "--port", "0", "--bind", "127.0.0.1", "--no-map", "--bot", "easy", "--json",
-         "--name", "ann", "--games", str(games), "--timeout", str(LIMIT)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(tmp_path), text=True,
-    )  # fmt: skip
-    try:
-        assert host.stdout is not None
-        invite = interop_peer.Invite.parse(host.stdout.readline().split("trumps join ", 1)[1])
-        session, winners = interop_peer.join(invite, "bob", timeout=LIMIT)
-        out, err = host.communicate(timeout=LIMIT)
-    finally:
-        host.kill()
+    with _host(tmp_path, "--games", str(games)) as (host, invite):
+        match = interop_peer.join(invite, "bob", timeout=LIMIT)
+        summary, err = _summary(host)
+    session = match.session
     assert host.returncode == 0, err
-    assert session.host_name == "ann" and session.seat == 1 and session.games == games == len(winners)
-    codes = re.findall(r"Verification code: (\d{3} \d{3})", err)
-    assert codes == [session.code], err
-    summary = json.loads(out.splitlines()[-1])
-    assert len(summary["result"]) == games
-    record = Path(summary["record"])
+    assert session.host_name == "ann" and session.seat == 1 and session.games == games == len(match.results)
+    assert re.findall(r"Verification code: (\d{3} \d{3})", err) == [session.code], err
+    assert len(summary["result"]) == games  # type: ignore[arg-type]
+    assert summary["transcript"] == match.transcript.hex()
+    record = Path(str(summary["record"]))
     assert record.name.endswith(f"-bob-{session.session_id[:4].hex()}.jsonl")
-    verified = subprocess.run(
-        [*TRUMPS, "verify", str(record)], capture_output=True, text=True, env=_env(tmp_path), timeout=LIMIT
-    )
-    assert verified.returncode == 0 and "complete" in verified.stdout.lower(), verified.stdout + verified.stderr
+    header = json.loads(record.read_text().splitlines()[0])
+    for kind, message in session.messages.items():  # "Records": lowercase hex, the wire maps
+        assert header[kind] == {k: v.hex() if isinstance(v, bytes) else v for k, v in message.items()}
+    verified = _verify(tmp_path, record)
+    assert verified.returncode == 0 and "complete" in verified.stdout.lower(), verified.stdout
+
+
+@pytest.mark.parametrize(
+    "cut", [Deviation(cut_before_move=2), Deviation(cut_after_move=2)], ids=["host-behind", "host-ahead"]
+)
+def test_the_independent_joiner_resumes_after_a_cut_and_the_side_ahead_resends(
+    tmp_path: Path, cut: Deviation
+) -> None:
+    with _host(tmp_path) as (host, invite):
+        match = interop_peer.join(invite, "bob", timeout=LIMIT, deviation=cut)
+        summary, err = _summary(host)
+    assert host.returncode == 0 and match.reconnects == summary["reconnects"] == 1, err
+    assert summary["transcript"] == match.transcript.hex()
+    verified = _verify(tmp_path, Path(str(summary["record"])))
+    assert verified.returncode == 0, verified.stdout
+
+
+def test_a_move_with_a_wrong_hash_is_a_cheat_the_hosts_record_proves(tmp_path: Path) -> None:
+    with _host(tmp_path) as (host, invite):
+        with pytest.raises(HostAborted) as aborted:
+            interop_peer.join(invite, "bob", timeout=LIMIT, deviation=Deviation(bad_hash_at_move=2))
+        summary, err = _summary(host)
+    assert aborted.value.reason == "cheat" and summary["end"] == "cheat", err
+    record = Path(str(summary["record"]))
+    note = json.loads(record.read_text().splitlines()[-1])
+    assert note["end"] == "cheat" and note["by"] == 1
+    assert note["evidence"]["by"] == 1 and note["evidence"]["t"] == "move"
+    assert note["evidence"]["hash"] == bytes(32).hex()
+    verified = _verify(tmp_path, record)
+    assert verified.returncode == 1 and "proves nothing" not in verified.stdout, verified.stdout
 
 
 def test_a_knock_without_the_secret_gets_the_one_invite_refusal(tmp_path: Path) -> None:
-    host = subprocess.Popen(
-        [*TRUMPS, "host", "--port", "0", "--bind", "127.0.0.1", "--no-map", "--bot", "easy", "--json",
-         "--name", "ann"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(tmp_path), text=True,
-    )  # fmt: skip
-    try:
-        assert host.stdout is not None
-        real = interop_peer.Invite.parse(host.stdout.readline().split("trumps join ", 1)[1])
-        wrong = interop_peer.Invite(real.addresses, real.fingerprint, bytes(20))
-        with pytest.raises(interop_peer.HostAborted) as refused:
+    with _host(tmp_path) as (_host_process, real):
+        wrong = Invite(real.addresses, real.fingerprint, bytes(20))
+        with pytest.raises(HostAborted) as refused:
             interop_peer.join(wrong, "mallory", timeout=LIMIT)
-        assert refused.value.reason == "invite"
-    finally:
-        host.kill()
-        host.communicate(timeout=LIMIT)
+    assert refused.value.reason == "invite"
+
+
+def test_a_hello_of_another_protocol_is_told_incompatible_with_both_versions(tmp_path: Path) -> None:
+    with _host(tmp_path) as (_host_process, invite):
+        sock = interop_peer.connect(invite, LIMIT)
+        with sock, pytest.raises(HostAborted) as refused:
+            interop_peer.handshake(sock, invite, Ed25519PrivateKey.generate(), "bob", proto=2)
+    assert refused.value.reason == "incompatible"
+    assert "protocol 3" in str(refused.value) and "protocol 2" in str(refused.value)
