@@ -247,7 +247,7 @@ class Session:
     games: int
     seat: int
     messages: dict[str, dict[str, Any]]
-    """``hello``, ``offer`` and ``accept`` as sent (the record's header holds them)."""
+    """The clear messages as sent (the record's header holds ``hello``, ``offer`` and ``accept``)."""
 
 
 def handshake(
@@ -293,7 +293,7 @@ def handshake(
     rules = Rules(pickup=offer["pickup"], sixes=offer["sixes"], max_moves=offer["max_moves"])
     return Session(
         line, session_id, verification_code(invite.secret, t1, nonce), offer["key"], offer["name"],
-        rules, offer["games"], 1 - offer["host_seat"], {"hello": hello, "offer": offer, "accept": accept},
+        rules, offer["games"], 1 - offer["host_seat"], {"hello": hello, "knock": knock, "offer": offer, "accept": accept},
     )  # fmt: skip
 
 

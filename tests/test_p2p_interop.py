@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -77,7 +78,8 @@ def test_a_joiner_written_from_the_document_plays_a_whole_match_with_the_real_ho
     record = Path(str(summary["record"]))
     assert record.name.endswith(f"-bob-{session.session_id[:4].hex()}.jsonl")
     header = json.loads(record.read_text().splitlines()[0])
-    for kind, message in session.messages.items():  # "Records": lowercase hex, the wire maps
+    for kind in ("hello", "offer", "accept"):  # "Records": lowercase hex, the wire maps
+        message = session.messages[kind]
         assert header[kind] == {k: v.hex() if isinstance(v, bytes) else v for k, v in message.items()}
     verified = _verify(tmp_path, record)
     assert verified.returncode == 0 and "complete" in verified.stdout.lower(), verified.stdout
@@ -106,11 +108,11 @@ def test_a_move_with_a_wrong_hash_is_a_cheat_the_hosts_record_proves(tmp_path: P
     assert aborted.value.reason == "cheat" and summary["end"] == "cheat", err
     record = Path(str(summary["record"]))
     note = json.loads(record.read_text().splitlines()[-1])
-    assert note["end"] == "cheat" and note["by"] == 1
+    assert note["end"] == "cheat" and note["by"] == 1 and note["game"] == 1 and note["winner"] == 0
     assert note["evidence"]["by"] == 1 and note["evidence"]["t"] == "move"
     assert note["evidence"]["hash"] == bytes(32).hex()
     verified = _verify(tmp_path, record)
-    assert verified.returncode == 1 and "proves nothing" not in verified.stdout, verified.stdout
+    assert verified.returncode == 1 and "the kept evidence proves: " in verified.stdout, verified.stdout
 
 
 def test_a_knock_without_the_secret_gets_the_one_invite_refusal(tmp_path: Path) -> None:
@@ -128,3 +130,48 @@ def test_a_hello_of_another_protocol_is_told_incompatible_with_both_versions(tmp
             interop_peer.handshake(sock, invite, Ed25519PrivateKey.generate(), "bob", proto=2)
     assert refused.value.reason == "incompatible"
     assert "protocol 3" in str(refused.value) and "protocol 2" in str(refused.value)
+
+
+def test_a_second_joiner_with_the_secret_is_told_busy_after_confirming_and_the_match_goes_on(
+    tmp_path: Path,
+) -> None:
+    with _host(tmp_path) as (host, invite):
+        identity = Ed25519PrivateKey.generate()
+        first = interop_peer.handshake(interop_peer.connect(invite, LIMIT), invite, identity, "bob")
+        sock = interop_peer.connect(invite, LIMIT)
+        with sock, pytest.raises(HostAborted) as refused:
+            interop_peer.handshake(sock, invite, Ed25519PrivateKey.generate(), "carol")
+        match = interop_peer.Match(first, identity, invite, "bob")
+        with first.line.sock:
+            match.play()
+        summary, err = _summary(host)
+    assert refused.value.reason == "busy"
+    assert "ann is playing another match right now: try again later" in str(refused.value)
+    assert host.returncode == 0 and summary["transcript"] == match.transcript.hex(), err
+
+
+@pytest.mark.parametrize(
+    "first",
+    [{"t": "hello", "proto": 3, "program": "x", "name": "bob"}, {"t": "knock", "proof": b"", "commit": b""}],
+    ids=["hello-missing-eph", "knock-first"],
+)
+def test_a_malformed_or_missing_hello_gets_no_answer_the_connection_is_closed(
+    tmp_path: Path, first: dict[str, object]
+) -> None:
+    with _host(tmp_path) as (_host_process, invite), interop_peer.connect(invite, LIMIT) as sock:
+        payload = msgpack.packb(first, use_bin_type=True)
+        sock.sendall(len(payload).to_bytes(4, "big") + payload)
+        assert sock.recv(1) == b""
+
+
+def test_a_replayed_hello_and_knock_get_the_invite_refusal_not_an_offer(tmp_path: Path) -> None:
+    with _host(tmp_path) as (_host_process, invite):
+        identity = Ed25519PrivateKey.generate()
+        first = interop_peer.handshake(interop_peer.connect(invite, LIMIT), invite, identity, "bob")
+        with first.line.sock, interop_peer.connect(invite, LIMIT) as sock:
+            replay = interop_peer.Line(sock)
+            replay.send(first.messages["hello"])
+            replay.send(first.messages["knock"])
+            with pytest.raises(HostAborted) as refused:
+                replay.receive()
+    assert refused.value.reason == "invite"
