@@ -23,7 +23,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgpack
+import msgpack  # type: ignore[import-untyped]
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
@@ -35,6 +35,8 @@ from engine import Game, Rules, deal
 
 PROTOCOL = 3
 MAX_FRAME = 16 * 1024
+DEFAULT_TIMEOUT = 15.0
+"""Seconds a blocking read or connect may take."""
 
 # "Messages" (handshake) and "Sealed messages": every field, in wire order after ``t``.
 FIELDS: dict[str, tuple[str, ...]] = {
@@ -125,7 +127,7 @@ def enc(message: dict[str, Any]) -> bytes:
     """The canonical msgpack of a wire map: ``t`` first, then the table's order."""
     kind = message["t"]
     ordered = {"t": kind} | {name: message[name] for name in FIELDS[kind] if name in message}
-    return msgpack.packb(ordered, use_bin_type=True)
+    return bytes(msgpack.packb(ordered, use_bin_type=True))
 
 
 def body(message: dict[str, Any]) -> dict[str, Any]:
@@ -405,7 +407,7 @@ class Match:
 
     def _resume(self) -> None:
         """A fresh connection and handshake, both resume claims, then resend what the host lacks."""
-        timeout = self.session.line.sock.gettimeout()
+        timeout = self.session.line.sock.gettimeout() or DEFAULT_TIMEOUT
         self.session.line.sock.close()
         self.reconnects += 1
         fresh = handshake(connect(self.invite, timeout), self.invite, self.identity, self.name)
@@ -501,12 +503,12 @@ class Match:
         end = tagged_hash("final", self.root, self.transcript)
         for seat in (0, 1):
             if seat == self.session.seat:
-                final = {
+                mine = {
                     "t": "final",
                     "transcript": self.transcript,
                     "sig": sign(self.identity, "final-sig", end),
                 }
-                self.session.line.send(final)
+                self.session.line.send(mine)
                 continue
             final = self._next()
             if final["t"] != "final" or final["transcript"] != self.transcript:
@@ -532,7 +534,7 @@ def connect(invite: Invite, timeout: float) -> socket.socket:
 
 
 def join(
-    invite: Invite, name: str = "bob", timeout: float = 15.0, deviation: Deviation = Deviation()
+    invite: Invite, name: str = "bob", timeout: float = DEFAULT_TIMEOUT, deviation: Deviation = Deviation()
 ) -> Match:
     """Join the invite's first address and play the whole match (departing from it as ``deviation`` says)."""
     identity = Ed25519PrivateKey.generate()
