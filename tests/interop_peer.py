@@ -1,15 +1,15 @@
-"""An independent joiner for the network duel, written from ``docs/protocol.md`` alone.
+"""An independent peer for the network duel, written from ``docs/protocol.md`` alone.
 
-Nothing here reads or imports ``p2p``: the frames, the encoding, the handshake, the key schedule,
-the sealed channel, the chain of signed links, the fair deal and the finals are all built from the
-document (and ``docs/rules.md`` / ``docs/notation.md``, through ``engine``, for the rules, the
-positions and the deal). It exists to prove the document is a contract another implementation can
-be written against (issue 11, "The document is the contract"); ``tests/test_p2p_interop.py`` plays
-it against the real ``trumps host``. Where the document once left something out, the section it was
-fixed in is named in a comment.
+Nothing here reads or imports ``p2p``: the frames, the encoding, both sides of the handshake, the key
+schedule, the sealed channel, the chain of signed links, the fair deal, resuming and the finals are
+all built from the document (and ``docs/rules.md`` / ``docs/notation.md``, through ``engine``, for
+the rules, the positions and the deal). It exists to prove the document is a contract another
+implementation can be written against (issue 11, "The document is the contract");
+``tests/test_p2p_interop.py`` plays it as a joiner against the real ``trumps host`` and as a host
+against the real ``trumps join``.
 
-It is a test helper, not a second client: blocking sockets, a loopback peer, one match, no resume,
-and every check that fails raises :class:`InteropError` with what went wrong.
+It is a test helper, not a second client: blocking sockets, a loopback peer, one match, the first
+legal move, and every check that fails raises :class:`InteropError` with what went wrong.
 """
 
 from __future__ import annotations
@@ -72,14 +72,14 @@ FIELDS: dict[str, tuple[str, ...]] = {
 
 
 class InteropError(Exception):
-    """The host did something the document says it must not (or the document is wrong)."""
+    """The peer did something the document says it must not (or the document is wrong)."""
 
 
-class HostAborted(InteropError):
-    """The host sent ``abort``: its ``reason`` and ``detail``."""
+class PeerAborted(InteropError):
+    """The peer sent ``abort``: its ``reason`` and ``detail``."""
 
     def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(f"the host aborted ({reason}): {detail}")
+        super().__init__(f"the peer aborted ({reason}): {detail}")
         self.reason = reason
 
 
@@ -143,7 +143,7 @@ def decode(payload: bytes) -> dict[str, Any]:
             max_array_len=64, max_map_len=64, ext_hook=_no_ext,
         )  # fmt: skip
     except Exception as exc:
-        raise InteropError(f"malformed frame from the host: {exc}") from exc
+        raise InteropError(f"malformed frame from the peer: {exc}") from exc
     if not isinstance(message, dict) or message.get("t") not in FIELDS:
         raise InteropError(f"not a message of the protocol: {message!r}")
     if set(message) != {"t", *FIELDS[message["t"]]}:
@@ -204,7 +204,7 @@ class Line:
         self.sock.sendall(struct.pack(">I", len(payload)) + payload)
 
     def receive(self) -> dict[str, Any]:
-        """The next message (opened when sealed); an ``abort`` raises :class:`HostAborted`."""
+        """The next message (opened when sealed); an ``abort`` raises :class:`PeerAborted`."""
         (size,) = struct.unpack(">I", self._exactly(4))
         if not 0 < size <= MAX_FRAME:
             raise InteropError(f"a frame of {size} bytes")
@@ -220,7 +220,7 @@ class Line:
         if enc(message) != payload:  # "Byte conventions": enc is canonical, what is sent is enc
             raise InteropError(f"{message['t']} not in the canonical encoding: {payload.hex()}")
         if message["t"] == "abort":
-            raise HostAborted(message["reason"], message["detail"])
+            raise PeerAborted(message["reason"], message["detail"])
         return message
 
     def _exactly(self, count: int) -> bytes:
@@ -228,7 +228,7 @@ class Line:
         while len(data) < count:
             chunk = self.sock.recv(count - len(data))
             if not chunk:
-                raise InteropError("the host closed the connection")
+                raise InteropError("the peer closed the connection")
             data += chunk
         return data
 
@@ -243,8 +243,8 @@ class Session:
     line: Line
     session_id: bytes
     code: str
-    host_key: bytes
-    host_name: str
+    peer_key: bytes
+    peer_name: str
     rules: Rules
     games: int
     seat: int
@@ -305,6 +305,55 @@ def verification_code(secret: bytes, t1: bytes, nonce: bytes) -> str:
     return f"{number:06d}"[:3] + " " + f"{number:06d}"[3:]
 
 
+def serve(
+    sock: socket.socket, secret: bytes, identity: Ed25519PrivateKey, name: str, rules: Rules, games: int
+) -> Session:
+    """Check hello + knock, offer, check accept and confirm, send confirmed: the host's side (player 0)."""
+    line = Line(sock)
+    hello, knock = line.receive(), line.receive()
+    if hello["t"] != "hello" or hello["proto"] != PROTOCOL or knock["t"] != "knock":
+        raise InteropError(f"expected a protocol-{PROTOCOL} hello and a knock, got {hello!r}, {knock!r}")
+    if not hmac.compare_digest(knock["proof"], mac(secret, "knock", enc(hello), knock["commit"])):
+        raise InteropError("the knock does not prove the invite secret")
+    eph = X25519PrivateKey.generate()
+    offer: dict[str, Any] = {
+        "t": "offer", "proto": PROTOCOL, "program": "interop-peer", "name": name, "eph": raw(eph.public_key()),
+        "key": raw(identity.public_key()), "pickup": rules.pickup, "sixes": rules.sixes,
+        "max_moves": rules.max_moves, "games": games, "host_seat": 0,
+    }  # fmt: skip
+    t1 = tagged_hash("offer", enc(hello), enc(offer))
+    offer["sig"] = sign(identity, "offer-sig", t1)
+    line.send(offer)
+    accept = line.receive()
+    if accept["t"] != "accept":
+        raise InteropError(f"expected an accept, got {accept!r}")
+    session_id = tagged_hash("session", t1, offer["sig"], enc(body(accept)))
+    if not signed_by(accept["key"], accept["sig"], "accept-sig", session_id):
+        raise InteropError("the accept's signature does not verify over S")
+    transcript = tagged_hash("transcript", enc(hello), enc(knock), enc(offer), enc(accept))
+    shared = eph.exchange(X25519PublicKey.from_public_bytes(hello["eph"]))
+    okm = HKDF(SHA256(), 128, transcript, b"your-trumps/v3/keys").derive(shared + secret)
+    line.send_key, line.open_key = okm[0:32], okm[32:64]  # k_HJ seals, k_JH opens
+    confirm = line.receive()
+    nonce = confirm["nonce"] if confirm["t"] == "confirm" else b""
+    if tagged_hash("code-nonce", nonce) != knock["commit"]:
+        raise InteropError(f"the confirm does not open the knock's commitment: {confirm!r}")
+    if not hmac.compare_digest(confirm["mac"], mac(okm[64:96], "confirm", transcript, nonce)):
+        raise InteropError("the joiner's confirmation MAC is wrong")
+    line.send({"t": "confirmed", "mac": mac(okm[96:128], "confirmed", transcript, nonce)})
+    return Session(
+        line, session_id, verification_code(secret, t1, nonce), accept["key"], hello["name"], rules, games, 0,
+        {"hello": hello, "knock": knock, "offer": offer, "accept": accept},
+    )  # fmt: skip
+
+
+def invite_line(addresses: list[tuple[str, int]], identity: Ed25519PrivateKey, secret: bytes) -> str:
+    """``ADDRESSES/FINGERPRINT/SECRET`` for our own key and secret."""
+    where = ",".join(f"{host}:{port}" for host, port in addresses)
+    code = base64.b32encode(secret).decode().lower().rstrip("=")
+    return f"{where}/{fingerprint(raw(identity.public_key()))}/{code}"
+
+
 # ------------------------------------------------------------ "The match" and "The fair deal"
 
 
@@ -331,7 +380,8 @@ class Match:
 
     session: Session
     identity: Ed25519PrivateKey
-    invite: Invite
+    invite: Invite | None
+    """How to redial after a cut (a joiner's; ``None`` for a host, which waits instead)."""
     name: str
     deviation: Deviation = Deviation()
     preference: str = "HS"
@@ -343,10 +393,10 @@ class Match:
         self.transcripts = [self.root]  # T_0, T_1, …: the transcript after each count of links
         self.senders: list[int] = []  # who sent each link
         self.sent: dict[int, dict[str, Any]] = {}  # our own links by index, to resend after a cut
-        self.claimed: tuple[int, bytes] | None = None  # the host's claim beyond our links, checked later
+        self.claimed: tuple[int, bytes] | None = None  # the peer's claim beyond our links, checked later
         self.my_moves = 0
         me = self.session.seat
-        self.keys = {me: raw(self.identity.public_key()), 1 - me: self.session.host_key}
+        self.keys = {me: raw(self.identity.public_key()), 1 - me: self.session.peer_key}
 
     @property
     def transcript(self) -> bytes:
@@ -384,16 +434,16 @@ class Match:
     def _receive_link(self, kind: str, number: int) -> dict[str, Any]:
         link = self._next()
         if self.claimed is not None and self.claimed[0] == len(self.senders):
-            raise InteropError("the host claimed more links than it resent")
+            raise InteropError("the peer claimed more links than it resent")
         if link["t"] != kind or link["game"] != number:
-            raise InteropError(f"expected the host's {kind} of game {number}, got {link!r}")
+            raise InteropError(f"expected the peer's {kind} of game {number}, got {link!r}")
         before = self.transcript
         transcript = self._append(link, 1 - self.session.seat)
         if not signed_by(self.keys[1 - self.session.seat], link["sig"], "link-sig", transcript):
-            raise InteropError(f"the host's {kind} does not verify over the transcript after {before.hex()}")
+            raise InteropError(f"the peer's {kind} does not verify over the transcript after {before.hex()}")
         if self.claimed is not None and self.claimed[0] == len(self.senders):
             if self.claimed[1] != transcript:  # "a side holding fewer links … checks the claim" now
-                raise InteropError("the host's resent links do not lead to the transcript it claimed")
+                raise InteropError("the peer's resent links do not lead to the transcript it claimed")
             self.claimed = None
         return link
 
@@ -406,12 +456,13 @@ class Match:
     # -- "Reconnect and resume"
 
     def _resume(self) -> None:
-        """A fresh connection and handshake, both resume claims, then resend what the host lacks."""
+        """A fresh connection and handshake, both resume claims, then resend what the peer lacks."""
+        assert self.invite is not None, "only a joiner redials"
         timeout = self.session.line.sock.gettimeout() or DEFAULT_TIMEOUT
         self.session.line.sock.close()
         self.reconnects += 1
         fresh = handshake(connect(self.invite, timeout), self.invite, self.identity, self.name)
-        if fresh.host_key != self.session.host_key:
+        if fresh.peer_key != self.session.peer_key:
             raise InteropError("another host key after the cut")
         self.session.line = fresh.line
         links = len(self.senders)
@@ -422,17 +473,17 @@ class Match:
         )  # fmt: skip
         theirs = self._next()
         if theirs["t"] != "resume" or theirs["root"] != self.root:
-            raise InteropError(f"expected the host's resume claim of this match, got {theirs!r}")
+            raise InteropError(f"expected the peer's resume claim of this match, got {theirs!r}")
         held = theirs["links"]
         signed = tagged_hash("resume", self.root, g4(held), theirs["transcript"])
-        if not signed_by(self.session.host_key, theirs["sig"], "resume-sig", signed):
-            raise InteropError("the host's resume claim does not verify")
-        if held > links:  # the host resends what we lack, checked like fresh links
+        if not signed_by(self.session.peer_key, theirs["sig"], "resume-sig", signed):
+            raise InteropError("the peer's resume claim does not verify")
+        if held > links:  # the peer resends what we lack, checked like fresh links
             self.claimed = (held, theirs["transcript"])
             return
-        lost_by_host = set(self.senders[held:]) - {self.session.seat}  # it cannot lose links it sent
-        if theirs["transcript"] != self.transcripts[held] or lost_by_host:
-            raise InteropError("the host claims another history")
+        lost_by_peer = set(self.senders[held:]) - {self.session.seat}  # it cannot lose links it sent
+        if theirs["transcript"] != self.transcripts[held] or lost_by_peer:
+            raise InteropError("the peer claims another history")
         for index in range(held + 1, links + 1):
             fresh.line.send(self.sent[index])
 
@@ -456,7 +507,7 @@ class Match:
                 continue
             reveal = self._receive_link("reveal", number)
             if self._commitment(number, seat, reveal["pref"], reveal["secret"]) != commitments[seat]:
-                raise InteropError(f"the host's reveal of game {number} does not open its commitment")
+                raise InteropError(f"the peer's reveal of game {number} does not open its commitment")
             secrets[seat], prefs[seat] = reveal["secret"], reveal["pref"]
         if dealer is None:  # the coin is the first dealer's seat
             dealer = tagged_hash("coin", self.root, secrets[0], secrets[1])[0] & 1
@@ -480,10 +531,10 @@ class Match:
                 continue
             link = self._receive_link("move", number)
             if link["n"] != count:
-                raise InteropError(f"the host's move numbered {link['n']}, {count} was due")
+                raise InteropError(f"the peer's move numbered {link['n']}, {count} was due")
             after = game.play(link["move"])
             if str(game.moves[-1]) != link["move"] or link["hash"] != _position_hash(after):
-                raise InteropError(f"the host's move {link['move']} is not canonical or its hash is wrong")
+                raise InteropError(f"the peer's move {link['move']} is not canonical or its hash is wrong")
 
     def _my_move(self, number: int, count: int, game: Game) -> None:
         self.my_moves += 1
@@ -494,7 +545,7 @@ class Match:
         link = {"t": "move", "game": number, "n": count, "move": str(move), "hash": digest}
         self._send_link(link, cut=self.my_moves == self.deviation.cut_before_move)
         if self.my_moves == self.deviation.cut_after_move:
-            self._next()  # the host's answer, lost on the line
+            self._next()  # the peer's answer, lost on the line
             self._resume()
 
     # -- the end
@@ -512,13 +563,13 @@ class Match:
                 continue
             final = self._next()
             if final["t"] != "final" or final["transcript"] != self.transcript:
-                raise InteropError(f"expected the host's final over T_end, got {final!r}")
+                raise InteropError(f"expected the peer's final over T_end, got {final!r}")
             if not signed_by(self.keys[seat], final["sig"], "final-sig", end):
-                raise InteropError("the host's final does not verify")
+                raise InteropError("the peer's final does not verify")
         self.session.line.send({"t": "bye"})
         bye = self._next()
         if bye["t"] != "bye":
-            raise InteropError(f"expected the host's bye, got {bye!r}")
+            raise InteropError(f"expected the peer's bye, got {bye!r}")
 
 
 def _position_hash(position: Any) -> bytes:
@@ -531,6 +582,20 @@ def connect(invite: Invite, timeout: float) -> socket.socket:
     sock = socket.create_connection((host, port), timeout=timeout)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return sock
+
+
+def host(
+    listener: socket.socket, secret: bytes, identity: Ed25519PrivateKey, rules: Rules, games: int
+) -> Match:
+    """Accept one joiner on ``listener`` and play the whole match as player 0."""
+    sock, _ = listener.accept()
+    sock.settimeout(listener.gettimeout())
+    match = Match(serve(sock, secret, identity, "ann", rules, games), identity, None, "ann")
+    try:
+        match.play()
+    finally:
+        sock.close()
+    return match
 
 
 def join(

@@ -1,7 +1,7 @@
-"""The real ``trumps host`` against a joiner written from ``docs/protocol.md`` alone
-(``tests/interop_peer.py``): the handshake, the verification code, whole matches, a resume after a
-cut, the refusals and a provable cheat, each ending in the record ``trumps verify`` should say.
-If the document and the code part ways, these fail."""
+"""The real ``trumps host`` and ``trumps join`` against a peer written from ``docs/protocol.md``
+alone (``tests/interop_peer.py``): the handshake, the verification code, whole matches, a resume
+after a cut, the refusals and a provable cheat, each ending in the record ``trumps verify`` should
+say. If the document and the code part ways, these fail."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import contextlib
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,8 +19,9 @@ import msgpack  # type: ignore[import-untyped]
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from engine import Rules
 from tests import interop_peer
-from tests.interop_peer import Deviation, HostAborted, Invite
+from tests.interop_peer import Deviation, Invite, PeerAborted
 
 TRUMPS = [sys.executable, "-m", "cli"]
 LIMIT = 20.0
@@ -71,7 +73,7 @@ def test_a_joiner_written_from_the_document_plays_a_whole_match_with_the_real_ho
         summary, err = _summary(host)
     session = match.session
     assert host.returncode == 0, err
-    assert session.host_name == "ann" and session.seat == 1 and session.games == games == len(match.results)
+    assert session.peer_name == "ann" and session.seat == 1 and session.games == games == len(match.results)
     assert re.findall(r"Verification code: (\d{3} \d{3})", err) == [session.code], err
     assert len(summary["result"]) == games  # type: ignore[arg-type]
     assert summary["transcript"] == match.transcript.hex()
@@ -102,7 +104,7 @@ def test_the_independent_joiner_resumes_after_a_cut_and_the_side_ahead_resends(
 
 def test_a_move_with_a_wrong_hash_is_a_cheat_the_hosts_record_proves(tmp_path: Path) -> None:
     with _host(tmp_path) as (host, invite):
-        with pytest.raises(HostAborted) as aborted:
+        with pytest.raises(PeerAborted) as aborted:
             interop_peer.join(invite, "bob", timeout=LIMIT, deviation=Deviation(bad_hash_at_move=2))
         summary, err = _summary(host)
     assert aborted.value.reason == "cheat" and summary["end"] == "cheat", err
@@ -118,7 +120,7 @@ def test_a_move_with_a_wrong_hash_is_a_cheat_the_hosts_record_proves(tmp_path: P
 def test_a_knock_without_the_secret_gets_the_one_invite_refusal(tmp_path: Path) -> None:
     with _host(tmp_path) as (_host_process, real):
         wrong = Invite(real.addresses, real.fingerprint, bytes(20))
-        with pytest.raises(HostAborted) as refused:
+        with pytest.raises(PeerAborted) as refused:
             interop_peer.join(wrong, "mallory", timeout=LIMIT)
     assert refused.value.reason == "invite"
 
@@ -126,7 +128,7 @@ def test_a_knock_without_the_secret_gets_the_one_invite_refusal(tmp_path: Path) 
 def test_a_hello_of_another_protocol_is_told_incompatible_with_both_versions(tmp_path: Path) -> None:
     with _host(tmp_path) as (_host_process, invite):
         sock = interop_peer.connect(invite, LIMIT)
-        with sock, pytest.raises(HostAborted) as refused:
+        with sock, pytest.raises(PeerAborted) as refused:
             interop_peer.handshake(sock, invite, Ed25519PrivateKey.generate(), "bob", proto=2)
     assert refused.value.reason == "incompatible"
     assert "protocol 3" in str(refused.value) and "protocol 2" in str(refused.value)
@@ -139,7 +141,7 @@ def test_a_second_joiner_with_the_secret_is_told_busy_after_confirming_and_the_m
         identity = Ed25519PrivateKey.generate()
         first = interop_peer.handshake(interop_peer.connect(invite, LIMIT), invite, identity, "bob")
         sock = interop_peer.connect(invite, LIMIT)
-        with sock, pytest.raises(HostAborted) as refused:
+        with sock, pytest.raises(PeerAborted) as refused:
             interop_peer.handshake(sock, invite, Ed25519PrivateKey.generate(), "carol")
         match = interop_peer.Match(first, identity, invite, "bob")
         with first.line.sock:
@@ -172,6 +174,31 @@ def test_a_replayed_hello_and_knock_get_the_invite_refusal_not_an_offer(tmp_path
             replay = interop_peer.Line(sock)
             replay.send(first.messages["hello"])
             replay.send(first.messages["knock"])
-            with pytest.raises(HostAborted) as refused:
+            with pytest.raises(PeerAborted) as refused:
                 replay.receive()
     assert refused.value.reason == "invite"
+
+
+@pytest.mark.parametrize("games", [1, 2])
+def test_the_real_joiner_plays_a_whole_match_with_a_host_written_from_the_document(
+    tmp_path: Path, games: int
+) -> None:
+    identity, secret = Ed25519PrivateKey.generate(), os.urandom(20)
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        listener.settimeout(LIMIT)
+        invite = interop_peer.invite_line([("127.0.0.1", listener.getsockname()[1])], identity, secret)
+        joiner = subprocess.Popen(
+            [*TRUMPS, "join", invite, "--bot", "easy", "--json", "--name", "bob", "--timeout", str(LIMIT)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(tmp_path), text=True,
+        )  # fmt: skip
+        try:
+            match = interop_peer.host(listener, secret, identity, Rules(pickup="voluntary"), games)
+            summary, err = _summary(joiner)
+        finally:
+            joiner.kill()
+            joiner.communicate(timeout=LIMIT)
+    assert joiner.returncode == 0 and match.session.peer_name == "bob", err
+    assert re.findall(r"Verification code: (\d{3} \d{3})", err) == [match.session.code], err
+    assert summary["transcript"] == match.transcript.hex() and len(summary["result"]) == games  # type: ignore[arg-type]
+    verified = _verify(tmp_path, Path(str(summary["record"])))
+    assert verified.returncode == 0 and "complete" in verified.stdout.lower(), verified.stdout
