@@ -370,6 +370,8 @@ class Deviation:
     """Close the line instead of sending this move, then redial and resume ("Reconnect and resume")."""
     cut_after_move: int | None = None
     """Send this move, lose the host's next link on the line, then redial and resume: the host resends it."""
+    chatter_before_move: int | None = None
+    """Send a ``ping`` and a ``chat`` line before this move (neither is part of the transcript)."""
     bad_hash_at_move: int | None = None
     """Send this move with a wrong position hash (a provable violation)."""
 
@@ -538,6 +540,9 @@ class Match:
 
     def _my_move(self, number: int, count: int, game: Game) -> None:
         self.my_moves += 1
+        if self.my_moves == self.deviation.chatter_before_move:
+            self.session.line.send({"t": "ping"})
+            self.session.line.send({"t": "chat", "text": "good luck — удачи"})
         move = game.position.legal_moves()[0]
         digest = _position_hash(game.play(move))
         if self.my_moves == self.deviation.bad_hash_at_move:

@@ -64,12 +64,14 @@ def _summary(host: subprocess.Popen[str]) -> tuple[dict[str, object], str]:
     return json.loads(out.splitlines()[-1]), err
 
 
-@pytest.mark.parametrize("games", [1, 2])
+@pytest.mark.parametrize(
+    ("games", "deviation"), [(1, Deviation()), (2, Deviation(chatter_before_move=3))], ids=["1", "2-chatty"]
+)
 def test_a_joiner_written_from_the_document_plays_a_whole_match_with_the_real_host(
-    tmp_path: Path, games: int
+    tmp_path: Path, games: int, deviation: Deviation
 ) -> None:
     with _host(tmp_path, "--games", str(games)) as (host, invite):
-        match = interop_peer.join(invite, "bob", timeout=LIMIT)
+        match = interop_peer.join(invite, "bob", timeout=LIMIT, deviation=deviation)
         summary, err = _summary(host)
     session = match.session
     assert host.returncode == 0, err
