@@ -22,14 +22,19 @@ from cli.printable import printable
 from p2p.text import Text, ntext
 
 if TYPE_CHECKING:
+    import concurrent.futures
     from collections.abc import Awaitable, Callable, Coroutine
+    from pathlib import Path
 
     from cli.home import Home
     from p2p.channel import Channel
     from p2p.duel import Reconnector, Report
     from p2p.handshake import Session, Terms
     from p2p.identity import Identity
+    from p2p.invite import Invite
     from p2p.portmap import MapResult
+    from p2p.record import Verified
+    from p2p.saved import SavedMatch
 
     Play = Callable[[Channel, Session, Identity, Home, Reconnector], Awaitable[Report]]
     """Plays a handshaken duel to its end, getting the peer back through the
@@ -135,6 +140,13 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
         help=_tr(N_("do not ask the home router to open the port (UPnP, NAT-PMP, PCP)")),
     )
     parser.add_argument(
+        "--no-announce",
+        action="store_true",
+        help=_tr(
+            N_("do not announce the game on the local network (trumps join without an invite lists it)")
+        ),
+    )
+    parser.add_argument(
         "--games", type=_games, default=1, metavar="N", help=_tr(N_("play a match of N games"))
     )
     parser.add_argument(
@@ -152,7 +164,14 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
 def add_join_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps join``."""
     parser.add_argument(
-        "invite", help=_tr(N_("the invite the host gave you: ADDRESS:PORT/FINGERPRINT/SECRET"))
+        "invite",
+        nargs="?",
+        help=_tr(
+            N_(
+                "the invite the host gave you: ADDRESS:PORT/FINGERPRINT/SECRET "
+                "(left out: choose a game on your network; its host is asked to let you in)"
+            )
+        ),
     )
     parser.add_argument("--yes", action="store_true", help=_tr(N_("accept the host's rules without asking")))
     add_common_arguments(parser)
@@ -215,11 +234,11 @@ def _flush() -> None:
         _PROGRESS.flush()
 
 
-def _fail(command: str, error: Exception, as_json: bool) -> int:
+def _fail(command: str, error: Exception, as_json: bool, end: str = "refused") -> int:
     _say(f"trumps {command}: {translated(error)}")
     _flush()
     if as_json:
-        print(json.dumps({"result": [], "score": [0, 0], "end": "refused", "error": str(error)}), flush=True)
+        print(json.dumps({"result": [], "score": [0, 0], "end": end, "error": str(error)}), flush=True)
     return 1
 
 
@@ -255,21 +274,25 @@ def _announce(session: Session) -> None:
     _say(Text(N_("  (both screens show the same code when nobody sits in the middle)")))
 
 
-def _run_to_end(command: str, duel: Coroutine[Any, Any, Report], as_json: bool) -> int:
-    """Run ``duel`` (connect, handshake, play) and report; the exit status."""
+def _run_to_end(
+    command: str, duel: Coroutine[Any, Any, Report], as_json: bool, saved: SavedMatch | None = None
+) -> int:
+    """Run ``duel`` (connect, handshake, play) and report; the exit status. SIGTERM and SIGHUP (a
+    closed terminal) pause a restart-safe duel (``saved``): the peer waits, the same command
+    continues it; otherwise they stop it, and the record says so."""
     import asyncio
 
+    from p2p.duel import PAUSE
     from p2p.errors import P2PError
 
     async def until_stopped() -> Report:
-        """``duel``, cancelled by SIGTERM or SIGHUP (a closed terminal) so that the record says so."""
         import signal
 
         task, loop = asyncio.current_task(), asyncio.get_running_loop()
         assert task is not None
         for number in (signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(NotImplementedError, RuntimeError, AttributeError):
-                loop.add_signal_handler(number, task.cancel)
+                loop.add_signal_handler(number, task.cancel, PAUSE)
         return await duel
 
     try:
@@ -277,6 +300,9 @@ def _run_to_end(command: str, duel: Coroutine[Any, Any, Report], as_json: bool) 
     except P2PError as exc:
         return _fail(command, exc, as_json)
     except (KeyboardInterrupt, asyncio.CancelledError):
+        if saved is not None and saved.path.exists():
+            paused = Text(N_("paused; run the same command again to continue the match"))
+            return _fail(command, InterruptedError(paused), as_json, "paused")
         return _fail(command, InterruptedError(Text(N_("stopped; the match record says so"))), as_json)
     status = _finish(report, as_json)
     _flush()
@@ -352,7 +378,10 @@ def _setup(
     return home, me, name, play
 
 
-def _bot_play(args: argparse.Namespace) -> Play:
+def _bot_play(
+    args: argparse.Namespace, saved: SavedMatch | None = None, restored: Verified | None = None
+) -> Play:
+    """A bot's play; restart-safe with ``saved``, continuing the unfinished match ``restored``."""
     from p2p.duel import Duel
     from p2p.liveness import Patience
     from p2p.players import BotPlayer
@@ -366,14 +395,59 @@ def _bot_play(args: argparse.Namespace) -> Play:
     ) -> Report:
         _announce(session)
         duel = Duel(
-            channel, session, me, player, home.records, timeout, None, reconnector, patience, _status()
-        )
+            channel, session, me, player, home.records, timeout, None, reconnector, patience, _status(),
+            saved, None if restored is None else restored.match,
+        )  # fmt: skip
         try:
             return await duel.run()
         finally:
             await duel.channel.close()
 
     return play
+
+
+def _saved_match(path: Path, bot: bool) -> tuple[SavedMatch | None, Verified | None]:
+    """What makes a bot's duel restart-safe (kept in ``path``), and the unfinished match found
+    there, read back and checked (:class:`~p2p.saved.SavedMatchError` if it cannot be). Only
+    headless bots keep one: the full-screen game does not continue matches yet."""
+    from p2p.saved import SavedMatch, SavedMatchError, load_saved, restore
+
+    if not bot and path.exists():
+        template = N_(
+            "an unfinished match is saved in {path}: run the same command with --bot LEVEL to continue "
+            "it (the full-screen game cannot continue a match yet)"
+        )
+        raise SavedMatchError(Text(template, path=path))
+    if not bot:
+        return None, None
+    if not path.exists():
+        return SavedMatch(path), None
+    saved = load_saved(path)
+    return saved, restore(saved)
+
+
+async def _back(way: Reconnector, restored: Verified, timeout: float | None) -> Channel:
+    """The peer of the continued match ``restored``, back on a fresh connection within the
+    forfeit limit; past it, a :class:`~p2p.errors.ConnectionClosed` (the match stays saved)."""
+    import asyncio
+
+    from p2p.errors import ConnectionClosed
+
+    limit = timeout or _BOT_TIMEOUT
+    try:
+        async with asyncio.timeout(limit):
+            return (await way.reconnect())[0]
+    except TimeoutError:
+        template = N_("{peer} did not come back within {seconds:g} s; the match stays saved for another try")
+        peer = restored.session.names[1 - restored.session.seat]
+        raise ConnectionClosed(Text(template, peer=peer, seconds=limit)) from None
+
+
+def _say_continuing(restored: Verified) -> None:
+    session, match = restored.session, restored.match
+    moves = 0 if match.game is None else len(match.game.moves)
+    template = N_("Continuing the unfinished match with {peer} (game {number}, after move {moves})…")
+    _say(Text(template, peer=session.names[1 - session.seat], number=match.number, moves=moves))
 
 
 def _status() -> Callable[[str], None]:
@@ -395,17 +469,34 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     import time
 
     from engine import Rules
-    from p2p.addresses import host_addresses, socket_families
+    from p2p.addresses import host_addresses, is_loopback, socket_families
     from p2p.connect import Listener, listening_socket
+    from p2p.discovery import Announcement
+    from p2p.errors import P2PError
     from p2p.handshake import Terms
     from p2p.identity import KnownPeers
     from p2p.portmap import PortMapping, default_mappers
+    from p2p.saved import SavedMatchError, hosted_file
 
     setup = _setup(args, "host", play)
     if isinstance(setup, int):
         return setup
     home, me, name, play_duel = setup
     terms = Terms(Rules(pickup=args.pickup, sixes=not args.no_sixes), args.games)
+    try:
+        saved, restored = _saved_match(hosted_file(home.unfinished), bool(args.bot))
+    except SavedMatchError as exc:
+        if args.bot:
+            return _fail("host", exc, args.json)
+        _say(exc)  # a person hosts a new match; the saved one waits for a bot
+        saved, restored = None, None
+    if restored is not None:  # a bot host continues its unfinished match, under its invite
+        assert saved is not None and saved.invite is not None
+        play_duel = _bot_play(args, saved, restored)
+        terms, name = restored.session.terms, restored.session.names[restored.session.seat]
+        args.port = saved.invite.addresses[0][1]
+    elif saved is not None:
+        play_duel = _bot_play(args, saved)
     try:
         sock = listening_socket(args.bind, args.port)
     except OSError as exc:
@@ -420,15 +511,28 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     port = sock.getsockname()[1]
     families = socket_families(sock)
     local = host_addresses(args.bind, **families)
+    announce = not args.no_announce and not is_loopback(args.bind)
+    approve = None if args.bot is not None or not announce else _ask_person  # a bot takes only invites
 
     async def main() -> Report:
         ipv4, ipv6 = ([], []) if args.no_map else default_mappers(args.bind, **families)
+        known = KnownPeers(home.peers_file)
         async with (
             PortMapping(port, ipv4, ipv6) as mapping,  # the router's lease, deleted on exit
-            Listener(sock, me, name, terms, KnownPeers(home.peers_file), _say) as listener,
-        ):
+            Listener(
+                sock, me, name, terms, known, _say,
+                None if saved is None or saved.invite is None else saved.invite.secret,
+                approve=None if restored is not None else approve,  # a continued match awaits its joiner
+            ) as listener,
+        ):  # fmt: skip
             reachable = [(args.advertise, port)] if args.advertise else mapping.result.reachable(local, port)
             invite = listener.invite(reachable)
+            if restored is not None:
+                assert saved is not None and saved.invite is not None
+                invite, listener.playing = saved.invite, restored.session  # only that joiner gets in
+                _say_continuing(restored)
+            elif saved is not None:
+                saved.invite = invite
             print(
                 printable(translated(Text(N_("Send this to your friend:  trumps join {invite}"), invite=invite))),
                 flush=True,
@@ -441,14 +545,26 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
                 )
             )
             _say_reach(args.advertise is None, mapping.result, invite.addresses[0][0], port)
-            channel, session = await listener.first()
+            if restored is not None:
+                channel, session = await _back(listener, restored, args.timeout), restored.session
+            else:
+                async with contextlib.AsyncExitStack() as announcing:  # on the LAN (mDNS) until a joiner is in
+                    if announce:
+                        try:
+                            await announcing.enter_async_context(
+                                Announcement(name, me.fingerprint, terms, local, port)
+                            )
+                        except P2PError as exc:
+                            listener.approve = None  # nobody finds it: only invites
+                            _say(exc)
+                    channel, session = await listener.first()
             start = time.monotonic()
             _flush()  # before a full screen takes the terminal
             report = await play_duel(channel, session, me, home, listener)
             report.timing["match_s"] = round(time.monotonic() - start, 3)
             return report
 
-    return _run_to_end("host", main(), args.json)
+    return _run_to_end("host", main(), args.json, saved)
 
 
 def _say_reach(asked: bool, mapped: MapResult, first: str, port: int) -> None:
@@ -473,6 +589,90 @@ def _say_reach(asked: bool, mapped: MapResult, first: str, port: int) -> None:
         _say(Text(template, port=port))
 
 
+async def _ask_person(name: str, address: str, code: str) -> bool:
+    """The host's person decides on a LAN joiner, on the terminal (before any full screen takes
+    it); no answer (end of input) is no."""
+    import asyncio
+
+    question = N_(
+        "{name} wants to join from {address} (verification code {code}: {name}'s screen shows the same) "
+        "— accept? [y/N]"
+    )
+    _say(Text(question, name=name, address=address, code=code))
+    _flush()
+    # shielded: a question withdrawn meanwhile (the joiner left) leaves its read to the next one
+    line = await asyncio.shield(asyncio.wrap_future(_KEYBOARD.next_line()))
+    return line.decode(errors="replace").strip().lower() in _yes_words()
+
+
+class _Keyboard:
+    """Lines typed on the terminal, read by one daemon thread at a time (Ctrl-C and the program's
+    end never wait for it): a read left over from a withdrawn question answers the next one."""
+
+    def __init__(self) -> None:
+        self._line: concurrent.futures.Future[bytes] | None = None
+
+    def next_line(self) -> concurrent.futures.Future[bytes]:
+        """The next line typed (at most 256 bytes; empty at the end of input)."""
+        import concurrent.futures
+        import os
+        import threading
+
+        if self._line is not None and not self._line.done():
+            return self._line
+        line: concurrent.futures.Future[bytes] = concurrent.futures.Future()
+
+        def read() -> None:
+            try:
+                line.set_result(os.read(sys.stdin.fileno(), 256))
+            except (OSError, ValueError):
+                line.set_result(b"")
+
+        threading.Thread(target=read, daemon=True).start()
+        self._line = line
+        return line
+
+
+_KEYBOARD = _Keyboard()
+
+
+def _yes_words() -> set[str]:
+    """What counts as yes to a ``[y/N]`` question, in English and in the interface's language."""
+    return {"y", "yes", *_tr(N_("y yes")).lower().split()}
+
+
+_BROWSE_SECONDS = 1.5
+
+
+def _choose_host(args: argparse.Namespace) -> Invite:
+    """The (secretless) invite of a game announced on the local network: the one chosen from the
+    list (bots and ``--yes`` take the first heard)."""
+    import asyncio
+
+    from p2p.discovery import DiscoveryError, browse
+
+    _say(Text(N_("Looking for games on your network…")))
+    found = asyncio.run(browse(_BROWSE_SECONDS))
+    if not found:
+        raise DiscoveryError(
+            Text(N_("no game announces itself on your network; ask your friend for the invite line"))
+        )
+    for number, host in enumerate(found, 1):
+        template = N_("  {number}. {name}: {terms} ({address} port {port})")
+        terms, where = _describe(host.terms), host.addresses[0]
+        _say(Text(template, number=number, name=host.name, terms=terms, address=where, port=host.port))
+    if args.bot or args.yes:
+        return found[0].invite()
+    _flush()
+    try:
+        answer = input(translated(Text(N_("Join which one? [1-{count}] "), count=len(found)))).strip()
+    except EOFError:  # no one at the keyboard
+        answer = ""
+    if not re.fullmatch("[0-9]{1,3}", answer) or not 1 <= int(answer) <= len(found):
+        raise DiscoveryError(Text(N_("{answer!r} is not one of the games listed"), answer=answer))
+    return found[int(answer) - 1].invite()
+
+
 def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     """``trumps join INVITE``: connect, agree on the rules, play the match (with ``play`` unless ``--bot``)."""
     import asyncio
@@ -482,17 +682,26 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     from p2p.errors import P2PError
     from p2p.identity import KnownPeers
     from p2p.invite import Invite
+    from p2p.saved import joined_file
 
     try:
-        invite = Invite.parse(args.invite)
+        invite = Invite.parse(args.invite) if args.invite is not None else _choose_host(args)
     except P2PError as exc:
         return _fail("join", exc, args.json)
+    except KeyboardInterrupt:
+        return _fail("join", InterruptedError(Text(N_("stopped before joining"))), args.json)
     setup = _setup(args, "join", play)
     if isinstance(setup, int):
         return setup
     home, me, name, play_duel = setup
+    try:
+        saved, restored = _saved_match(joined_file(home.unfinished, invite), bool(args.bot))
+    except P2PError as exc:
+        return _fail("join", exc, args.json)
+    if saved is not None:
+        play_duel = _bot_play(args, saved, restored)
 
-    yes_words = {"y", "yes", *_tr(N_("y yes")).lower().split()}
+    yes_words = _yes_words()
 
     async def decide(terms: Terms, host_name: str) -> bool:
         _say(Text(N_("{name} proposes {terms}."), name=host_name, terms=_describe(terms)))
@@ -502,11 +711,23 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         answer = await asyncio.to_thread(input, _tr(N_("Accept these rules? [y/N] ")))
         return answer.strip().lower() in yes_words
 
+    def asked(code: str) -> None:
+        template = N_(
+            "Waiting for the host to let you in; compare the verification code {code} with the host's screen"
+        )
+        _say(Text(template, code=code))
+
     async def main() -> Report:
         where = ", ".join(f"{host} port {port}" for host, port in invite.addresses)
         _say(Text(N_("Connecting to {addresses}…"), addresses=where))
         start = time.monotonic()
-        channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide)
+        if restored is not None:  # the same host and terms, redialed until it answers
+            _say_continuing(restored)
+            session = restored.session
+            redial = Redial(invite, me, session.names[session.seat], KnownPeers(home.peers_file), session)
+            channel = await _back(redial, restored, args.timeout)
+            return await play_duel(channel, session, me, home, redial)
+        channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide, asked=asked)
         handshaken = time.monotonic()
         _flush()  # before a full screen takes the terminal
         report = await play_duel(
@@ -516,4 +737,4 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         report.timing["match_s"] = round(time.monotonic() - handshaken, 3)
         return report
 
-    return _run_to_end("join", main(), args.json)
+    return _run_to_end("join", main(), args.json, saved)
