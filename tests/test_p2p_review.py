@@ -1,0 +1,222 @@
+"""An adversarial review of protocol 3: hostile peers speaking the protocol and deviating at one point.
+
+Each test is one attack. Those that once succeeded are named after the flaw and pass since
+its fix; the others are regression tests of an attack the protocol already stops, each
+naming in its docstring the check whose removal would make it fail. No sockets: the
+handshake machines, the sealer, the admission decisions and ``verify`` are fed directly.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from p2p.admission import Admission, source_of
+from p2p.channel import Sealer
+from p2p.errors import (
+    BadHandshakeSignature,
+    HandshakeError,
+    IdentityChanged,
+    InviteRefused,
+    SchemaError,
+    TamperedFrame,
+)
+from p2p.handshake import HostHandshake, SessionKeys
+from p2p.identity import KnownPeers, skeleton
+from p2p.invite import new_secret
+from p2p.messages import Confirm, Confirmed, Resume, parse
+from p2p.wire import encode
+from tests import test_p2p_evidence as evidence
+from tests.test_p2p_evidence import _final_of, _forged, _proves_nothing, _rows
+from tests.test_p2p_handshake import TERMS, Pair, _identity, _sent
+
+duelists, record = evidence.duelists, evidence.record  # the fixtures: an honest two-game record
+
+# ------------------------------------------------------------------ flaws found (fixed)
+
+
+def test_player_1s_genuine_final_where_player_0s_is_due_proves_nothing(record: Path) -> None:
+    """Flaw: ann (player 0) lost; she cuts her record after the last move, drops her own final and
+    keeps bob's genuine final as "evidence". It is signed by bob and bound to this match where
+    the record stops (``transcript = T_end``), and applying it there fails — "player 1 sent a
+    'final' while player 0's was due" — so verify used to endorse it as proof of cheating. But
+    finals are not links: bob's signature covers ``T_end``, not ann's final, so the record cannot
+    show which final came first, and an honest bob signs exactly this message. Fixed in
+    ``Match.violation``: a final over the current transcript while finals are due proves nothing."""
+    rows = _rows(record)
+    cut = next(i for i, row in enumerate(rows) if row.get("by") == 0 and row["link"]["t"] == "final")  # type: ignore[index]
+    _proves_nothing(_forged(rows, cut, _final_of(record, 1)))
+
+
+@pytest.mark.parametrize(
+    "invisible",
+    ["\ufe0f", "\u034f", "\u3164", "\uffa0", "\u115f", "\u17b4", "\u180b", "\U000e0100"],
+    ids=[
+        "variation-selector",
+        "grapheme-joiner",
+        "hangul-filler",
+        "halfwidth-filler",
+        "choseong-filler",
+        "khmer-inherent",
+        "mongolian-fvs",
+        "variation-selector-supplement",
+    ],
+)
+def test_an_invisible_character_does_not_make_a_new_name(tmp_path: Path, invisible: str) -> None:
+    """Flaw: Unicode's default-ignorable code points that Python calls printable (variation
+    selectors, the combining grapheme joiner, Hangul fillers…) pass the name schema and render as
+    nothing, so "bob" + U+FE0F looked exactly like bob but was a new name: another key bound it with
+    no warning. TR39's skeleton removes default ignorables; so does :func:`skeleton` now."""
+    name = "bob" + invisible
+    parse({"t": "hello", "proto": 3, "program": "x", "name": name, "eph": bytes(32)})  # the schema lets it in
+    assert skeleton(name) == skeleton("bob")
+    peers = KnownPeers(tmp_path / "peers.json")
+    peers.check("bob", _identity().public)
+    with pytest.raises(IdentityChanged, match="looks like bob"):
+        peers.check(name, _identity().public)
+
+
+def test_a_schema_error_never_repeats_a_peers_control_characters() -> None:
+    """Flaw: a hostile hello with an extra field named ``ESC ] 0 ; … BEL CSI 2 J`` made the host's
+    refusal text (its log, its status line, a record's note) carry the raw escape sequence. The
+    interface's ``printable`` caught it; now the protocol's own error quotes field names (repr)."""
+    with pytest.raises(SchemaError) as caught:
+        parse(
+            {
+                "t": "hello",
+                "proto": 3,
+                "program": "x",
+                "name": "bob",
+                "eph": bytes(32),
+                "\x1b]0;x\x07\x9b2J": 1,
+            }
+        )
+    assert str(caught.value).isprintable()
+
+
+# ------------------------------------------------------------ attacks the protocol stops
+
+
+def test_an_offer_replayed_from_an_earlier_session_is_refused(tmp_path: Path) -> None:
+    """Mallory recorded the host's offer to an earlier joiner and plays host to a new one: the
+    fingerprint matches, but the offer's signature covers ``T1`` with the earlier joiner's hello
+    (its fresh ``eph``). Check: :func:`check_signatures` on the offer in ``JoinerHandshake.offered``."""
+    earlier = Pair(tmp_path)
+    old_offer = earlier.to_offer()
+    later = Pair(tmp_path)
+    later.ann = earlier.ann
+    from p2p.handshake import JoinerHandshake
+
+    joiner = JoinerHandshake(later.bob, "bob", earlier.ann.fingerprint, earlier.secret, later.join_known)
+    joiner.start()
+    with pytest.raises(BadHandshakeSignature):
+        joiner.offered(old_offer)
+    assert joiner.offer is None and later.join_known.load() == {}
+
+
+def test_a_knock_recorded_at_another_host_run_gets_no_offer(tmp_path: Path) -> None:
+    """A hello and knock recorded while the host ran before (another invite) are replayed to the
+    host's new run, whose ``seen`` set is empty: the knock's MAC is under the old secret.
+    Check: the proof in ``HostHandshake._knock`` (``mac_ok`` under this run's secret)."""
+    pair = Pair(tmp_path)
+    hello, knock = _sent(pair.joiner.start())
+    rerun = HostHandshake(pair.ann, "ann", TERMS, new_secret())
+    rerun.receive(hello)
+    with pytest.raises(InviteRefused):
+        rerun.receive(knock)
+    assert rerun.offer is None and rerun.refusal is not None and rerun.refusal.reason == "invite"
+
+
+def test_the_hosts_own_offer_reflected_back_is_not_a_hello(tmp_path: Path) -> None:
+    """Reflection in clear: the host's offer sent back as the first message of a connection (it
+    carries every hello field and more) is refused unanswered. Check: ``expect(…, Hello)``."""
+    offer = Pair(tmp_path).to_offer()
+    host = HostHandshake(_identity(), "ann", TERMS, new_secret())
+    with pytest.raises(SchemaError):
+        host.receive(offer)
+    assert host.hello is None and host.refusal is None
+
+
+def test_a_sealed_frame_reflected_to_its_sender_does_not_open() -> None:
+    """Reflection sealed: the host's ``confirmed`` (sealed under ``k_HJ``, counter 0) sent back to
+    the host where the joiner's ``confirm`` is due (counter 0 too). Check: one key per direction —
+    ``SessionKeys.derive`` gives ``k_HJ`` and ``k_JH`` from different parts of the HKDF output."""
+    keys = SessionKeys.derive(bytes(range(32)), new_secret(), bytes(32))
+    host = Sealer(keys.host_to_joiner, keys.joiner_to_host)
+    own = host.seal(encode(Confirmed(mac=bytes(32)).to_wire()))
+    with pytest.raises(TamperedFrame):
+        host.open(own)
+
+
+def test_a_confirm_sealed_for_an_earlier_session_does_not_open(tmp_path: Path) -> None:
+    """A recorded ``confirm`` of an earlier session of the same joiner, replayed as the first
+    sealed frame of a new one: every session has fresh ephemeral keys, so fresh direction keys
+    (nonces restart at 0 under a new key). Check: the X25519 shared secret in the key schedule."""
+    secret = new_secret()
+    keys = [SessionKeys.derive(_identity().public, secret, bytes(32)) for _ in range(2)]
+    earlier = Sealer(keys[0].joiner_to_host, keys[0].host_to_joiner)
+    recorded = earlier.seal(encode(Confirm(nonce=bytes(32), mac=bytes(32)).to_wire()))
+    with pytest.raises(TamperedFrame):
+        Sealer(keys[1].host_to_joiner, keys[1].joiner_to_host).open(recorded)
+
+
+def test_a_resume_claim_before_the_confirmation_is_refused_and_binds_nothing(tmp_path: Path) -> None:
+    """A joiner (or anyone with the secret) skips the key confirmation and opens its sealed stream
+    with a resume claim: the host has no session, so there is nothing to resume and no seat.
+    Check: ``expect(…, Confirm)`` in ``HostHandshake._confirm``."""
+    pair = Pair(tmp_path)
+    pair.joiner.offered(pair.to_offer())
+    accept = _sent(pair.joiner.accept())[0]
+    pair.host.receive(accept)
+    with pytest.raises(SchemaError):
+        pair.host.receive(Resume(root=bytes(32), links=0, transcript=bytes(32), sig=bytes(64)))
+    assert pair.host.session is None and pair.host_known.load() == {}
+
+
+def test_a_knock_changed_by_someone_holding_the_secret_fails_the_confirmation(tmp_path: Path) -> None:
+    """Someone who has the invite (a leaked secret) relays bob's handshake but replaces the knock's
+    commitment with one of their own, to steer the verification code. The host then holds another
+    commitment than bob's nonce. Check: ``H("code-nonce", nonce) == knock.commit`` in ``_confirm``."""
+    from p2p.crypto import tagged_hash
+    from p2p.handshake import knock_proof
+    from p2p.messages import Knock
+
+    pair = Pair(tmp_path)
+    hello, _ = _sent(pair.joiner.start())
+    commit = tagged_hash("code-nonce", bytes(32))
+    out = _sent(pair.host.receive(hello)) + _sent(
+        pair.host.receive(Knock(proof=knock_proof(pair.secret, pair.joiner.hello, commit), commit=commit))
+    )
+    pair.joiner.offered(out[0])
+    accept, confirm = _sent(pair.joiner.accept())
+    pair.host.receive(accept)
+    with pytest.raises(HandshakeError, match="key confirmation failed"):
+        pair.host.receive(confirm)
+    assert pair.host.session is None
+
+
+@pytest.mark.parametrize(
+    ("address", "source"),
+    [
+        ("2001:DB8:0:1::5", "2001:db8:0:1::/64"),
+        ("2001:db8:0:1:ffff:ffff:ffff:ffff", "2001:db8:0:1::/64"),
+        ("fe80::1%eth0", "fe80::/64"),
+        ("::ffff:192.0.2.7", "192.0.2.7"),
+        ("0:0:0:0:0:ffff:c000:0207", "192.0.2.7"),
+    ],
+)
+def test_one_source_however_its_address_is_written(address: str, source: str) -> None:
+    """A flooder varying the interface half of its /64 or writing its IPv4 address mapped into
+    IPv6 stays one source. Check: :func:`source_of` (the /64, ``ipv4_mapped``)."""
+    assert source_of(address) == source
+
+
+def test_a_flood_from_other_sources_never_takes_the_reserved_slot() -> None:
+    """The playing joiner's source keeps its slot while strangers from many /64s fill the pool again
+    and again. Check: ``Admission.arrive`` drops the oldest unproven handshake *not* from the reserved source."""
+    admission = Admission(reserved=source_of("2001:db8:0:1::5"))
+    assert admission.arrive("bob", source_of("2001:db8:0:1::5")) == []
+    for n in range(200):
+        assert admission.arrive(n, source_of(f"2001:db8:1:{n}::9")) is not None
+    assert "bob" in admission and len(admission) == 16
