@@ -2,16 +2,17 @@
 
 :class:`Admission` bounds the handshakes in progress: at most
 :data:`MAX_PENDING` that have not proven the invite secret, at most
-:data:`MAX_PER_SOURCE` of those from one source (an IPv4 address, an IPv6 /64),
-the oldest unproven one making room when the pool is full. A handshake that
-proved the secret is never evicted, and the source the playing peer last came
-from has a reserved slot: its newest connection replaces its oldest instead of
-being refused. :class:`RefusalLog` turns refusals into at most one line per
+:data:`MAX_PER_SOURCE` of those from one source (an IPv4 address, an IPv6 /64);
+when the pool is full, the oldest unproven one of the source holding the most
+makes room. A handshake that proved the secret is never evicted, and the source
+the playing peer last came from has a reserved slot: its newest connection
+replaces its oldest instead of being refused. :class:`RefusalLog` turns refusals into at most one line per
 interval. Neither does any I/O (docs/protocol.md, "Admission").
 """
 
 from __future__ import annotations
 
+import collections
 import ipaddress
 from collections.abc import Hashable
 from dataclasses import dataclass, field
@@ -59,8 +60,10 @@ class Admission:
                 return None
             drop.append(mine[0])
         elif len(unproven) >= self.max_pending:
-            others = [k for k, s in unproven if s != self.reserved]
-            drop.append(others[0] if others else unproven[0][0])
+            others = [(k, s) for k, s in unproven if s != self.reserved] or unproven
+            crowd = collections.Counter(s for _, s in others)
+            # the oldest of the source holding the most: a flood makes room out of itself
+            drop.append(next(k for k, s in others if crowd[s] == max(crowd.values())))
         for k in drop:
             del self._pending[k]
         self._pending[key] = (source, False)

@@ -220,3 +220,16 @@ def test_a_flood_from_other_sources_never_takes_the_reserved_slot() -> None:
     for n in range(200):
         assert admission.arrive(n, source_of(f"2001:db8:1:{n}::9")) is not None
     assert "bob" in admission and len(admission) == 16
+
+
+def test_a_burst_from_four_addresses_cannot_evict_the_friend_before_its_knock_is_read() -> None:
+    """Flaw: the friend's connection is unproven until its knock has been read, one event-loop turn
+    or a round trip after it was accepted. 16 connections from just 4 addresses arriving meanwhile
+    (one accept batch) dropped it, the oldest unproven one, so a sustained flood from 4 machines kept
+    the friend out. Now the pool makes room from the source holding the most pending handshakes
+    (oldest first there): a flood must come from at least 16 sources to push anyone else out."""
+    admission = Admission()
+    admission.arrive("friend", source_of("198.51.100.7"))
+    for n in range(64):
+        admission.arrive(n, source_of(f"192.0.2.{n % 4}"))
+    assert "friend" in admission and len(admission) == 16
