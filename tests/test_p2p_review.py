@@ -25,6 +25,7 @@ from p2p.errors import (
 from p2p.handshake import HostHandshake, SessionKeys
 from p2p.identity import KnownPeers, skeleton
 from p2p.invite import new_secret
+from p2p.liveness import Liveness, Patience
 from p2p.messages import Confirm, Confirmed, Resume, parse
 from p2p.wire import encode
 from tests import test_p2p_evidence as evidence
@@ -233,3 +234,21 @@ def test_a_burst_from_four_addresses_cannot_evict_the_friend_before_its_knock_is
     for n in range(64):
         admission.arrive(n, source_of(f"192.0.2.{n % 4}"))
     assert "friend" in admission and len(admission) == 16
+
+
+def test_the_host_is_not_awarded_the_absence_of_a_joiner_that_could_claim_its_stall() -> None:
+    """Flaw (a double award): the host's player thinks past the limit while connected; the joiner
+    claims the stall (awarding itself the game) and sends ``abort forfeit``, but the line drops with
+    that frame (a cut, or someone on the path who drops it and resets the connection). The host
+    never reads the claim, sees the joiner away past the limit and, by rule 1, was awarded the same
+    game. Now a line lost while we had owed our link long enough for a stall claim makes the host's
+    later absence claim award nothing (``Liveness.lost``; ``Duel._resume`` calls it)."""
+    patience = Patience(silent_after=6, forfeit_after=180, claim_grace=10)
+    clock = Liveness(patience, host=True, now=0.0)
+    clock.owe(5.0)
+    clock.lost(190.0)  # owed 185 s on a live connection: the joiner may have claimed
+    assert not clock.absence_awards
+    clock.connected(200.0)  # it came back: it had not claimed
+    assert clock.absence_awards
+    clock.lost(260.0)  # owed only 60 s on this connection: no stall claim was possible
+    assert clock.absence_awards
