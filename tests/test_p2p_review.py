@@ -14,20 +14,23 @@ import pytest
 
 from p2p.admission import Admission, source_of
 from p2p.channel import Sealer
+from p2p.crypto import sign, tagged_hash
 from p2p.errors import (
     BadHandshakeSignature,
     HandshakeError,
     IdentityChanged,
     InviteRefused,
+    MalformedFrame,
+    P2PError,
     SchemaError,
     TamperedFrame,
 )
-from p2p.handshake import HostHandshake, SessionKeys
-from p2p.identity import KnownPeers, skeleton
+from p2p.handshake import HostHandshake, JoinerHandshake, SessionKeys, knock_proof, session_id
+from p2p.identity import KnownPeers, load_identity, skeleton
 from p2p.invite import new_secret
 from p2p.liveness import Liveness, Patience
-from p2p.messages import Confirm, Confirmed, Resume, parse
-from p2p.wire import encode
+from p2p.messages import Accept, Confirm, Confirmed, Hello, Knock, Resume, parse
+from p2p.wire import decode, encode
 from tests import test_p2p_evidence as evidence
 from tests.test_p2p_evidence import _final_of, _forged, _proves_nothing, _rows
 from tests.test_p2p_handshake import TERMS, Pair, _identity, _sent
@@ -107,8 +110,6 @@ def test_an_offer_replayed_from_an_earlier_session_is_refused(tmp_path: Path) ->
     old_offer = earlier.to_offer()
     later = Pair(tmp_path)
     later.ann = earlier.ann
-    from p2p.handshake import JoinerHandshake
-
     joiner = JoinerHandshake(later.bob, "bob", earlier.ann.fingerprint, earlier.secret, later.join_known)
     joiner.start()
     with pytest.raises(BadHandshakeSignature):
@@ -179,10 +180,6 @@ def test_a_knock_changed_by_someone_holding_the_secret_fails_the_confirmation(tm
     """Someone who has the invite (a leaked secret) relays bob's handshake but replaces the knock's
     commitment with one of their own, to steer the verification code. The host then holds another
     commitment than bob's nonce. Check: ``H("code-nonce", nonce) == knock.commit`` in ``_confirm``."""
-    from p2p.crypto import tagged_hash
-    from p2p.handshake import knock_proof
-    from p2p.messages import Knock
-
     pair = Pair(tmp_path)
     hello, _ = _sent(pair.joiner.start())
     commit = tagged_hash("code-nonce", bytes(32))
@@ -252,3 +249,37 @@ def test_the_host_is_not_awarded_the_absence_of_a_joiner_that_could_claim_its_st
     assert clock.absence_awards
     clock.lost(260.0)  # owed only 60 s on this connection: no stall claim was possible
     assert clock.absence_awards
+
+
+def test_a_deep_nesting_bomb_gets_a_reason_not_an_empty_one() -> None:
+    """A 16 KiB frame of nested one-element arrays: refused, and the refusal says why (msgpack's
+    depth error has an empty message). Check: ``decode`` names the error's type when it says nothing."""
+    with pytest.raises(MalformedFrame) as caught:
+        decode(b"\x91" * 16000)
+    assert not str(caught.value).endswith("()")
+
+
+def test_a_degenerate_ephemeral_key_is_refused_before_any_key_is_used(tmp_path: Path) -> None:
+    """A joiner holding the secret sends a low-order X25519 point (all zeros) as its ``eph``, so that
+    the shared secret is known to anyone: the host refuses the key exchange. Check: ``_exchange``
+    turning the all-zero result (``ValueError``) into :class:`HandshakeError`."""
+    pair = Pair(tmp_path)
+    hello = Hello(proto=3, program="x", name="mallory", eph=bytes(32))
+    commit = tagged_hash("code-nonce", bytes(32))
+    pair.host.receive(hello)
+    (offer,) = _sent(pair.host.receive(Knock(proof=knock_proof(pair.secret, hello, commit), commit=commit)))
+    unsigned = Accept(key=pair.bob.public, sig=bytes(64))
+    accept = unsigned.with_sig(sign(pair.bob.key, "accept-sig", session_id(hello, offer, unsigned)))  # type: ignore[arg-type]
+    with pytest.raises(HandshakeError, match="degenerate"):
+        pair.host.receive(accept)
+    assert pair.host.session is None
+
+
+def test_an_identity_key_readable_by_others_is_refused(tmp_path: Path) -> None:
+    """A key file that others may read is not used (they could be anyone's player).
+    Check: the mode test in ``load_identity``."""
+    path = tmp_path / "identity.key"
+    load_identity(path)
+    path.chmod(0o640)
+    with pytest.raises(P2PError, match="readable by others"):
+        load_identity(path)
