@@ -29,11 +29,13 @@ from p2p.handshake import HostHandshake, JoinerHandshake, SessionKeys, knock_pro
 from p2p.identity import KnownPeers, load_identity, skeleton
 from p2p.invite import new_secret
 from p2p.liveness import Liveness, Patience
-from p2p.messages import Accept, Confirm, Confirmed, Hello, Knock, Resume, parse
+from p2p.messages import Accept, Bye, Confirm, Confirmed, Hello, Knock, Message, Rematch, Resume, parse
 from p2p.wire import decode, encode
 from tests import test_p2p_evidence as evidence
 from tests.test_p2p_evidence import _final_of, _forged, _proves_nothing, _rows
 from tests.test_p2p_handshake import TERMS, Pair, _identity, _sent
+from tests.test_p2p_helpers import run
+from tests.test_p2p_leaving import _joiner_leaves
 
 duelists, record = evidence.duelists, evidence.record  # the fixtures: an honest two-game record
 
@@ -283,3 +285,23 @@ def test_an_identity_key_readable_by_others_is_refused(tmp_path: Path) -> None:
     path.chmod(0o640)
     with pytest.raises(P2PError, match="readable by others"):
         load_identity(path)
+
+
+@pytest.mark.parametrize(
+    "deviation",
+    [
+        Bye(),  # "I hold the whole match": a lie before the end
+        Rematch(want=True),
+        Resume(root=bytes(32), links=1, transcript=bytes(32), sig=bytes(64)),  # a claim on a live line
+    ],
+    ids=["bye", "rematch", "resume"],
+)
+def test_a_message_out_of_place_mid_match_is_the_peers_violation(tmp_path: Path, deviation: Message) -> None:
+    """A joiner holding the deal sends, sealed and mid-game, a message that has no place there: a
+    ``bye`` (which would let it leave with the host waiting in vain), a ``rematch`` or a ``resume``
+    claim outside a reconnection. The host ends the match as a cheat and keeps the game. Checks:
+    ``Duel._heard`` (a ``bye`` before the end; anything but a link), ``Match.apply`` (a claim
+    is not the link due)."""
+    end, awarded, note = run(_joiner_leaves(tmp_path, "moves", deviation))  # type: ignore[arg-type]
+    assert (end, awarded) == ("cheat", 0)
+    assert note["end"] == "cheat" and note["winner"] == 0 and note["by"] == 1
