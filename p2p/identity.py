@@ -90,14 +90,27 @@ def skeleton(name: str) -> str:
 
     Unicode TR39's idea on the data of ``confusable-homoglyphs`` (Unicode's confusables
     table): compatibility forms folded (NFKC), invisible (default-ignorable) characters removed,
-    case folded, and each non-ASCII character that has an ASCII look-alike replaced by it, so
-    that "b\\u043eb" (a Cyrillic o), "bob\\ufe0f" (a variation selector) and "Bob" are all "bob".
+    case folded, each non-ASCII character that has an ASCII look-alike replaced by it, and the
+    ASCII look-alikes of :data:`_ASCII_LOOK_ALIKES` made one, so that "b\\u043eb" (a Cyrillic
+    o), "bob\\ufe0f" (a variation selector), "b0b" and "Bob" are all "bob".
 
-    >>> skeleton("b\u043eb") == skeleton("bob\ufe0f") == skeleton("Bob") == "bob"
+    >>> skeleton("b\u043eb") == skeleton("bob\ufe0f") == skeleton("b0b") == skeleton("Bob") == "bob"
     True
     """
-    folded = _INVISIBLE.sub("", unicodedata.normalize("NFKC", name)).casefold()
-    return _latin_look_alikes(_latin_look_alikes(folded).casefold()).casefold()
+    visible = _INVISIBLE.sub("", unicodedata.normalize("NFKC", name))
+    shape = _ascii_look_alikes(_latin_look_alikes(visible))  # before case folding: "I" is "l"
+    return _ascii_look_alikes(_latin_look_alikes(shape.casefold())).casefold()
+
+
+_ASCII_LOOK_ALIKES = (("rn", "m"), ("I", "l"), ("1", "l"), ("|", "l"), ("0", "O"))
+"""ASCII spellings that TR39's confusables table gives one skeleton (``rn`` and ``m``, capital
+``I``, ``1``, ``|`` and ``l``, ``0`` and ``O``): "AIice" and "rnallory" are Alice and mallory."""
+
+
+def _ascii_look_alikes(text: str) -> str:
+    for look_alike, letter in _ASCII_LOOK_ALIKES:
+        text = text.replace(look_alike, letter)
+    return text
 
 
 def _latin_look_alikes(text: str) -> str:

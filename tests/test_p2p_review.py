@@ -305,3 +305,16 @@ def test_a_message_out_of_place_mid_match_is_the_peers_violation(tmp_path: Path,
     end, awarded, note = run(_joiner_leaves(tmp_path, "moves", deviation))  # type: ignore[arg-type]
     assert (end, awarded) == ("cheat", 0)
     assert note["end"] == "cheat" and note["winner"] == 0 and note["by"] == 1
+
+
+@pytest.mark.parametrize(
+    ("known", "look_alike"), [("mallory", "rnallory"), ("Alice", "AIice"), ("bob", "b0b"), ("will", "wi1l")]
+)
+def test_ascii_look_alikes_of_a_known_name_meet_its_key(tmp_path: Path, known: str, look_alike: str) -> None:
+    """Flaw: the skeleton mapped only non-ASCII look-alikes, so "rnallory" (r, n) or "AIice" (a
+    capital i) were new names, though TR39's confusables give them the skeletons of "mallory" and
+    "Alice". Check: :data:`p2p.identity._ASCII_LOOK_ALIKES` in :func:`skeleton`."""
+    peers = KnownPeers(tmp_path / "peers.json")
+    peers.check(known, _identity().public)
+    with pytest.raises(IdentityChanged, match="looks like"):
+        peers.check(look_alike, _identity().public)
