@@ -3,8 +3,8 @@
 :class:`Admission` bounds the handshakes in progress: at most
 :data:`MAX_PENDING` that have not proven the invite secret, at most
 :data:`MAX_PER_SOURCE` of those from one source (an IPv4 address, an IPv6 /64);
-when the pool is full, the oldest unproven one of the source holding the most
-makes room. A handshake that proved the secret is never evicted, and the source
+when the pool is full, the oldest unproven one of the network (IPv4 /24, IPv6
+/48) holding the most makes room. A handshake that proved the secret is never evicted, and the source
 the playing peer last came from has a reserved slot: its newest connection
 replaces its oldest instead of being refused. :class:`RefusalLog` turns refusals into at most one line per
 interval. Neither does any I/O (docs/protocol.md, "Admission").
@@ -39,6 +39,16 @@ def source_of(address: str) -> str:
     return str(ip)
 
 
+def network_of(source: str) -> str:
+    """The network a :func:`source_of` source belongs to, for choosing whom a full pool drops: its
+    IPv4 /24 or IPv6 /48 (what one machine or site can cheaply hold many addresses of)."""
+    try:
+        network = ipaddress.ip_network(source, strict=False)
+    except ValueError:
+        return source
+    return str(network.supernet(new_prefix=24 if network.version == 4 else 48))
+
+
 @dataclass
 class Admission:
     """The pending handshakes, by a key per connection, and which to drop for a new one."""
@@ -61,9 +71,9 @@ class Admission:
             drop.append(mine[0])
         elif len(unproven) >= self.max_pending:
             others = [(k, s) for k, s in unproven if s != self.reserved] or unproven
-            crowd = collections.Counter(s for _, s in others)
-            # the oldest of the source holding the most: a flood makes room out of itself
-            drop.append(next(k for k, s in others if crowd[s] == max(crowd.values())))
+            crowd = collections.Counter(network_of(s) for _, s in others)
+            # the oldest of the network holding the most: a flood makes room out of itself
+            drop.append(next(k for k, s in others if crowd[network_of(s)] == max(crowd.values())))
         for k in drop:
             del self._pending[k]
         self._pending[key] = (source, False)

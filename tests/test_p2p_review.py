@@ -318,3 +318,19 @@ def test_ascii_look_alikes_of_a_known_name_meet_its_key(tmp_path: Path, known: s
     peers.check(known, _identity().public)
     with pytest.raises(IdentityChanged, match="looks like"):
         peers.check(look_alike, _identity().public)
+
+
+@pytest.mark.parametrize(
+    ("friend", "flood"),
+    [("2001:db8:9::7", "2001:db8:1:{n:x}::9"), ("198.51.100.7", "192.0.2.{n}")],
+    ids=["64s-of-one-48", "addresses-of-one-24"],
+)
+def test_a_burst_from_many_addresses_of_one_network_cannot_evict_the_friend(friend: str, flood: str) -> None:
+    """The burst above, from 64 /64s of one /48 (or 64 addresses of one IPv4 /24), which one hosting
+    account holds: each /64 is its own source (its own share), but the pool makes room out of the
+    network holding the most. Check: :func:`p2p.admission.network_of` in ``Admission.arrive``."""
+    admission = Admission()
+    admission.arrive("friend", source_of(friend))
+    for n in range(64):
+        admission.arrive(n, source_of(flood.format(n=n)))
+    assert "friend" in admission and len(admission) == 16
