@@ -8,6 +8,7 @@ handshake machines, the sealer, the admission decisions and ``verify`` are fed d
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,9 @@ from p2p.handshake import HostHandshake, JoinerHandshake, SessionKeys, knock_pro
 from p2p.identity import KnownPeers, load_identity, skeleton
 from p2p.invite import new_secret
 from p2p.liveness import Liveness, Patience
+from p2p.match import Match
 from p2p.messages import Accept, Bye, Confirm, Confirmed, Hello, Knock, Message, Rematch, Resume, parse
+from p2p.record import RecordWriter, verify
 from p2p.wire import decode, encode
 from tests import test_p2p_evidence as evidence
 from tests.test_p2p_evidence import _final_of, _forged, _proves_nothing, _rows
@@ -334,3 +337,41 @@ def test_a_burst_from_many_addresses_of_one_network_cannot_evict_the_friend(frie
     for n in range(64):
         admission.arrive(n, source_of(flood.format(n=n)))
     assert "friend" in admission and len(admission) == 16
+
+
+def test_a_failed_append_leaves_no_torn_line_in_the_record(
+    duelists: evidence.Duelists, record: Path, tmp_path: Path
+) -> None:
+    """The disk fills up in the middle of appending a link: half a line reaches the file, then the
+    write fails. Once there is room again the link is appended whole and the record verifies, with
+    no torn line in the middle. Check: ``file.truncate(size)`` in ``RecordWriter.append``."""
+    links, session = evidence.played[record].links, duelists.first
+    match = Match(session.session_id, session.keys, session.terms.rules, session.terms.games)
+    writer = RecordWriter(tmp_path, session, match)
+    for by, link in links[:5]:
+        match.apply(link, by)
+        writer.append(match)
+    real = writer._file
+    assert real is not None
+
+    class DiskFull:
+        def __getattr__(self, name: str) -> object:
+            return getattr(real, name)
+
+        def write(self, data: bytes) -> int:
+            assert real is not None
+            real.write(data[: len(data) // 2])
+            real.flush()
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    writer._file = DiskFull()  # type: ignore[assignment]
+    match.apply(links[5][1], links[5][0])
+    with pytest.raises(OSError):
+        writer.append(match)
+    writer._file = real
+    for by, link in links[6:10]:
+        match.apply(link, by)
+    writer.append(match)
+    writer.close()
+    verified = verify(writer.path.read_text())
+    assert len(verified.match.links) == 10 and not verified.truncated
