@@ -2,13 +2,14 @@
 
 :class:`Admission` bounds the handshakes in progress: at most
 :data:`MAX_PENDING` that have not proven the invite secret, at most
-:data:`MAX_PER_SOURCE` of those from one source (an IPv4 address, an IPv6 /64),
-the oldest unproven one making room when the pool is full. A handshake that
-proved the secret is never evicted, and the source the playing peer last came
-from has a reserved slot: its newest connection replaces its oldest instead of
-being refused. :class:`Approvals` bounds the questions a LAN knock puts to the
-host's person: one at a time, a few per source, none for a source once declined,
-a few in all. :class:`RefusalLog` turns refusals into at most one line per
+:data:`MAX_PER_SOURCE` of those from one source (an IPv4 address, an IPv6 /64);
+when the pool is full, the oldest unproven one of the network (IPv4 /24, IPv6
+/48) holding the most makes room. A handshake that proved the secret is never
+evicted, and the source the playing peer last came from has a reserved slot: its
+newest connection replaces its oldest instead of being refused. :class:`Approvals`
+bounds the questions a LAN knock puts to the host's person: one at a time, a few
+per source, none for a source once declined, a few in all. :class:`RefusalLog`
+turns refusals into at most one line per
 interval. Neither does any I/O (docs/protocol.md, "Admission").
 """
 
@@ -51,6 +52,16 @@ def source_of(address: str) -> str:
     return str(ip)
 
 
+def network_of(source: str) -> str:
+    """The network a :func:`source_of` source belongs to, for choosing whom a full pool drops: its
+    IPv4 /24 or IPv6 /48 (what one machine or site can cheaply hold many addresses of)."""
+    try:
+        network = ipaddress.ip_network(source, strict=False)
+    except ValueError:
+        return source
+    return str(network.supernet(new_prefix=24 if network.version == 4 else 48))
+
+
 @dataclass
 class Admission:
     """The pending handshakes, by a key per connection, and which to drop for a new one."""
@@ -72,8 +83,10 @@ class Admission:
                 return None
             drop.append(mine[0])
         elif len(unproven) >= self.max_pending:
-            others = [k for k, s in unproven if s != self.reserved]
-            drop.append(others[0] if others else unproven[0][0])
+            others = [(k, s) for k, s in unproven if s != self.reserved] or unproven
+            crowd = collections.Counter(network_of(s) for _, s in others)
+            # the oldest of the network holding the most: a flood makes room out of itself
+            drop.append(next(k for k, s in others if crowd[network_of(s)] == max(crowd.values())))
         for k in drop:
             del self._pending[k]
         self._pending[key] = (source, False)

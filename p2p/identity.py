@@ -24,6 +24,7 @@ p2p.errors.IdentityChanged: 'b\u043eb' looks like bob, whose identity key is ...
 from __future__ import annotations
 
 import json
+import re
 import stat
 import unicodedata
 from dataclasses import dataclass
@@ -74,18 +75,42 @@ def load_identity(path: Path) -> Identity:
     return Identity.from_key(Ed25519PrivateKey.from_private_bytes(raw))
 
 
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff]"
+)
+"""Unicode's default-ignorable code points (DerivedCoreProperties.txt): shown as nothing, so a
+name with them looks like the name without (TR39's skeleton removes them). Several are printable
+in Python's sense (variation selectors, the grapheme joiner, Hangul fillers), so names may hold them."""
+
+
 def skeleton(name: str) -> str:
     """What ``name`` looks like: two names with one skeleton are the same name to a reader.
 
     Unicode TR39's idea on the data of ``confusable-homoglyphs`` (Unicode's confusables
-    table): compatibility forms folded (NFKC), case folded, and each non-ASCII character that
-    has an ASCII look-alike replaced by it, so that "b\\u043eb" (a Cyrillic o) and "Bob" are both "bob".
+    table): compatibility forms folded (NFKC), invisible (default-ignorable) characters removed,
+    case folded, each non-ASCII character that has an ASCII look-alike replaced by it, and the
+    ASCII look-alikes of :data:`_ASCII_LOOK_ALIKES` made one, so that "b\\u043eb" (a Cyrillic
+    o), "bob\\ufe0f" (a variation selector), "b0b" and "Bob" are all "bob".
 
-    >>> skeleton("b\u043eb") == skeleton("Bob") == "bob"
+    >>> skeleton("b\u043eb") == skeleton("bob\ufe0f") == skeleton("b0b") == skeleton("Bob") == "bob"
     True
     """
-    folded = unicodedata.normalize("NFKC", name).casefold()
-    return _latin_look_alikes(_latin_look_alikes(folded).casefold()).casefold()
+    visible = _INVISIBLE.sub("", unicodedata.normalize("NFKC", name))
+    shape = _ascii_look_alikes(_latin_look_alikes(visible))  # before case folding: "I" is "l"
+    return _ascii_look_alikes(_latin_look_alikes(shape.casefold())).casefold()
+
+
+_ASCII_LOOK_ALIKES = (("rn", "m"), ("I", "l"), ("1", "l"), ("|", "l"), ("0", "O"))
+"""ASCII spellings that TR39's confusables table gives one skeleton (``rn`` and ``m``, capital
+``I``, ``1``, ``|`` and ``l``, ``0`` and ``O``): "AIice" and "rnallory" are Alice and mallory."""
+
+
+def _ascii_look_alikes(text: str) -> str:
+    for look_alike, letter in _ASCII_LOOK_ALIKES:
+        text = text.replace(look_alike, letter)
+    return text
 
 
 def _latin_look_alikes(text: str) -> str:

@@ -44,15 +44,32 @@ class Liveness:
     def __init__(self, patience: Patience, host: bool, now: float) -> None:
         """``host``: whether this side hosts (only the host is awarded a game for the peer's absence)."""
         self.patience = patience
-        self.absence_awards = host
-        """Whether a claim for the peer's absence gives us the game (docs/protocol.md, "Forfeits")."""
+        self.host = host
         self.live_since = now
         self._owing_since: float | None = None
         self._sent_at = float("-inf")
+        self._stall_claimable = False
+        """Whether the line went down while we had owed our link so long that the peer could claim
+        our stall: its claim may have been lost with the line."""
+
+    @property
+    def absence_awards(self) -> bool:
+        """Whether a claim for the peer's absence gives us the game: only the host's, and not after
+        a line lost while the peer could claim our stall (docs/protocol.md, "Forfeits")."""
+        return self.host and not self._stall_claimable
 
     def connected(self, now: float) -> None:
         """A fresh connection is up: stalls are timed from here on."""
         self.live_since = now
+        self._stall_claimable = False
+
+    def lost(self, now: float) -> None:
+        """The connection went down at ``now``."""
+        owing, patience = self._owing_since, self.patience
+        self._stall_claimable = (
+            owing is not None
+            and now - max(owing, self.live_since) >= patience.forfeit_after - patience.claim_grace
+        )
 
     def owe(self, now: float) -> None:
         """Our own link is due (our player thinks)."""

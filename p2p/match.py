@@ -230,6 +230,8 @@ class Match:
         """
         if (sender, message) in self.links:
             return None
+        if isinstance(message, Final) and (due := self.due()) is not None and due[0] is Final:
+            return None  # finals are not links: no signature shows which of the two came first
         if isinstance(message, Resume):
             return self._equivocation(message, sender)
         trial = copy.deepcopy(self)

@@ -337,7 +337,7 @@ def parse(obj: object) -> Message:
         )
     extra = obj.keys() - names - {"t"}
     if extra:
-        unexpected = ", ".join(sorted(map(str, extra)))[:100]
+        unexpected = ", ".join(sorted(map(repr, extra)))[:100]  # the peer's own words: quoted
         raise SchemaError(Text(N_("{tag}: unexpected fields: {fields}"), tag=tag, fields=unexpected))
     values = {f.name: f.metadata["check"](obj[f.name], f"{tag}.{f.name}") for f in specs if f.name in obj}
     return cls(**values)

@@ -71,7 +71,7 @@ def decode(payload: bytes) -> object:
         ) from None
     except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
         raise MalformedFrame(
-            Text(N_("the frame is not valid msgpack ({error})"), error=exc or type(exc).__name__)
+            Text(N_("the frame is not valid msgpack ({error})"), error=str(exc) or type(exc).__name__)
         ) from None
     if unpacker.tell() != len(payload):
         raise MalformedFrame(
