@@ -23,7 +23,9 @@ def verdict_words(verdict: Verdict, show: Callable[[Move], str] = str) -> str:
         if verdict.better is None:
             return _("estimated {played:+.1f} cards: the best move found").format(played=verdict.best or 0.0)
         return _("estimated {played:+.1f} cards; best found: {move}, {best:+.1f}").format(
-            played=verdict.played if verdict.played is not None else 0.0, move=better, best=verdict.best or 0.0
+            played=verdict.played if verdict.played is not None else 0.0,
+            move=better,
+            best=verdict.best or 0.0,
         )
     if kind == KEPT:
         text = {1: _("kept the win"), 0: _("kept the draw"), -1: _("lost already")}[verdict.before or 0]
@@ -42,14 +44,20 @@ def advice_words(advice: Advice, show: Callable[[Move], str] = str) -> str:
     if advice.forced:
         return _("{move} — the only legal move").format(move=move)
     if advice.value is None:
-        return _("best found: {move}, estimate {cards:+.1f} cards").format(move=move, cards=advice.estimate or 0.0)
+        return _("best found: {move}, estimate {cards:+.1f} cards").format(
+            move=move, cards=advice.estimate or 0.0
+        )
     if advice.value == DRAW:
         return _("{move} — draws (proven)").format(move=move)
     moves = advice.moves or 0
     if advice.value == WIN:
-        text = ngettext("{move} — wins (proven, {count} move)", "{move} — wins (proven, {count} moves)", moves)
+        text = ngettext(
+            "{move} — wins (proven, {count} move)", "{move} — wins (proven, {count} moves)", moves
+        )
     else:
         text = ngettext(
-            "{move} — loses anyway (proven, in {count} move)", "{move} — loses anyway (proven, in {count} moves)", moves
+            "{move} — loses anyway (proven, in {count} move)",
+            "{move} — loses anyway (proven, in {count} moves)",
+            moves,
         )
     return text.format(move=move, count=moves)

@@ -46,7 +46,9 @@ def test_the_verdicts_as_text(record: Path, capsys: pytest.CaptureFixture[str]) 
     assert lines[-1] == f"The analysis is saved as {saved}: 'trumps replay' shows it."
 
 
-def test_the_saved_analysis_reads_back_for_the_replay(record: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_saved_analysis_reads_back_for_the_replay(
+    record: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from cli.analysis_file import analysis_path, load_analysis
 
     assert cli_main.main(["analyze", str(record), "--json", "--seconds", "0.2"]) == 0
