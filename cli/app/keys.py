@@ -27,6 +27,8 @@ class CommandKey:
     name: str
     help: str
     action: Callable[[GameScreen], None]
+    shown: Callable[[GameScreen], bool] | None = None
+    """When the key bar shows it (``None``: always)."""
 
 
 COMMAND_KEYS = (
@@ -38,6 +40,13 @@ COMMAND_KEYS = (
     CommandKey(("f4", "c-o"), N_("Hand"), N_("hide or show the opponent's hand"), GameScreen.toggle_opponent),
     CommandKey(
         ("f5", "c-n"), N_("New"), N_("deal a new game (asks first in the middle of one)"), GameScreen.new_game
+    ),
+    CommandKey(
+        ("f6",),
+        N_("Analysis"),
+        N_("after a game: the coach's verdict on each of your moves (←/→ go through the mistakes)"),
+        GameScreen.analyze,
+        lambda screen: screen.flow.game is not None and screen.flow.game.result is not None,
     ),
     CommandKey(
         ("c-q", "f10", "c-c"), N_("Quit"), N_("quit (asks first in the middle of a game)"), GameScreen.quit

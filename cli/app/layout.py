@@ -360,6 +360,8 @@ class Board:
         for gap in ("  ", " "):
             bar: StyleAndTextTuples = []
             for command in COMMAND_KEYS:
+                if command.shown is not None and not command.shown(self.screen):
+                    continue
                 bar += [
                     ("class:keybar.key", key_label(command.keys[0])),
                     ("class:keybar", f" {_(command.name)}{gap}"),
