@@ -7,7 +7,7 @@ from __future__ import annotations
 from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import Container
+from prompt_toolkit.layout import Container, Dimension
 
 from cli.app.coach import Coach
 from cli.app.layout import text_window
@@ -37,7 +37,8 @@ class AnalysisView:
         game = self.coach.game
         assert game is not None
         if self._replay is None or self._replay.game is not game:
-            self._replay = Replay(game, "", self.screen.display.ascii)
+            record = self.screen.saver.path
+            self._replay = Replay(game, record.name if record else "", self.screen.display.ascii)
             self._replay.heading = _("Analysis")
         replay = self._replay
         replay.verdicts = {verdict.index: verdict for verdict in self.coach.verdicts}
@@ -67,7 +68,8 @@ class AnalysisView:
             ).format(count=count)
         else:
             text = _("Mistake {number} of {count}.").format(number=coach.at + 1, count=count)
-        return [("class:result", " " + text), ("class:muted", "  " + coach.note)]
+        note: StyleAndTextTuples = [("", "\n"), ("class:muted", " " + coach.note)] if coach.note else []
+        return [("class:result", " " + text), *note]
 
     def key_bar(self) -> StyleAndTextTuples:
         """The analysis screen's keys, then help and quit."""
@@ -88,7 +90,7 @@ def analysis_container(screen: GameScreen) -> Container:
     return replay_board(
         view.replay,
         [
-            text_window(view.status, 1, wrap_lines=True),
+            text_window(view.status, Dimension(min=1, max=2), wrap_lines=True),
             text_window(view.key_bar, 1, style="class:keybar"),
         ],
     )
