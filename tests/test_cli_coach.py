@@ -65,7 +65,9 @@ def test_the_analysis_opens_after_the_game_runs_and_is_saved(homes: Path) -> Non
     assert "Analysing your moves" in seen["running"] or "Analysis" in seen["running"]
     verdicts, played = seen["count"].split()
     assert verdicts == played and int(played) > 0  # a verdict on each of the player's moves
-    assert seen["done"].startswith(" Analysis │") and re.search(r"mistakes? in your|No mistake", seen["done"])
+    assert seen["done"].startswith(" Analysis │") and re.search(
+        r"proven mistakes? in your|No proven mistake", seen["done"]
+    )
     assert "Esc close" in seen["done"] and seen["typed"] == ""
     assert "Play again?" in seen["closed"]  # back to the game's end
     record = session.saver.path
@@ -94,7 +96,7 @@ def test_left_and_right_step_through_the_mistakes_on_the_board() -> None:
 
     run(session, script, SizedOutput(80, 24))
     summary, mistake, at_end, at_first = seen
-    assert "1 mistake in your moves: ←/→ go through it." in summary
+    assert "1 proven mistake in your moves: ←/→ go through it." in summary
     assert "Q♥ K♦ ??" in summary or "Q♥,K♦ ??" in summary  # the move log marks it
     assert "Move 1 of 8: You played" in mistake and "turned a win into a loss; better:" in mistake
     assert "Mistake 1 of 1." in mistake

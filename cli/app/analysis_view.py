@@ -58,12 +58,12 @@ class AnalysisView:
         count = len(coach.mistakes())
         if count == 0:
             text = ngettext(
-                "No mistake in your {total} move.", "No mistake in your {total} moves.", total
+                "No proven mistake in your {total} move.", "No proven mistake in your {total} moves.", total
             ).format(total=total)
         elif coach.at is None:
             text = ngettext(
-                "{count} mistake in your moves: ←/→ go through it.",
-                "{count} mistakes in your moves: ←/→ go through them.",
+                "{count} proven mistake in your moves: ←/→ go through it.",
+                "{count} proven mistakes in your moves: ←/→ go through them.",
                 count,
             ).format(count=count)
         else:
