@@ -1,7 +1,13 @@
 """Network duel speed over loopback: handshake plus deal, and the per-move round trip
 next to a raw TCP ping-pong measured in the same run.
 
-Run: .venv/bin/python benchmarks/net.py [--matches N]
+Run: .venv/bin/python benchmarks/net.py [--matches N] [--restarts N]
+
+``--restarts N`` also times, with ``trumps host/join --bot`` as separate processes, how long
+a side ``kill -9``-ed mid-game takes to be back in play when started again with the same
+command: from the restarted process's start to the first new link in its record (Python's
+start, reading the match back, the handshake and the resume claims included), joiner and
+host alike.
 
 Both peers run in this process on 127.0.0.1 (as two asyncio tasks sharing one
 core, like two players on one machine). A move's round trip is the time
@@ -18,10 +24,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
+import signal
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 # Run as a script, this folder heads sys.path and its engine.py would shadow the engine package.
@@ -127,6 +136,57 @@ def _ms(values: list[float]) -> str:
     return f"median {statistics.median(ordered) * 1e3:.3f} ms, p90 {p90 * 1e3:.3f} ms (n={len(ordered)})"
 
 
+TRUMPS = [sys.executable, "-m", "cli"]
+
+
+def _moves(records: Path) -> int:
+    return max((path.read_text().count('"t": "move"') for path in records.glob("*.jsonl")), default=0)
+
+
+def _links(records: Path) -> int:
+    return max((path.read_text().count('"link"') for path in records.glob("*.jsonl")), default=0)
+
+
+async def _side(root: Path, name: str, *command: str) -> asyncio.subprocess.Process:
+    env = os.environ | {"XDG_CONFIG_HOME": str(root / name / "c"), "XDG_DATA_HOME": str(root / name / "d")}
+    return await asyncio.create_subprocess_exec(
+        *TRUMPS, *command, "--bot", "easy", "--json", "--name", name, "--timeout", "30",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=env,
+    )  # fmt: skip
+
+
+async def _polled(ready: Callable[[], bool], limit: float = 30.0) -> None:
+    for _ in range(int(limit / 0.002)):
+        if ready():
+            return
+        await asyncio.sleep(0.002)
+    raise TimeoutError("the match did not get there")
+
+
+async def back_in_play(root: Path, victim: str) -> float:
+    """Seconds from restarting ``victim`` (``ann`` hosts, ``bob`` joins), killed mid-game, to
+    the first new link in its record; the match is then played to its end and checked."""
+    host_args = ("host", "--port", "0", "--bind", "127.0.0.1", "--games", "2")
+    host = await _side(root, "ann", *host_args)
+    assert host.stdout is not None
+    invite = (await host.stdout.readline()).decode().split("trumps join ", 1)[1].strip()
+    joiner = await _side(root, "bob", "join", invite)
+    records = root / victim / "d" / "trumps" / "matches"
+    await _polled(lambda: _moves(records) >= 6)
+    killed = host if victim == "ann" else joiner
+    killed.send_signal(signal.SIGKILL)
+    await killed.wait()
+    links = _links(records)
+    started = time.perf_counter()
+    again = await _side(root, victim, *(host_args if victim == "ann" else ("join", invite)))
+    await _polled(lambda: _links(records) > links)
+    back = time.perf_counter() - started
+    for process in (again, joiner if victim == "ann" else host):
+        await asyncio.wait_for(process.communicate(), 60)
+        assert process.returncode == 0, "the resumed match did not complete"
+    return back
+
+
 async def main(matches: int) -> None:
     root = Path(tempfile.mkdtemp(prefix="trumps-net-bench-"))
     handshakes, deals, gaps = [], [], []
@@ -146,7 +206,20 @@ async def main(matches: int) -> None:
     print(f"per-move overhead above raw round trip (medians):    {overhead * 1e3:.3f} ms (target < 1 ms)")
 
 
+async def restarts(count: int) -> None:
+    root = Path(tempfile.mkdtemp(prefix="trumps-restart-bench-"))
+    for victim, role in (("bob", "joiner"), ("ann", "host")):
+        figures = [await back_in_play(root / f"{victim}{index}", victim) for index in range(count)]
+        print(f"back in play after kill -9 and restart, {role}:{' ' * (14 - len(role))}{_ms(figures)}")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=20, help="matches of one game to time (default 20)")
-    asyncio.run(main(parser.parse_args().matches))
+    parser.add_argument(
+        "--restarts", type=int, default=0, help="kill -9 and restart rounds to time per side (default 0)"
+    )
+    options = parser.parse_args()
+    asyncio.run(main(options.matches))
+    if options.restarts:
+        asyncio.run(restarts(options.restarts))

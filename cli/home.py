@@ -44,6 +44,11 @@ class Home(NamedTuple):
         """The directory of signed match records."""
         return self.data / "matches"
 
+    @property
+    def unfinished(self) -> Path:
+        """The directory of what unfinished matches need to continue after a restart (``p2p.saved``)."""
+        return self.data / "unfinished"
+
 
 def _user_dir(variable: str, platform_function: str) -> Path:
     base = os.environ.get(variable)

@@ -76,6 +76,20 @@ def add_match_options(parser: argparse.ArgumentParser, second_choice: bool = Fal
         metavar="N",
         help=_("play a match of N games (1-{most})").format(most=MOST_GAMES),
     )
+    add_trump_option(parser, second_choice)
+    parser.add_argument(
+        "--pickup",
+        type=str.lower,
+        choices=PICKUP_RULES,
+        help=_("forced (default): take only when you cannot beat; voluntary: take any time"),
+    )
+    parser.add_argument(
+        "--no-sixes", action="store_true", help=_("do not hand over the sixes of the trump suits")
+    )
+
+
+def add_trump_option(parser: argparse.ArgumentParser, second_choice: bool = False) -> None:
+    """``--trump`` alone (``trumps join``: the host sets the other rules)."""
     if second_choice:
         parser.add_argument(
             "--trump",
@@ -93,15 +107,6 @@ def add_match_options(parser: argparse.ArgumentParser, second_choice: bool = Fal
             metavar="SUIT",
             help=_("your trump suit, S H D or C (or ♠ ♥ ♦ ♣); asked when left out"),
         )
-    parser.add_argument(
-        "--pickup",
-        type=str.lower,
-        choices=PICKUP_RULES,
-        help=_("forced (default): take only when you cannot beat; voluntary: take any time"),
-    )
-    parser.add_argument(
-        "--no-sixes", action="store_true", help=_("do not hand over the sixes of the trump suits")
-    )
 
 
 def has_terminal(command: str, hint: str = "") -> bool:

@@ -6,12 +6,15 @@
 the oldest unproven one making room when the pool is full. A handshake that
 proved the secret is never evicted, and the source the playing peer last came
 from has a reserved slot: its newest connection replaces its oldest instead of
-being refused. :class:`RefusalLog` turns refusals into at most one line per
+being refused. :class:`Approvals` bounds the questions a LAN knock puts to the
+host's person: one at a time, a few per source, none for a source once declined,
+a few in all. :class:`RefusalLog` turns refusals into at most one line per
 interval. Neither does any I/O (docs/protocol.md, "Admission").
 """
 
 from __future__ import annotations
 
+import collections
 import ipaddress
 from collections.abc import Hashable
 from dataclasses import dataclass, field
@@ -24,15 +27,25 @@ MAX_PER_SOURCE = 4
 """Of those, at most this many from one source address (IPv4) or /64 (IPv6)."""
 
 
-def source_of(address: str) -> str:
-    """The source a connection is counted under: the IPv4 address (also when mapped into IPv6),
-    or the IPv6 /64 network, since one home usually gets a whole /64."""
+def host_of(address: str) -> str:
+    """The IP address as a person reads it: an IPv4 address mapped into IPv6 as plain IPv4."""
     try:
         ip = ipaddress.ip_address(address.split("%")[0])
     except ValueError:
         return address
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         return str(ip.ipv4_mapped)
+    return address
+
+
+def source_of(address: str) -> str:
+    """The source a connection is counted under: the IPv4 address (also when mapped into IPv6),
+    or the IPv6 /64 network, since one home usually gets a whole /64."""
+    address = host_of(address)
+    try:
+        ip = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return address
     if isinstance(ip, ipaddress.IPv6Address):
         return str(ipaddress.ip_network(f"{ip}/64", strict=False))
     return str(ip)
@@ -80,6 +93,48 @@ class Admission:
 
     def __contains__(self, key: Hashable) -> bool:
         return key in self._pending
+
+
+MAX_QUESTIONS_PER_SOURCE = 2
+"""LAN joiners' questions to the host's person, at most, from one source."""
+MAX_QUESTIONS = 8
+"""LAN joiners' questions, at most, in one hosting: after that only invites get in."""
+
+
+@dataclass
+class Approvals:
+    """Whether a LAN knock may put its question ("bob wants to join — accept?") to the host's
+    person: a flood of LAN strangers costs the person a bounded number of answers."""
+
+    max_per_source: int = MAX_QUESTIONS_PER_SOURCE
+    max_questions: int = MAX_QUESTIONS
+    asking: str | None = None
+    """The source whose question is open (one at a time)."""
+    _asked: collections.Counter[str] = field(default_factory=collections.Counter)
+    _declined: set[str] = field(default_factory=set)
+
+    def welcome(self, source: str) -> bool:
+        """Whether a LAN knock from ``source`` is taken at all (else it gets the stranger's refusal)."""
+        return (
+            source not in self._declined
+            and self._asked[source] < self.max_per_source
+            and sum(self._asked.values()) < self.max_questions
+        )
+
+    def open(self, source: str) -> bool:
+        """Open the question for ``source``; ``False`` if another is open or it is not welcome."""
+        if self.asking is not None or not self.welcome(source):
+            return False
+        self.asking = source
+        self._asked[source] += 1
+        return True
+
+    def answer(self, source: str, accepted: bool) -> None:
+        """The person answered (no answer in time counts as no): a declined source is not asked again."""
+        if self.asking == source:
+            self.asking = None
+        if not accepted:
+            self._declined.add(source)
 
 
 @dataclass

@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 
-from p2p.admission import Admission, RefusalLog, source_of
+from p2p.admission import Admission, Approvals, RefusalLog, host_of, source_of
 from p2p.channel import Channel
 from p2p.errors import (
     BadHandshakeSignature,
@@ -55,6 +55,8 @@ from p2p.wire import FRAME_DEADLINE
 
 Refused = Callable[[Text], None]
 """Where the listener reports refused connections (already rate-limited: see :class:`RefusalLog`)."""
+Approve = Callable[[str, str, str], Awaitable[bool]]
+"""Asks the host's person whether a LAN joiner may play: ``(name, address, code)`` to yes or no."""
 STAGGER = 0.25
 """Seconds between starting to dial one address of an invite and the next (RFC 8305's 250 ms)."""
 
@@ -152,16 +154,23 @@ class Listener:
         admission: Admission | None = None,
         deadline: float = FRAME_DEADLINE,
         hello_timeout: float = HANDSHAKE_TIMEOUT,
+        approve: Approve | None = None,
     ) -> None:
         """``secret``: the invite's (a fresh one when ``None``: see :meth:`invite`); ``deadline``:
         seconds each frame's body may take after its header; ``hello_timeout``: seconds a new
-        connection may stay silent before its hello."""
+        connection may stay silent before its hello; ``approve``: the host's person, asked about
+        each LAN joiner (one knocking with :data:`~p2p.handshake.LAN_SECRET`) until a match is
+        on; ``None`` (a bot, a host that does not announce): LAN knocks get the stranger's refusal."""
         self.sock, self.me, self.name, self.terms, self.known = sock, me, name, terms, known
         self.refused: Refused = refused or (lambda text: None)
         self.secret = secret if secret is not None else new_secret()
         self.admission = Admission() if admission is None else admission
         self.deadline = deadline
         self.hello_timeout = hello_timeout
+        self.approve = approve
+        self.approvals = Approvals()
+        self._playing_lan = False
+        self._question: asyncio.Future[bool] | None = None
         self.log = RefusalLog()
         self.refusals: collections.deque[tuple[str, P2PError]] = collections.deque(maxlen=64)
         """The latest refused connections (address, why), newest last."""
@@ -196,6 +205,8 @@ class Listener:
             self._summary.cancel()
         for channel in list(self._channels.values()):
             channel.abort()
+        if self._question is not None:
+            self._question.cancel()
         while not self._returned.empty():
             channel, _ = self._returned.get_nowait()
             channel.abort()
@@ -232,11 +243,17 @@ class Listener:
             self.refused(line)
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        # A task nobody awaits: cancelled at the program's end (Ctrl-C at the host's question),
+        # it must end quietly (Python 3.11's stream callback logs a cancelled one as an error).
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._serve(reader, writer)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         _no_delay(writer)
         channel = Channel(reader, writer, self.deadline)
         key = id(channel)
-        address = channel.peer_address
-        drop = self.admission.arrive(key, source_of(channel.peer_host))
+        address, source = channel.peer_address, source_of(channel.peer_host)
+        drop = self.admission.arrive(key, source)
         if drop is None:
             channel.abort()
             self._refusal(address, PeerBusy(Text(N_("too many connections from this address at once"))))
@@ -245,7 +262,12 @@ class Listener:
             if (evicted := self._channels.pop(old, None)) is not None:
                 evicted.abort()
         self._channels[key] = channel
-        machine = HostHandshake(self.me, self.name, self.terms, self.secret, self._seen)
+        lan = (
+            self.approve is not None
+            and (self.playing is None or self._playing_lan)  # then only for the LAN joiner's return
+            and self.approvals.welcome(source)
+        )
+        machine = HostHandshake(self.me, self.name, self.terms, self.secret, self._seen, lan)
         session: Session | None = None
         try:
             session = await host_handshake(
@@ -253,8 +275,13 @@ class Listener:
             )
             returning = self.playing is not None
             self._admit(session, machine)
+            if machine.lan_knock and not returning:
+                self.admission.prove(key)  # the one joiner being asked about is not evicted
+                await self._approved(channel, session, machine, source)
+                self._admit(session, machine)  # someone else may have won meanwhile
             if not returning:
                 self.playing = session  # before any await: a second joiner confirmed meanwhile is busy
+                self._playing_lan = machine.lan_knock
             await perform(channel, machine.admit())
         except P2PError as exc:  # a decline too: it is unauthenticated, anyone could send it
             if session is not None and self.playing is session:
@@ -288,6 +315,40 @@ class Listener:
         except IdentityChanged as exc:
             machine.refusal = Abort(reason="identity", detail=str(exc)[:300])
             raise
+
+    async def _approved(
+        self, channel: Channel, session: Session, machine: HostHandshake, source: str
+    ) -> None:
+        """Ask the host's person about a confirmed LAN joiner on ``channel`` (one question at a
+        time, bounded by :class:`~p2p.admission.Approvals`); raise unless the answer is yes within
+        the decision time and while the joiner still waits (it sends nothing meanwhile: anything
+        it sends, or its line closing, withdraws the question)."""
+        assert self.approve is not None
+        if not self.approvals.open(source):
+            detail = f"{self.name} is answering another request to join: try again in a moment"
+            machine.refusal = Abort(reason="busy", detail=detail)
+            raise PeerBusy(Text(N_("another request to join was being answered")))
+        address = host_of(channel.peer_host)
+        question = asyncio.ensure_future(self.approve(session.hello.name, address, session.code))
+        self._question = question  # closing the listener cancels it: that is a no
+        gone = asyncio.ensure_future(channel.recv(DECISION_TIMEOUT))
+        accepted = False
+        try:
+            await asyncio.wait(
+                {question, gone}, timeout=DECISION_TIMEOUT, return_when=asyncio.FIRST_COMPLETED
+            )
+            accepted = question.done() and not question.cancelled() and question.exception() is None
+            accepted = accepted and question.result() and not gone.done()
+        finally:
+            for task in (question, gone):
+                task.cancel()
+            if gone.done() and not gone.cancelled():
+                gone.exception()  # retrieved: the joiner's leaving is the refusal's reason enough
+            self._question = None
+            self.approvals.answer(source, accepted)
+        if not accepted:
+            machine.refusal = Abort(reason="declined", detail=f"{self.name} did not let you in")
+            raise InviteRefused(Text(N_("{name} was not let in"), name=session.hello.name))
 
     def _came_back(self, channel: Channel, session: Session) -> None:
         if self._returned.full():  # an older return nobody picked up: the newest wins
@@ -398,11 +459,13 @@ async def join(
     known: KnownPeers,
     decide: Callable[[Terms, str], Awaitable[bool]],
     stagger: float = STAGGER,
+    asked: Callable[[str], None] = lambda code: None,
 ) -> tuple[Channel, Session]:
     """Reach the host of ``invite`` (every address, staggered) and run the joiner's handshake;
-    ``decide(terms, host_name)`` accepts or declines the rules."""
+    ``decide(terms, host_name)`` accepts or declines the rules; for a LAN invite (no secret),
+    ``asked(code)`` is called while the host's person decides, to compare the code."""
     channel, machine = await _first_offer(invite, me, name, known, stagger)
-    return channel, await _accepted(channel, machine, decide)
+    return channel, await _accepted(channel, machine, decide, asked)
 
 
 async def join_on(
@@ -420,15 +483,22 @@ async def join_on(
 
 
 async def _accepted(
-    channel: Channel, machine: JoinerHandshake, decide: Callable[[Terms, str], Awaitable[bool]]
+    channel: Channel,
+    machine: JoinerHandshake,
+    decide: Callable[[Terms, str], Awaitable[bool]],
+    asked: Callable[[str], None] = lambda code: None,
 ) -> Session:
-    """After the offer: the decision, the accept and confirm, the host's confirmation."""
+    """After the offer: the decision, the accept and confirm, the host's confirmation (after its
+    person's decision, for a LAN knock)."""
     assert machine.offer is not None
     try:
         if not await decide(Terms.of(machine.offer), machine.offer.name):
             raise machine.decline()
         await perform(channel, machine.accept())
-        return machine.confirmed(await channel.recv(HANDSHAKE_TIMEOUT))
+        if machine.lan:
+            asked(machine.code)
+        timeout = DECISION_TIMEOUT if machine.lan else HANDSHAKE_TIMEOUT
+        return machine.confirmed(await channel.recv(timeout))
     except PeerAborted as exc:
         await channel.close()
         if exc.reason == "busy":

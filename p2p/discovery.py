@@ -1,8 +1,10 @@
 """Finding a host on the local network: DNS-SD over multicast DNS (``python-zeroconf``), ``_trumps._tcp``.
 
 A host announces its player name, its key fingerprint, its port, its addresses and
-the terms (games and rules), and nothing secret: the record is what an invite says,
-so a joiner who picks it is still pinned to the host's key by the fingerprint. Every
+the terms (games and rules), and nothing secret: the record is what an invite says
+but its secret, so a joiner who picks it is still pinned to the host's key by the
+fingerprint, and knocks with :data:`~p2p.handshake.LAN_SECRET` (the host's person
+then decides, and both compare the verification code). Every
 announcement heard is hostile input: a record whose fields do not pass
 :func:`read_properties` is left out of the list, never shown.
 
@@ -30,7 +32,7 @@ from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZerocon
 
 from engine import Rules
 from p2p.errors import P2PError
-from p2p.handshake import Terms
+from p2p.handshake import LAN_SECRET, Terms
 from p2p.invite import Invite
 from p2p.text import N_, Text
 
@@ -54,8 +56,8 @@ class FoundHost:
     port: int
 
     def invite(self) -> Invite:
-        """The invite this record stands for (its first address)."""
-        return Invite(self.addresses[0], self.port, self.fingerprint)
+        """The invite this record stands for: every address, the fingerprint, no secret (a LAN knock)."""
+        return Invite(tuple((address, self.port) for address in self.addresses), self.fingerprint, LAN_SECRET)
 
 
 def announced_properties(name: str, fingerprint: str, terms: Terms) -> dict[bytes, bytes]:

@@ -65,9 +65,14 @@ from p2p.messages import (
 )
 from p2p.players import Player
 from p2p.record import RecordWriter
+from p2p.saved import SavedMatch
 from p2p.text import N_, Text
 
 T = TypeVar("T")
+
+PAUSE = "pause"
+"""The cancellation message (``task.cancel(PAUSE)``) that pauses a restart-safe duel instead of
+quitting it: the peer is told (``abort pause``) and waits; the saved match is kept to continue."""
 
 
 def rematch_answer(message: Message) -> bool | str | None:
@@ -163,8 +168,14 @@ class Duel:
         reconnector: Reconnector | None = None,
         patience: Patience | None = None,
         status: Callable[[str], None] | None = None,
+        saved: SavedMatch | None = None,
+        restored: Match | None = None,
     ) -> None:
         """``previous``: the complete match this one is a rematch of, on the same connection.
+
+        ``saved``: where what a restart needs is kept (docs/protocol.md, "Restarts"): the match is
+        then restart-safe, and ``restored`` is its unfinished match read back after a restart
+        (``session`` is then the record's, ``channel`` a fresh connection to the same peer).
 
         ``peer_timeout``: how long the peer may owe a link on a live connection before the
         game is claimed (bots); ``reconnector``: how to get the peer back (no resuming without one);
@@ -182,16 +193,25 @@ class Duel:
         self.status = status or (lambda text: None)
         self.seat = session.seat
         self.peer_name = session.names[1 - self.seat]
-        if previous is None:
+        self.saved = saved
+        self._pledges: dict[int, Pledge] = {}
+        if restored is not None:
+            assert saved is not None and saved.record is not None
+            self.match = restored
+            self.writer = RecordWriter.continuing(saved.record, session, restored)
+            self._pledges = dict(saved.pledges)
+        elif previous is None:
             self.match = Match(session.session_id, session.keys, terms.rules, terms.games)
             self.writer = RecordWriter(records, session, self.match)
         else:
             root, dealer = rematch_of(previous, session.session_id)
             self.match = Match(root, session.keys, terms.rules, terms.games, dealer)
             self.writer = RecordWriter(records, session, self.match, previous)
-        self._pledges: dict[int, Pledge] = {}
+        if saved is not None and restored is None:
+            saved.record = self.writer.path
+            saved.write()
         self._progress = asyncio.Event()
-        self._live = True
+        self._live = restored is None
         """Whether :attr:`channel` is a resumed, usable connection."""
         self._owed: Resume | None = None
         """The peer's resume claim, while it is ahead of us: checked once we catch up."""
@@ -311,10 +331,14 @@ class Duel:
             )
             await self.channel.close()
             raise
-        except (asyncio.CancelledError, KeyboardInterrupt):
+        except (asyncio.CancelledError, KeyboardInterrupt) as exc:
             if self.match.done:  # only the farewell was left: the match is complete all the same
                 self.writer.save(self.match)
                 self.writer.close()
+                self._ended()
+                raise
+            if self.saved is not None and exc.args[:1] == (PAUSE,):
+                await self._pause()
                 raise
             if self._live:
                 with contextlib.suppress(P2PError, TimeoutError, OSError):
@@ -322,6 +346,7 @@ class Duel:
                         self.channel.send(Abort(reason="quit", detail="the player left")), 1
                     )
             self.writer.save(self.match, {"end": "quit", "detail": "this side left", "by": self.seat})
+            self._ended()
             raise
         finally:
             keepalive.cancel()
@@ -330,12 +355,29 @@ class Duel:
                 await reader
         self.writer.save(self.match, note)
         self.writer.close()
+        self._ended()
         if error is not None:
             await self.channel.close()  # nothing more can happen on this connection
         self._timing_figures()
         return Report(
             self.session, self.match, self.writer.path, end, error, awarded, self._reconnects, self._timing
         )
+
+    def _ended(self) -> None:
+        """The match is over (its end is in the record): nothing is left to continue."""
+        if self.saved is not None:
+            self.saved.discard()
+
+    async def _pause(self) -> None:
+        """This program stops but the match does not: the record is synced with no end note, the
+        saved match kept, and the peer told to wait (docs/protocol.md, "Restarts")."""
+        self.writer.save(self.match)
+        self.writer.close()
+        if self._live:
+            with contextlib.suppress(P2PError, TimeoutError, OSError):
+                detail = "the program was stopped; it continues the match when started again"
+                await asyncio.wait_for(self.channel.send(Abort(reason=PAUSE, detail=detail)), 1)
+        await self.channel.close()
 
     def _award(self, note: dict[str, object]) -> dict[str, object]:
         return note | {"game": self.match.number, "winner": self.seat}
@@ -377,7 +419,7 @@ class Duel:
                 self.clock.owe(time.monotonic())
                 link = await self._race(self._my_link(kind), reader)
                 match.apply(link, self.seat)
-                self._recorded()
+                self._recorded(own=self.saved is not None)
                 self._sent_at = time.monotonic()
                 self.clock.sent(self._sent_at)
                 await self._send(link)
@@ -393,13 +435,14 @@ class Duel:
             async with asyncio.timeout(self.patience.linger):
                 await asyncio.shield(reader)
 
-    def _recorded(self) -> None:
-        """A link was applied: append it to the record, fsync at a checkpoint."""
+    def _recorded(self, own: bool = False) -> None:
+        """A link was applied: append it to the record, fsync at a checkpoint, and before sending
+        our ``own`` link in a restart-safe duel (a restart must not forget a link the peer holds)."""
         match = self.match
         checkpoint = (len(match.results), match.revealed)
         if match.revealed and "deal_s" not in self._timing:
             self._timing["deal_s"] = round(time.monotonic() - self._started, 4)
-        self.writer.append(match, sync=checkpoint != self._checkpoint)
+        self.writer.append(match, sync=own or checkpoint != self._checkpoint)
         self._checkpoint = checkpoint
 
     async def _peer_link(self, due: tuple[type[Signed], int], reader: asyncio.Task[None]) -> None:
@@ -471,6 +514,8 @@ class Duel:
         match, key, number = self.match, self.me.key, self.match.number
         if kind is Commit:
             pledge = self._pledges[number] = Pledge.fresh(await self.player.preference(number))
+            if self.saved is not None:  # on disk before the commitment goes out: a restart can reveal
+                self.saved.keep(number, pledge)
             commitment = pledge.commitment(match.session_id, number, self.seat)
             return match.sign(key, Commit(game=number, commitment=commitment, sig=b""))
         if kind is Reveal:
@@ -481,8 +526,9 @@ class Duel:
             move = await self.player.choose(match.game)
             after = match.game.position.play(move)
             unsigned = MoveMsg(
-                game=number, n=len(match.game.moves) + 1, move=str(move), hash=position_hash(after), sig=b""
-            )
+                game=number, n=len(match.game.moves) + 1, move=str(move), hash=position_hash(after),
+                hint=self.player.followed_hint() and self.session.terms.hints, sig=b"",
+            )  # fmt: skip
             return match.sign(key, unsigned)
         return match.sign(key, Final(transcript=match.transcript, sig=b""))
 
@@ -510,14 +556,27 @@ class Duel:
         self.channel.abort()
 
     async def _read(self) -> None:
-        """Apply the peer's links as they arrive, until the match is done and the peer said ``bye``."""
+        """Apply the peer's links as they arrive, until the match is done and the peer said ``bye``.
+
+        A restored duel first swaps resume claims on its fresh connection; a peer's ``pause`` is
+        waited out like a broken line."""
+        if not self._live:
+            try:
+                await self._exchange(self.channel)
+            except LINE_ERRORS as exc:
+                await self._resume(exc)
         while not (self.match.done and self._peer_done):
             try:
                 message = await self._next()
-            except LINE_ERRORS as exc:
+            except (*LINE_ERRORS, PeerAborted) as exc:
+                if isinstance(exc, PeerAborted) and exc.reason != PAUSE:
+                    raise
                 if self._claim is not None:
                     raise self._claim from None
-                if self.reconnector is None:
+                if self.reconnector is None:  # no way back: a pause ends it as a cut line would
+                    if isinstance(exc, PeerAborted):
+                        template = N_("{name}'s program stopped, and this side cannot wait for it")
+                        raise ConnectionClosed(Text(template, name=self.peer_name)) from None
                     raise
                 await self._resume(exc)
                 continue
@@ -607,9 +666,17 @@ class Duel:
         lost_at = self.channel.heard_at
         self._interrupt()
         await self.channel.close()
-        self.status(
-            Text(N_("connection to {name} lost ({cause}): reconnecting…"), name=self.peer_name, cause=cause)
-        )
+        if isinstance(cause, PeerAborted):  # a pause: the peer's program stopped, and comes back
+            left = _minutes(self.patience.forfeit_after)
+            self.status(
+                Text(N_("{name}'s program stopped; waiting up to {left}"), name=self.peer_name, left=left)
+            )
+        else:
+            self.status(
+                Text(
+                    N_("connection to {name} lost ({cause}): reconnecting…"), name=self.peer_name, cause=cause
+                )
+            )
         started = time.monotonic()
         attempt = asyncio.ensure_future(self.reconnector.reconnect())
         try:
@@ -624,9 +691,10 @@ class Duel:
                     except LINE_ERRORS:
                         pass
                     except PeerAborted as exc:
-                        if exc.reason != "lost":
+                        if exc.reason not in ("lost", PAUSE):
                             raise
-                        self._lost(exc)
+                        if exc.reason == "lost":
+                            self._lost(exc, time.monotonic() - lost_at)
                     await channel.close()
                     attempt = asyncio.ensure_future(self.reconnector.reconnect())
                     continue
@@ -640,18 +708,21 @@ class Duel:
                     ),
                 )
                 if self._claimable is None:
-                    left = max(0, round(self.patience.forfeit_after - away))
-                    time_left = f"{left // 60}:{left % 60:02d}"
+                    time_left = _minutes(self.patience.forfeit_after - away)
                     self.status(
                         Text(N_("reconnecting to {name}… {left} left"), name=self.peer_name, left=time_left)
                     )
         finally:
             attempt.cancel()
 
-    def _lost(self, refusal: PeerAborted) -> None:
-        """The peer came back, but restarted: it has no match to resume. The game may be claimed now."""
-        template = N_("{name} came back without the match ({detail}; its program was restarted)")
-        why = Text(template, name=self.peer_name, detail=refusal.detail)
+    def _lost(self, refusal: PeerAborted, away: float) -> None:
+        """The peer came back after ``away`` seconds, but restarted without its saved match: it has
+        no match to resume. The game may be claimed now."""
+        template = N_(
+            "{name} came back after {seconds:.0f} s away without the match ({detail}; its program was "
+            "restarted and has no saved match)"
+        )
+        why = Text(template, name=self.peer_name, seconds=away, detail=refusal.detail)
         if self.patience.auto_claim:
             raise Forfeit(Text(N_("{why}: the game is claimed by forfeit"), why=why))
         self._claimable = why
@@ -675,3 +746,9 @@ class Duel:
         self._claimable = self._stalled
         self._reconnects += 1
         self.status(Text(N_("reconnected to {name}: the match goes on"), name=self.peer_name))
+
+
+def _minutes(seconds: float) -> str:
+    """``seconds`` (rounded, at least 0) as ``m:ss``."""
+    left = max(0, round(seconds))
+    return f"{left // 60}:{left % 60:02d}"

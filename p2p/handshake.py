@@ -24,7 +24,10 @@ signed messages) and ``TH`` the hash of all four clear messages. Neither
 machine does any I/O: each takes the peer's messages and returns the
 :class:`Send` and :class:`Seal` actions to carry out in order; a refusal raises
 its :class:`~p2p.errors.P2PError` after setting :attr:`refusal` to the
-``abort`` to send. :mod:`p2p.connect` drives them over a
+``abort`` to send. A joiner that found the host on the LAN knocks with
+:data:`LAN_SECRET` (empty); a host made with ``lan=True`` takes that knock too
+(:attr:`HostHandshake.lan_knock`), and its driver asks the host's person before
+:meth:`HostHandshake.admit`. :mod:`p2p.connect` drives them over a
 :class:`~p2p.channel.Channel`. docs/protocol.md has the byte-exact contract and
 the security argument.
 """
@@ -63,6 +66,9 @@ DECISION_TIMEOUT = 600.0
 """Seconds the host waits for the joiner to accept or decline the rules."""
 KEYS_INFO = b"your-trumps/v3/keys"
 """HKDF's ``info`` for the session keys."""
+LAN_SECRET = b""
+"""The secret a LAN joiner knocks with: it found the host by discovery and has no invite. Everyone
+has it, so a host takes such a knock only while it asks its person (docs/protocol.md, "The LAN knock")."""
 
 
 def program_version() -> str:
@@ -77,16 +83,19 @@ def program_version() -> str:
 
 @dataclass(frozen=True)
 class Terms:
-    """What the host proposes: the rules, the number of games, the host's seat."""
+    """What the host proposes: the rules, the number of games, the host's seat, and whether
+    the AI's hint is allowed (each use then flagged on the move it led to)."""
 
     rules: Rules
     games: int = 1
     host_seat: int = 0
+    hints: bool = False
 
     @classmethod
     def of(cls, offer: Offer) -> Terms:
         """The terms an offer proposes."""
-        return cls(Rules(offer.pickup, offer.sixes, offer.max_moves), offer.games, offer.host_seat)
+        rules = Rules(offer.pickup, offer.sixes, offer.max_moves)
+        return cls(rules, offer.games, offer.host_seat, offer.hints)
 
 
 @dataclass(frozen=True)
@@ -251,11 +260,19 @@ class HostHandshake(_Machine):
     is set (the joiner confirmed the keys), :meth:`admit` lets it in."""
 
     def __init__(
-        self, me: Identity, name: str, terms: Terms, secret: bytes, seen: set[bytes] | None = None
+        self,
+        me: Identity,
+        name: str,
+        terms: Terms,
+        secret: bytes,
+        seen: set[bytes] | None = None,
+        lan: bool = False,
     ) -> None:
         """``secret``: the invite's; ``seen``: the ephemeral keys of hellos already proven on this
-        invite (shared by a listener's handshakes), so that a recorded hello and knock cannot be replayed."""
-        self.me, self.name, self.terms, self.secret = me, name, terms, secret
+        invite (shared by a listener's handshakes), so that a recorded hello and knock cannot be
+        replayed; ``lan``: whether a knock with :data:`LAN_SECRET` is taken too (its joiner must
+        then be approved by the host's person before :meth:`admit`)."""
+        self.me, self.name, self.terms, self.secret, self.lan = me, name, terms, secret, lan
         self.seen = seen if seen is not None else set()
         self._eph_key, self._eph = _ephemeral()
         self.hello: Hello | None = None
@@ -263,11 +280,14 @@ class HostHandshake(_Machine):
         self.offer: Offer | None = None
         self.proven = False
         """Whether the joiner proved the invite secret (such a handshake is never evicted)."""
+        self.lan_knock = False
+        """Whether the joiner knocked with :data:`LAN_SECRET` (it needs the person's approval)."""
         self.session: Session | None = None
         self._accepted: Accept | None = None
         self._keys: SessionKeys | None = None
         self._transcript = b""
         self._nonce = b""
+        self._psk = secret
 
     def receive(self, message: Message) -> list[Action]:
         """The actions after the joiner's next message; raises on a refusal (see :attr:`refusal`)."""
@@ -304,16 +324,19 @@ class HostHandshake(_Machine):
     def _knock(self, message: Message) -> list[Action]:
         assert self.hello is not None
         knock = expect(message, Knock, "handshake")
-        proof_ok = mac_ok(self.secret, "knock", (encode(self.hello.to_wire()), knock.commit), knock.proof)
-        if not proof_ok or self.hello.eph in self.seen:
+        knocked = (encode(self.hello.to_wire()), knock.commit)
+        proof_ok = mac_ok(self.secret, "knock", knocked, knock.proof)
+        lan_ok = self.lan and not proof_ok and mac_ok(LAN_SECRET, "knock", knocked, knock.proof)
+        if not (proof_ok or lan_ok) or self.hello.eph in self.seen:
             raise self._refuse("invite", InviteRefused(Text(INVITE_REFUSAL)))
         self.seen.add(self.hello.eph)
-        self.knock, self.proven = knock, True
+        self.knock, self.proven, self.lan_knock = knock, proof_ok, lan_ok
+        self._psk = LAN_SECRET if lan_ok else self.secret  # what the keys and the code are made of
         rules = self.terms.rules
         unsigned = Offer(
             proto=PROTOCOL, program=program_version(), name=self.name, eph=self._eph, key=self.me.public,
             pickup=rules.pickup, sixes=rules.sixes, max_moves=rules.max_moves,
-            games=self.terms.games, host_seat=self.terms.host_seat, sig=bytes(64),
+            games=self.terms.games, host_seat=self.terms.host_seat, hints=self.terms.hints, sig=bytes(64),
         )  # fmt: skip
         self.offer = unsigned.with_sig(sign(self.me.key, "offer-sig", offer_digest(self.hello, unsigned)))
         return [Send(self.offer)]
@@ -325,7 +348,7 @@ class HostHandshake(_Machine):
         self._accepted = accept
         self._transcript = transcript(self.hello, self.knock, self.offer, accept)
         shared = _exchange(self._eph_key, self.hello.eph)
-        self._keys = SessionKeys.derive(shared, self.secret, self._transcript)
+        self._keys = SessionKeys.derive(shared, self._psk, self._transcript)
         return [Seal(self._keys.host_to_joiner, self._keys.joiner_to_host)]
 
     def unconfirmed(self) -> P2PError:
@@ -345,7 +368,7 @@ class HostHandshake(_Machine):
         ):
             raise self.unconfirmed()
         self._nonce = confirm.nonce
-        code = verification_code(code_digest(self.secret, self.hello, self.offer, confirm.nonce))
+        code = verification_code(code_digest(self._psk, self.hello, self.offer, confirm.nonce))
         self.session = Session(self.hello, self.offer, self._accepted, self.terms.host_seat, code)
         return []
 
@@ -357,6 +380,7 @@ class JoinerHandshake(_Machine):
     def __init__(
         self, me: Identity, name: str, host_fingerprint: str, secret: bytes, known: KnownPeers
     ) -> None:
+        """``secret``: the invite's, or :data:`LAN_SECRET` for a host found on the LAN."""
         self.me, self.host_fingerprint, self.secret, self.known = me, host_fingerprint, secret, known
         self._eph_key, eph = _ephemeral()
         self._nonce = os.urandom(32)
@@ -367,6 +391,16 @@ class JoinerHandshake(_Machine):
         self._session: Session | None = None
         self._keys: SessionKeys | None = None
         self._transcript = b""
+
+    @property
+    def lan(self) -> bool:
+        """Whether this is a LAN knock: the host's person decides after the keys are confirmed."""
+        return self.secret == LAN_SECRET
+
+    @property
+    def code(self) -> str:
+        """The verification code, once the rules are accepted (to compare while the host decides)."""
+        return "" if self._session is None else self._session.code
 
     def start(self) -> list[Action]:
         """The opening messages."""

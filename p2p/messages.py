@@ -68,6 +68,19 @@ def _bool() -> Any:
     return _spec(check)
 
 
+def _flag() -> Any:
+    """A bool that is left out of the wire map when false, so that a message without it is
+    byte for byte what it was before the flag existed; when present it must be ``true``
+    (a second way to write false would change the signed bytes on re-encoding)."""
+
+    def check(value: object, where: str) -> object:
+        if value is not True:
+            raise SchemaError(Text(N_("{where}: must be true, or left out for false"), where=where))
+        return value
+
+    return field(default=False, kw_only=True, metadata={"check": check, "omitted": False})
+
+
 def _text(max_len: int, pattern: str | None = None) -> Any:
     regex = re.compile(pattern) if pattern else None
 
@@ -117,7 +130,11 @@ class Message:
 
     def to_wire(self) -> dict[str, object]:
         """The map that goes on the wire (key order is part of the canonical form)."""
-        return {"t": self.TAG} | {f.name: getattr(self, f.name) for f in fields(self)}
+        return {"t": self.TAG} | {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if "omitted" not in f.metadata or getattr(self, f.name) != f.metadata["omitted"]
+        }
 
 
 class Signed(Message):
@@ -174,6 +191,8 @@ class Offer(Signed, tag="offer"):
     max_moves: int = _int(1, 1_000_000)
     games: int = _int(1, MAX_GAMES)
     host_seat: int = _int(0, 1)
+    hints: bool = _flag()
+    """Whether the host allows the AI's hint in this match (left out: no hints, as before)."""
     sig: bytes = _sig()
 
 
@@ -239,6 +258,8 @@ class MoveMsg(Signed, tag="move"):
     n: int = _int(1, 1_000_000)
     move: str = _text(5, "take|[6-9TJQKA][SHDC](,[6-9TJQKA][SHDC])?")
     hash: bytes = _bytes(32)
+    hint: bool = _flag()
+    """Whether the sender asked the AI for a hint before this move (only where the terms allow)."""
     sig: bytes = _sig()
 
 
@@ -309,7 +330,7 @@ def parse(obj: object) -> Message:
     cls = message_class(tag)
     specs = fields(cls)
     names = {f.name for f in specs}
-    missing = names - obj.keys()
+    missing = names - obj.keys() - {f.name for f in specs if "omitted" in f.metadata}
     if missing:
         raise SchemaError(
             Text(N_("{tag}: missing fields: {fields}"), tag=tag, fields=", ".join(sorted(missing)))
@@ -318,7 +339,7 @@ def parse(obj: object) -> Message:
     if extra:
         unexpected = ", ".join(sorted(map(str, extra)))[:100]
         raise SchemaError(Text(N_("{tag}: unexpected fields: {fields}"), tag=tag, fields=unexpected))
-    values = {f.name: f.metadata["check"](obj[f.name], f"{tag}.{f.name}") for f in specs}
+    values = {f.name: f.metadata["check"](obj[f.name], f"{tag}.{f.name}") for f in specs if f.name in obj}
     return cls(**values)
 
 

@@ -27,6 +27,9 @@ class Player(Protocol):
     async def choose(self, game: Game) -> Move:
         """The move to play in ``game`` (it is this player's turn)."""
 
+    def followed_hint(self) -> bool:
+        """Whether the move just chosen followed the AI's hint (flagged on the move, in the record)."""
+
     def heard(self, text: str) -> None:
         """A chat line from the peer."""
 
@@ -60,6 +63,10 @@ class BotPlayer:
         return await asyncio.to_thread(
             choose, game.position, level=self.level, history=game.positions, rng=self.rng
         )
+
+    def followed_hint(self) -> bool:
+        """A bot is the AI: it takes no hints."""
+        return False
 
     def heard(self, text: str) -> None:
         """Bots do not read chat."""

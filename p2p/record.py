@@ -96,6 +96,22 @@ class RecordWriter:
         self._file: BinaryIO | None = None
         self.ended = False
 
+    @classmethod
+    def continuing(cls, path: Path, session: Session, match: Match) -> RecordWriter:
+        """The writer of the unfinished record ``path`` read back after a restart (``match`` is
+        what it holds): a torn or zeroed last line is cut off, then appending goes on."""
+        writer = cls(path.parent, session, match)
+        writer.path = path
+        data = path.read_bytes()
+        whole = data.rstrip(b"\0")
+        whole = whole[: whole.rfind(b"\n") + 1]
+        if len(whole) != len(data):
+            with open(path, "r+b") as file:
+                file.truncate(len(whole))
+                os.fsync(file.fileno())
+        writer._written = len(match.links)
+        return writer
+
     def _header(self) -> str:
         session = self.session
         header = {

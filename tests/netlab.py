@@ -305,9 +305,18 @@ class Lab:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "hosts").write_text(text)
 
-    def trumps(self, role: str, home: Path, *args: str, hostname: str | None = None) -> Program:
+    def trumps(
+        self,
+        role: str,
+        home: Path,
+        *args: str,
+        hostname: str | None = None,
+        entry: tuple[str, ...] = ("-m", "cli"),
+        stdin: bool = False,
+    ) -> Program:
         """``trumps ARGS`` in ``role``'s namespace with its own data folder ``home``; optionally its
-        own host name (a UTS namespace of its own)."""
+        own host name (a UTS namespace of its own), another entry point than ``python -m cli``,
+        and a pipe to its stdin (:meth:`Program.type`)."""
         env = os.environ | {"XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data"),
                             "LANG": "C.UTF-8", "PYTHONPATH": str(REPO)}  # fmt: skip
         for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
@@ -316,7 +325,7 @@ class Lab:
         if hostname is not None:
             argv += ["unshare", "--uts", "sh", "-c", f'hostname {hostname} && exec "$@"', "sh"]
         process = subprocess.Popen(
-            [*argv, sys.executable, "-m", "cli", *args],
+            [*argv, sys.executable, *entry, *args], stdin=subprocess.PIPE if stdin else None,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO,
         )  # fmt: skip
         return Program(process)
@@ -367,6 +376,29 @@ class Program:
         if "trumps join " not in self.first_line:
             raise RuntimeError(f"no invite: {self.first_line!r} {self.finish(5)[1][-1500:]}")
         return self.first_line.split("trumps join ", 1)[1].strip()
+
+    def type(self, text: str) -> None:
+        """Send ``text`` to its stdin and close it (the end of its input)."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(text)
+        self.process.stdin.close()
+        self.process.stdin = None  # communicate() must not flush it again
+
+    def wait_for(self, words: str, limit: float = 30.0) -> list[str]:
+        """Its stderr lines up to the first containing ``words`` (killed after ``limit`` seconds)."""
+        assert self.process.stderr is not None
+        timer = threading.Timer(limit, self.process.kill)
+        timer.start()
+        lines: list[str] = []
+        try:
+            while not lines or words not in lines[-1]:
+                line = self.process.stderr.readline()
+                if not line:
+                    raise RuntimeError(f"no {words!r} in {''.join(lines)[-1500:]!r}")
+                lines.append(line)
+        finally:
+            timer.cancel()
+        return lines
 
     def finish(self, limit: float = 60.0) -> tuple[dict[str, object], str]:
         """Wait for the end: the last JSON line of stdout (or ``{}``) and all of stderr."""

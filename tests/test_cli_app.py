@@ -527,6 +527,7 @@ class ScriptedOpponent:
     resume_as: str | None = None
     quit_forfeits = True
     rings = True
+    hints = False
 
     def __init__(self, leave: OpponentLeft | None = None) -> None:
         self.heard: list[str] = []
@@ -538,6 +539,7 @@ class ScriptedOpponent:
         self.away = False
         """Whether a claim stands."""
         self.claims = 0
+        self.hints_used = 0
 
     def attach(self, table: Table) -> None:
         self.table = table
@@ -558,6 +560,9 @@ class ScriptedOpponent:
 
     def say(self, text: str) -> None:
         self.heard.append(text)
+
+    def hinted(self) -> None:
+        self.hints_used += 1
 
     def claim(self) -> bool:
         self.claims += 1
@@ -1049,5 +1054,80 @@ def test_the_ai_thinks_off_the_event_loop_and_undo_cancels_it(monkeypatch: pytes
         assert len(game.moves) == start and session.flow.my_turn
         await asyncio.sleep(0.5)
         assert len(game.moves) == start and session.thinking_since is None
+
+    run(session, script)
+
+
+class ClashingOpponent(ScriptedOpponent):
+    """Bob wanted the same trumps and kept them: the deal says why."""
+
+    NOTE = "You both asked for ♣: Bob keeps it, not dealing; you deal and take your second choice, ♠."
+
+    async def deal(self, number: int, dealer: int | None, trump: str) -> Deal:
+        return Deal(bytes(32), 1, "CS", me=1, note=self.NOTE)
+
+
+def test_the_deal_says_why_the_trumps_are_not_the_ones_asked_for() -> None:
+    """Defect 3: on the message line with the deal (the header keeps showing who has which suit)."""
+    bob = ClashingOpponent()
+    session = GameScreen(bob, MatchScore(), trump="C")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.flow.game is not None)
+        assert session.message == "Your game: you dealt. " + ClashingOpponent.NOTE
+        assert "Bob keeps it, not dealing" in d.screen() and "You ♠ vs Bob ♣" in d.screen()
+        assert ClashingOpponent.NOTE not in session.chats.lines
+        await d.keys(CTRL_Q + "y")
+
+    run(session, script)
+
+
+def test_a_duel_without_hints_advertises_only_the_keys_that_work_there() -> None:
+    """Defect 13: no Hint, Undo or New in a duel's key bar; F2 says why it is refused."""
+    bob = ScriptedOpponent()
+    session = GameScreen(bob, MatchScore(), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.flow.game is not None)
+        bob.release.set()
+        await d.my_turn()
+        bar = d.screen().splitlines()[-1]
+        assert "Help" in bar and "Quit" in bar and "Hand" in bar
+        assert "Hint" not in bar and "Undo" not in bar and "New" not in bar
+        await d.keys(F2)
+        assert session.message == "No hints in this duel: the host's rules do not allow them."
+        assert not session.line.buffer.text and bob.hints_used == 0
+        await d.keys(CTRL_Q + "y")
+
+    run(session, script)
+
+
+def test_a_duel_with_hints_tells_the_opponent_of_each_use() -> None:
+    bob = ScriptedOpponent()
+    bob.hints = True
+    session = GameScreen(bob, MatchScore(), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.flow.game is not None)
+        bob.release.set()
+        await d.my_turn()
+        assert "Hint" in d.screen().splitlines()[-1] and "Undo" not in d.screen().splitlines()[-1]
+        await d.keys(F2)
+        await d.until(lambda: session.line.buffer.text)
+        assert "Bob sees that your move followed a hint" in session.message
+        assert bob.hints_used == 1
+        await d.keys(CTRL_Q + "y")
+
+    run(session, script)
+
+
+def test_against_the_ai_every_key_is_in_the_bar() -> None:
+    session = ai_session(trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.flow.game is not None)
+        bar = d.screen().splitlines()[-1]
+        assert all(name in bar for name in ("Help", "Hint", "Undo", "Hand", "New", "Quit")), bar
+        await d.keys(CTRL_Q + "y")
 
     run(session, script)

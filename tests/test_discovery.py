@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from engine import Rules
 from p2p.discovery import DiscoveryError, FoundHost, announced_properties, read_properties
-from p2p.handshake import Terms
+from p2p.handshake import LAN_SECRET, Terms
 from p2p.invite import Invite
 
 FINGERPRINT = "7j33u3l6rypiweqlbeiso7l7oiwizoth"
@@ -58,6 +58,8 @@ def test_any_txt_record_is_a_host_or_a_discovery_error(properties: dict[bytes, b
     assert name.isprintable() and len(fingerprint) == 32 and 1 <= terms.games <= 99
 
 
-def test_a_found_host_is_an_invite() -> None:
+def test_a_found_host_is_an_invite_without_a_secret() -> None:
     found = FoundHost("ann", FINGERPRINT, TERMS, ("10.3.0.10", "2001:db8:3::a"), 47111)
-    assert found.invite() == Invite("10.3.0.10", 47111, FINGERPRINT)
+    invite = found.invite()
+    assert invite == Invite((("10.3.0.10", 47111), ("2001:db8:3::a", 47111)), FINGERPRINT, LAN_SECRET)
+    assert invite.secret == b""  # the announcement never had one: the host's person decides

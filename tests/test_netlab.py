@@ -7,6 +7,8 @@ Skipped, with the one reason, where the lab cannot be built (not root, no ``ip n
 from __future__ import annotations
 
 import ast
+import re
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -45,6 +47,11 @@ def _play(
     summaries and records checked; the host's summary and both stderr returned."""
     chosen = [] if invite is None else [str(invite)]
     joiner = lab.trumps(role, tmp_path / "bob", "join", *chosen, "--name", "bob", *BOT)
+    return _played(host, joiner)
+
+
+def _played(host: Program, joiner: Program) -> tuple[dict[str, object], str, str]:
+    """Both to the end of a complete match, records verified (see :func:`_play`)."""
     mine, join_err = joiner.finish(90)
     theirs, host_err = host.finish(30)
     assert mine.get("end") == theirs.get("end") == "complete", (join_err[-1500:], host_err[-1500:])
@@ -198,17 +205,66 @@ def test_a_host_whose_name_maps_to_127_0_1_1_invites_with_its_lan_address(lab: L
     assert invite.addresses[0][0] == lab.lan("c1")
 
 
-def test_a_joiner_without_an_invite_finds_the_game_on_its_lan_and_plays_it(lab: Lab, tmp_path: Path) -> None:
-    host, _ = _host(lab, "c1", tmp_path, "--no-map", "--games", "2")
+def _person_host(lab: Lab, role: str, tmp_path: Path, *options: str) -> Program:
+    """A host whose person answers on stdin (tests/lan_host.py: a bot plays its match)."""
+    host = lab.trumps(role, tmp_path / "ann", "--name", "ann", "--json", "--timeout", "20", *options,
+                      entry=("-m", "tests.lan_host"), stdin=True)  # fmt: skip
+    host.invite()
+    return host
+
+
+def _code(line: str) -> str:
+    found = re.search(r"verification code ([0-9]{3} [0-9]{3})", line)
+    assert found is not None, line
+    return found[1]
+
+
+def test_a_joiner_without_an_invite_finds_the_game_on_its_lan_and_plays_it_once_the_host_accepts(
+    lab: Lab, tmp_path: Path
+) -> None:
+    host = _person_host(lab, "c1", tmp_path, "--no-map", "--games", "2")
     try:
-        _, _, join_err = _play(lab, host, "c2", None, tmp_path)
+        joiner = lab.trumps("c2", tmp_path / "bob", "join", "--name", "bob", *BOT)
+        question = host.wait_for("wants to join")[-1]
+        host.type("y\n")
+        _, _, join_err = _played(host, joiner)
     finally:
         host.stop()
+    assert f"bob wants to join from {lab.lan('c2')}" in question and "accept? [y/N]" in question
     assert "Looking for games on your network" in join_err
     assert (
-        f"1. ann: a match of 2 games, pickup=forced sixes=on max_moves=1000 ({lab.lan('c1')} port {PORT})"
+        f"1. ann: a match of 2 games, pickup=forced sixes=on max_moves=1000, no AI hints "
+        f"({lab.lan('c1')} port {PORT})"
         in join_err
     )
+    waiting = next(line for line in join_err.splitlines() if "Waiting for the host to let you in" in line)
+    assert _code(waiting) == _code(question)  # both compare the same code
+
+
+def test_a_bot_host_found_on_the_lan_takes_only_invites(lab: Lab, tmp_path: Path) -> None:
+    host, _ = _host(lab, "c1", tmp_path, "--no-map")
+    try:
+        joiner = lab.trumps("c2", tmp_path / "bob", "join", "--name", "bob", *BOT)
+        summary, err = joiner.finish(60)
+    finally:
+        host.stop()
+    assert joiner.process.returncode == 1 and summary["end"] == "refused"
+    assert "1. ann:" in err and "did not prove the invite's secret" in err
+
+
+def test_ctrl_c_at_the_hosts_question_ends_both_cleanly(lab: Lab, tmp_path: Path) -> None:
+    host = _person_host(lab, "c1", tmp_path, "--no-map")
+    try:
+        joiner = lab.trumps("c2", tmp_path / "bob", "join", "--name", "bob", *BOT)
+        host.wait_for("wants to join")
+        host.process.send_signal(signal.SIGINT)
+        summary, err = host.finish(30)
+        theirs, join_err = joiner.finish(60)
+    finally:
+        host.stop()
+    assert host.process.returncode == 130 and summary["end"] == "refused" and "stopped" in err  # Ctrl-C
+    assert joiner.process.returncode == 1 and theirs["end"] == "refused"
+    assert "Traceback" not in err + join_err, err + "\n----\n" + join_err
 
 
 def test_discovery_stays_inside_the_home(lab: Lab, tmp_path: Path) -> None:

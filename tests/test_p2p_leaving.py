@@ -92,6 +92,17 @@ def test_a_forfeit_claim_that_crossed_our_link_awards_nothing_to_either(tmp_path
     assert note["end"] == "aborted" and "winner" not in note
 
 
+def test_a_pause_is_not_leaving_it_awards_nothing_even_after_the_deal(tmp_path: Path) -> None:
+    """``abort pause`` (the peer's program got SIGTERM or SIGHUP and keeps the match on disk) is
+    waited out as a broken line; a duel that cannot wait (no way back) ends it as one: abandoned,
+    nothing awarded, although the pauser knew the deal (docs/protocol.md, "Restarts")."""
+    pause = Abort(reason="pause", detail="the program was stopped")
+    got_end, awarded, note = run(_joiner_leaves(tmp_path, "moves", pause))
+    assert (got_end, awarded) == ("abandoned", None)
+    assert note["end"] == "abandoned" and "winner" not in note
+    assert "bob's program stopped" in str(note["detail"])
+
+
 @pytest.mark.parametrize(
     ("when", "leaving", "end"),
     [

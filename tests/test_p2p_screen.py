@@ -10,7 +10,7 @@ import pytest
 
 from cli.app.match import MatchScore as ScreenMatch
 from cli.app.network_opponent import NetworkOpponent
-from cli.app.opponent import OpponentLeft
+from cli.app.opponent import Deal, OpponentLeft
 from engine import Game, Outcome, Rules
 from p2p.duel import Duel, Report
 from p2p.errors import RecordError
@@ -127,6 +127,8 @@ def test_leaving_the_screen_ends_the_duel_as_quit(tmp_path: Path) -> None:
 
     report, bot_report = run(scenario())
     assert report.end == "quit" and bot_report.end == "abandoned"
+    # defect 9: the one who left counts the game it forfeited as the one who stayed does
+    assert report.score == bot_report.score == (0.0, 1.0) and report.results == bot_report.results
     assert not verify(report.record.read_text()).complete
     note = verify(bot_report.record.read_text()).end
     assert (
@@ -294,3 +296,49 @@ def test_connections_the_host_refuses_are_shown_in_the_status_slot(tmp_path: Pat
 
     notes = run(play())
     assert any("did not prove the invite's secret" in line for line in notes.statuses)
+
+
+def test_both_screens_say_who_keeps_the_suit_both_asked_for(tmp_path: Path) -> None:
+    """Defect 3: both ask for spades; the one not dealing keeps them, and both screens say so."""
+
+    async def scenario() -> tuple[Deal, Deal]:
+        pair = await _pair(tmp_path, 1)
+        ann = NetworkOpponent(pair.host_channel, pair.host_session, pair.host.me, pair.host.home)
+        bob = NetworkOpponent(pair.join_channel, pair.join_session, pair.joiner.me, pair.joiner.home)
+        ann.attach(Notes())
+        bob.attach(Notes())
+        deals = await asyncio.gather(ann.deal(1, None, "S"), bob.deal(1, None, "S"))
+        ann.close()
+        bob.close()
+        await asyncio.gather(ann.finished(), bob.finished())
+        return deals
+
+    ann, bob = run(scenario())
+    dealer = ann.dealer
+    assert ann.trumps == bob.trumps and ann.trumps[1 - dealer] == "S" and ann.trumps[dealer] == "H"
+    dealing, keeping = (ann, bob) if dealer == ann.me else (bob, ann)
+    dealer_name, keeper_name = ("ann", "bob") if dealing is ann else ("bob", "ann")
+    assert dealing.note == (
+        f"You both asked for ♠: {keeper_name} keeps it, not dealing; you deal and take your second choice, ♥."
+    )
+    assert keeping.note == (
+        f"You both asked for ♠: you keep it, not dealing; {dealer_name} deals and takes their second "
+        "choice, ♥."
+    )
+
+
+def test_different_first_choices_need_no_word(tmp_path: Path) -> None:
+    async def scenario() -> tuple[Deal, Deal]:
+        pair = await _pair(tmp_path, 1)
+        ann = NetworkOpponent(pair.host_channel, pair.host_session, pair.host.me, pair.host.home)
+        bob = NetworkOpponent(pair.join_channel, pair.join_session, pair.joiner.me, pair.joiner.home)
+        ann.attach(Notes())
+        bob.attach(Notes())
+        deals = await asyncio.gather(ann.deal(1, None, "S"), bob.deal(1, None, "D"))
+        ann.close()
+        bob.close()
+        await asyncio.gather(ann.finished(), bob.finished())
+        return deals
+
+    ann, bob = run(scenario())
+    assert ann.trumps == "SD" and ann.note == bob.note == ""

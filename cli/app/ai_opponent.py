@@ -43,6 +43,7 @@ class AIOpponent:
     local = True
     quit_forfeits = False
     rings = False
+    hints = True
 
     def __init__(self, level: str, seed: bytes | None = None, seconds: float | None = None) -> None:
         """``seconds`` replaces the level's own time budget (tests use a short one)."""
@@ -82,6 +83,9 @@ class AIOpponent:
 
     def played(self, game: Game, move: Move) -> None:
         """Nothing to do: the AI reads the game when it is its turn."""
+
+    def hinted(self) -> None:
+        """Hints against the AI are nobody else's business."""
 
     def say(self, text: str) -> None:
         """The AI does not chat, and says so."""

@@ -14,6 +14,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from cli.app.completion import MoveCompleter
+from cli.app.opponent import Opponent
 from cli.app.screen import GameScreen
 from cli.i18n import N_
 
@@ -21,32 +22,48 @@ from cli.i18n import N_
 @dataclass(frozen=True)
 class CommandKey:
     """A command: its keys (prompt_toolkit names, the first shown in the key bar), name and help
-    (both marked for translation, translated where shown)."""
+    (both marked for translation, translated where shown), and against whom it works (the key
+    bar shows only the commands that do)."""
 
     keys: tuple[str, ...]
     name: str
     help: str
     action: Callable[[GameScreen], None]
+    works: Callable[[Opponent], bool] = lambda opponent: True
     shown: Callable[[GameScreen], bool] | None = None
-    """When the key bar shows it (``None``: always)."""
+    """When the key bar shows it, beyond ``works`` (``None``: always)."""
 
 
 COMMAND_KEYS = (
     CommandKey(("f1",), N_("Help"), N_("this help (also ? on an empty move line)"), GameScreen.toggle_help),
     CommandKey(
-        ("f2", "c-t"), N_("Hint"), N_("the AI suggests a move and puts it on the move line"), GameScreen.hint
+        ("f2", "c-t"),
+        N_("Hint"),
+        N_("the AI suggests a move and puts it on the move line (in a duel: if the host allows hints)"),
+        GameScreen.hint,
+        lambda opponent: opponent.hints,
     ),
-    CommandKey(("f3", "c-z"), N_("Undo"), N_("take back your last move (against the AI)"), GameScreen.undo),
+    CommandKey(
+        ("f3", "c-z"),
+        N_("Undo"),
+        N_("take back your last move (against the AI)"),
+        GameScreen.undo,
+        lambda opponent: opponent.local,
+    ),
     CommandKey(("f4", "c-o"), N_("Hand"), N_("hide or show the opponent's hand"), GameScreen.toggle_opponent),
     CommandKey(
-        ("f5", "c-n"), N_("New"), N_("deal a new game (asks first in the middle of one)"), GameScreen.new_game
+        ("f5", "c-n"),
+        N_("New"),
+        N_("deal a new game (asks first in the middle of one)"),
+        GameScreen.new_game,
+        lambda opponent: opponent.local,
     ),
     CommandKey(
         ("f6",),
         N_("Analysis"),
         N_("after a game: the coach's verdict on each of your moves (←/→ go through the mistakes)"),
         GameScreen.analyze,
-        lambda screen: screen.flow.game is not None and screen.flow.game.result is not None,
+        shown=lambda screen: screen.flow.game is not None and screen.flow.game.result is not None,
     ),
     CommandKey(
         ("c-q", "f10", "c-c"), N_("Quit"), N_("quit (asks first in the middle of a game)"), GameScreen.quit

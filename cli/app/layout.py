@@ -360,6 +360,8 @@ class Board:
         for gap in ("  ", " "):
             bar: StyleAndTextTuples = []
             for command in COMMAND_KEYS:
+                if not command.works(self.screen.flow.opponent):
+                    continue  # refused here (undo in a duel…): not advertised
                 if command.shown is not None and not command.shown(self.screen):
                     continue
                 bar += [

@@ -24,11 +24,11 @@ import argparse
 import asyncio
 import contextlib
 import functools
-import sys
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from cli.app.cards import move_text
 from cli.app.opponent import Deal, OpponentLeft, Table
 from cli.home import Home
 from cli.i18n import _, translated
@@ -41,6 +41,7 @@ from p2p.handshake import Session
 from p2p.identity import Identity
 from p2p.liveness import Patience
 from p2p.match import Match
+from p2p.messages import MoveMsg
 from p2p.text import Text
 
 if TYPE_CHECKING:
@@ -69,10 +70,16 @@ class NetworkOpponent:
         home: Home,
         reconnector: Reconnector | None = None,
         patience: Patience | None = None,
+        choice: str | None = None,
     ) -> None:
         """``reconnector``: how to get the peer back after a drop; ``patience``: its limits
-        (the forfeit is never claimed without the player's ``/claim``)."""
+        (the forfeit is never claimed without the player's ``/claim``); ``choice``: the trump
+        suits of ``--trump`` (``SH``), whose second choice holds while the first is played."""
         self.session, self.me, self.home = session, me, home
+        self.choice = choice
+        self.hints = session.terms.hints
+        self._hinted = False
+        """Whether the player was given a hint since their last move."""
         self.seat = session.seat
         self.name = session.names[1 - self.seat]
         self.reconnector = reconnector
@@ -116,24 +123,54 @@ class NetworkOpponent:
         self._number = number
         future = self._trump(number)
         if not future.done():
-            future.set_result(preference(trump))
+            chosen = self.choice if self.choice and self.choice[0] == trump else trump
+            future.set_result(preference(chosen))
         match, local = self.duel.match, number - self._offset
         await self._until(lambda: len(match.results) >= local or (match.number == local and match.revealed))
         if len(match.results) >= local:
             result = match.results[local - 1]
-            return Deal(result.seed, result.dealer, result.trumps, self.seat)
+            return Deal(
+                result.seed, result.dealer, result.trumps, self.seat, self._clash(local, result.dealer)
+            )
         assert match.dealer is not None
-        return Deal(match.seed, match.dealer, match.trumps, self.seat)
+        return Deal(match.seed, match.dealer, match.trumps, self.seat, self._clash(local, match.dealer))
+
+    def _clash(self, number: int, dealer: int) -> str:
+        """Why a player did not get the trumps they asked for in game ``number``, or ``""``."""
+        from cli.commands.duel import trump_clash, trump_prefs
+
+        prefs = trump_prefs(self.duel.match, number)
+        clash = None if prefs is None else trump_clash(prefs, dealer, self.seat, self.name)
+        return "" if clash is None else translated(clash)
 
     async def move(self, game: Game) -> Move:
-        """The peer's next move, once received and checked."""
+        """The peer's next move, once received and checked; a move that followed the AI's hint
+        is said so in the chat."""
         ply = len(game.moves)
         await self._until(lambda: len(self._played(self._number)) > ply)
-        return self._played(self._number)[ply]
+        move = self._played(self._number)[ply]
+        if self._hint_flagged(ply + 1):
+            self._chat(
+                _("{name} asked the AI for a hint before playing {move}.").format(
+                    name=self.name, move=move_text(move)
+                )
+            )
+        return move
+
+    def _hint_flagged(self, n: int) -> bool:
+        number = self._number - self._offset
+        return any(
+            isinstance(link, MoveMsg) and link.game == number and link.n == n and link.hint
+            for _seat, link in self.duel.match.links
+        )
 
     def played(self, game: Game, move: Move) -> None:
         """Hand the local move to the duel, which signs and sends it."""
         self._moves.put_nowait(move)
+
+    def hinted(self) -> None:
+        """The player was given a hint: the next move says so."""
+        self._hinted = True
 
     def say(self, text: str) -> None:
         """Send a chat line; ``/claim`` claims the game when the peer has been away too long."""
@@ -169,15 +206,18 @@ class NetworkOpponent:
         await self.duel.channel.close()
 
     async def finished(self) -> Report:
-        """The duel's report once it has ended (``quit`` when the local player left first)."""
+        """The duel's report once it has ended (``quit`` when the local player left first: a
+        game whose deal we could know then goes to the peer, as the peer's report says too)."""
         if self._background_tasks:
             await asyncio.gather(*self._background_tasks, return_exceptions=True)
         if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         if self.report is None:
-            duel = self.duel
-            return Report(self.session, duel.match, duel.writer.path, "quit")
+            match = self.duel.match
+            left_dealt = len(match.results) < match.games and match.deal_known_to(self.seat)
+            awarded = 1 - self.seat if left_dealt else None
+            return Report(self.session, match, self.duel.writer.path, "quit", awarded=awarded)
         return self.report
 
     # --------------------------------------------------- the duel's side
@@ -189,6 +229,11 @@ class NetworkOpponent:
     async def choose(self, game: Game) -> Move:
         """The move the local player makes on the screen."""
         return await self._moves.get()
+
+    def followed_hint(self) -> bool:
+        """Whether the move just chosen came after a hint (the duel flags it); the flag is spent."""
+        used, self._hinted = self._hinted, False
+        return used
 
     def heard(self, text: str) -> None:
         """Show the peer's chat line."""
@@ -329,7 +374,8 @@ async def play_duel(
     input: Input | None = None,
     output: Output | None = None,
 ) -> Report:
-    """Play a handshaken duel in the full-screen game (``trump``: asked when ``None``); the report.
+    """Play a handshaken duel in the full-screen game (``trump``: the ``--trump`` suits, the
+    first asked when ``None``); the report.
 
     ``input`` and ``output`` replace the terminal (tests).
     """
@@ -338,14 +384,14 @@ async def play_duel(
     from cli.app.match import MatchScore as ScreenMatch
     from cli.app.screen import GameScreen as Screen
 
-    opponent = NetworkOpponent(channel, session, me, home, reconnector, patience)
+    opponent = NetworkOpponent(channel, session, me, home, reconnector, patience, trump)
     terms = session.terms
     remembered = config.load_config()
     screen = Screen(
         opponent,
         ScreenMatch(games=terms.games, me=session.seat),
         rules=terms.rules,
-        trump=trump,
+        trump=trump[0] if trump else None,
         last_trump=remembered.get("trump"),
         show_opponent=True,
     )
@@ -356,22 +402,12 @@ async def play_duel(
 def run_command(args: argparse.Namespace, command: str) -> int:
     """``trumps host`` or ``trumps join``: headless with ``--bot``, else in the full-screen game."""
     from cli.commands.duel import run_host, run_join
-    from engine.cards import SUITS, parse_suit
+    from cli.options import has_terminal
 
     runner = run_host if command == "host" else run_join
     if args.bot is not None:
         return runner(args)
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print(
-            f"trumps {command}: {_('the game needs a terminal; use --bot LEVEL to let the AI play')}",
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        trump = SUITS[parse_suit(args.trump[0])] if args.trump else None
-    except ValueError:
-        message = _("{text!r} is not a suit: use S, H, D or C").format(text=args.trump)
-        print(f"trumps {command}: {message}", file=sys.stderr)
+    if not has_terminal(command, _("use --bot LEVEL to let the AI play")):
         return 2
     patience = Patience(forfeit_after=args.timeout) if args.timeout else None
-    return runner(args, functools.partial(play_duel, trump=trump, patience=patience))
+    return runner(args, functools.partial(play_duel, trump=args.trump, patience=patience))

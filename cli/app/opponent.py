@@ -67,6 +67,8 @@ class Deal:
     dealer: int
     trumps: str
     me: int = 0
+    note: str = ""
+    """Why the trumps are not what a player asked for (both wanted one suit), shown with the deal."""
 
 
 class OpponentLeft(Exception):
@@ -115,6 +117,9 @@ class Opponent(Protocol):
     rings: bool
     """Whether to ring the terminal's bell when it becomes the local player's turn (a duel,
     where the player may be looking elsewhere while the friend thinks)."""
+    hints: bool
+    """Whether the player may ask the AI for a hint (F2): against the AI always; in a duel only
+    when the host's rules allow it, and then the friend is told of every use (``hinted``)."""
 
     def attach(self, table: Table) -> None:
         """Receive the screen's side of the interface."""
@@ -130,6 +135,10 @@ class Opponent(Protocol):
 
     def say(self, text: str) -> None:
         """The local player sends a chat line."""
+
+    def hinted(self) -> None:
+        """The local player was given the AI's hint (only when ``hints``): a duel flags the next
+        move with it, so that the friend sees it and the record holds it."""
 
     def claim(self) -> bool:
         """The local player claims the game offered by ``table.offer_claim``; whether it still stood."""

@@ -186,6 +186,8 @@ class GameScreen:
         self.coach.close()  # the analysis of the last game stops: its search would slow the new one
         self.saver.new_game()
         self.line.new_hand()
+        if deal.note:  # not in the chat, where it would push the verification code out of sight
+            text = f"{text} {deal.note}"
         self._say(text)
         self._save()
         self._advance()
@@ -415,6 +417,9 @@ class GameScreen:
 
     def hint(self) -> None:
         """Ask the strongest AI level what it would play; the move goes on the move line."""
+        if not self.flow.opponent.hints:
+            self._say(_("No hints in this duel: the host's rules do not allow them."), error=True)
+            return
         if not self.flow.my_turn:
             self._not_now()
             return
@@ -427,8 +432,13 @@ class GameScreen:
         advice = await asyncio.get_running_loop().run_in_executor(None, suggest, game)
         if game is self.flow.game and game.position is position:  # nothing played or undone meanwhile
             self.line.put(str(advice.move))
+            self.flow.opponent.hinted()
             why = advice_words(advice, lambda move: move_text(move, self.display.ascii))
-            self._say(_("Hint: {why}. Enter plays it.").format(why=why))
+            if self.flow.opponent.local:
+                text = _("Hint: {why}. Enter plays it.")
+            else:
+                text = _("Hint: {why}. Enter plays it ({name} sees that your move followed a hint).")
+            self._say(text.format(why=why, name=self.flow.their_name))
 
     def analyze(self) -> None:
         """Open the coach's analysis of the game just over (see :mod:`cli.app.coach`)."""

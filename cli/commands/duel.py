@@ -18,33 +18,33 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from cli.i18n import N_, translated
+from cli.options import add_match_options, add_trump_option
 from cli.printable import printable
 from p2p.text import Text, ntext
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Coroutine
+    from pathlib import Path
 
     from cli.home import Home
     from p2p.channel import Channel
     from p2p.duel import Reconnector, Report
     from p2p.handshake import Session, Terms
     from p2p.identity import Identity
+    from p2p.invite import Invite
+    from p2p.match import Match
     from p2p.portmap import MapResult
+    from p2p.record import Verified
+    from p2p.saved import SavedMatch
 
     Play = Callable[[Channel, Session, Identity, Home, Reconnector], Awaitable[Report]]
     """Plays a handshaken duel to its end, getting the peer back through the
     :class:`~p2p.duel.Reconnector` after a drop: the interactive interface's entry point."""
 
 DEFAULT_PORT = 47111
+STOPPED = 130
+"""The exit status after Ctrl-C (the shell's 128 + SIGINT)."""
 _BOT_TIMEOUT = 180.0
-
-
-def _games(text: str) -> int:
-    if not re.fullmatch("[0-9]{1,2}", text) or not 1 <= int(text) <= 99:
-        raise argparse.ArgumentTypeError(
-            translated(Text(N_("{text!r} is not a number of games from 1 to 99"), text=text))
-        )
-    return int(text)
 
 
 def _port(text: str) -> int:
@@ -70,15 +70,11 @@ def _seconds(text: str) -> float:
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     """Options both sides of a duel take."""
     parser.add_argument(
-        "--name", help=_tr(N_("the name your peer sees and remembers you by (default: your login)"))
-    )
-    parser.add_argument(
-        "--trump",
-        metavar="SUITS",
+        "--name",
         help=_tr(
             N_(
-                "your trump preference: a suit (S H D C or ♠ ♥ ♦ ♣), optionally followed by a second "
-                "choice for when both want the same suit (e.g. SH); random when left out"
+                "the name your peer sees and remembers you by (default: the name you gave once, "
+                "asked on the first duel)"
             )
         ),
     )
@@ -134,17 +130,18 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help=_tr(N_("do not ask the home router to open the port (UPnP, NAT-PMP, PCP)")),
     )
+    add_match_options(parser, second_choice=True)
     parser.add_argument(
-        "--games", type=_games, default=1, metavar="N", help=_tr(N_("play a match of N games"))
+        "--no-announce",
+        action="store_true",
+        help=_tr(
+            N_("do not announce the game on the local network (trumps join without an invite lists it)")
+        ),
     )
     parser.add_argument(
-        "--pickup",
-        choices=("forced", "voluntary"),
-        default="forced",
-        help=_tr(N_("forced (default): take only when you cannot beat; voluntary: take any time")),
-    )
-    parser.add_argument(
-        "--no-sixes", action="store_true", help=_tr(N_("do not hand over the sixes of the trump suits"))
+        "--hints",
+        action="store_true",
+        help=_tr(N_("allow both players the AI's hint (F2); each use is shown to the other and recorded")),
     )
     add_common_arguments(parser)
 
@@ -152,9 +149,17 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
 def add_join_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``trumps join``."""
     parser.add_argument(
-        "invite", help=_tr(N_("the invite the host gave you: ADDRESS:PORT/FINGERPRINT/SECRET"))
+        "invite",
+        nargs="?",
+        help=_tr(
+            N_(
+                "the invite the host gave you: ADDRESS:PORT/FINGERPRINT/SECRET "
+                "(left out: choose a game on your network; its host is asked to let you in)"
+            )
+        ),
     )
     parser.add_argument("--yes", action="store_true", help=_tr(N_("accept the host's rules without asking")))
+    add_trump_option(parser, second_choice=True)
     add_common_arguments(parser)
 
 
@@ -215,11 +220,11 @@ def _flush() -> None:
         _PROGRESS.flush()
 
 
-def _fail(command: str, error: Exception, as_json: bool) -> int:
+def _fail(command: str, error: Exception, as_json: bool, end: str = "refused") -> int:
     _say(f"trumps {command}: {translated(error)}")
     _flush()
     if as_json:
-        print(json.dumps({"result": [], "score": [0, 0], "end": "refused", "error": str(error)}), flush=True)
+        print(json.dumps({"result": [], "score": [0, 0], "end": end, "error": str(error)}), flush=True)
     return 1
 
 
@@ -239,7 +244,39 @@ def _describe(terms: Terms) -> str:
         games = _tr(N_("one game"))
     else:
         games = translated(ntext("a match of {count} game", "a match of {count} games", terms.games))
-    return f"{games}, {terms.rules.notation()}"
+    hints = _tr(N_("AI hints allowed, each use shown to the other player") if terms.hints else N_("no AI hints"))
+    return f"{games}, {terms.rules.notation()}, {hints}"
+
+
+def trump_prefs(match: Match, number: int) -> tuple[str, str] | None:
+    """Both players' revealed trump preferences for game ``number`` (player 0's first), once known."""
+    from p2p.messages import Reveal
+
+    prefs = {
+        seat: link.pref for seat, link in match.links if isinstance(link, Reveal) and link.game == number
+    }
+    return (prefs[0], prefs[1]) if len(prefs) == 2 else None
+
+
+def trump_clash(prefs: tuple[str, str], dealer: int, seat: int, peer: str) -> Text | None:
+    """Why ``seat`` or its peer did not get the first choice of trumps, if one did not: both
+    asked for the same suit, so the one not dealing keeps it (:func:`p2p.fairdeal.resolve_trumps`)."""
+    from engine.cards import SUIT_SYMBOLS, SUITS
+
+    if prefs[0][0] != prefs[1][0]:
+        return None
+    wanted, second = (SUIT_SYMBOLS[SUITS.index(prefs[i][j])] for i, j in ((0, 0), (dealer, 1)))
+    if dealer == seat:
+        template = N_(
+            "You both asked for {suit}: {name} keeps it, not dealing; you deal and take your second "
+            "choice, {second}."
+        )
+    else:
+        template = N_(
+            "You both asked for {suit}: you keep it, not dealing; {name} deals and takes their second "
+            "choice, {second}."
+        )
+    return Text(template, suit=wanted, name=peer, second=second)
 
 
 def _announce(session: Session) -> None:
@@ -255,36 +292,86 @@ def _announce(session: Session) -> None:
     _say(Text(N_("  (both screens show the same code when nobody sits in the middle)")))
 
 
-def _run_to_end(command: str, duel: Coroutine[Any, Any, Report], as_json: bool) -> int:
-    """Run ``duel`` (connect, handshake, play) and report; the exit status."""
+class Stage:
+    """How far a duel got: whether play began, so that a match record exists."""
+
+    playing = False
+
+
+def _run_to_end(
+    command: str,
+    duel: Coroutine[Any, Any, Report],
+    as_json: bool,
+    stage: Stage,
+    saved: SavedMatch | None = None,
+) -> int:
+    """Run ``duel`` (connect, handshake, play) and report; the exit status (docs/interface.md:
+    0, 1, or :data:`STOPPED` after Ctrl-C). SIGTERM and SIGHUP (a closed terminal) pause a
+    restart-safe duel (``saved``): the peer waits, the same command continues it; otherwise they
+    stop it, and the record says so."""
     import asyncio
 
+    from p2p.duel import PAUSE
     from p2p.errors import P2PError
 
     async def until_stopped() -> Report:
-        """``duel``, cancelled by SIGTERM or SIGHUP (a closed terminal) so that the record says so."""
         import signal
 
         task, loop = asyncio.current_task(), asyncio.get_running_loop()
         assert task is not None
         for number in (signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(NotImplementedError, RuntimeError, AttributeError):
-                loop.add_signal_handler(number, task.cancel)
+                loop.add_signal_handler(number, task.cancel, PAUSE)
         return await duel
 
     try:
         report = asyncio.run(until_stopped())
     except P2PError as exc:
         return _fail(command, exc, as_json)
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        return _fail(command, InterruptedError(Text(N_("stopped; the match record says so"))), as_json)
+    except (KeyboardInterrupt, asyncio.CancelledError) as exc:
+        if saved is not None and saved.path.exists():
+            why = Text(N_("paused; run the same command again to continue the match"))
+            status = _fail(command, InterruptedError(why), as_json, "paused")
+        else:
+            if stage.playing:
+                why = Text(N_("stopped; the match record says so"))
+            else:
+                why = Text(N_("stopped before the match began"))
+            status = _fail(command, InterruptedError(why), as_json)
+        return STOPPED if isinstance(exc, KeyboardInterrupt) else status
     status = _finish(report, as_json)
     _flush()
     return status
 
 
+async def read_line(prompt: str) -> str:
+    """A line typed on stdin after ``prompt`` (on stdout), read by the event loop: Ctrl-C stops
+    the program at once (``input`` in a thread would keep it waiting for Enter)."""
+    import asyncio
+    import os
+
+    print(prompt, end="", flush=True)
+    loop = asyncio.get_running_loop()
+    line: asyncio.Future[str] = loop.create_future()
+    fd = sys.stdin.fileno()
+
+    def readable() -> None:
+        if not line.done():
+            line.set_result(os.read(fd, 4096).decode(errors="replace"))
+
+    try:
+        loop.add_reader(fd, readable)
+    except (OSError, ValueError, NotImplementedError):  # a regular file: it never blocks
+        return sys.stdin.readline()
+    try:
+        return await line
+    finally:
+        loop.remove_reader(fd)
+
+
 def _finish(report: Report, as_json: bool) -> int:
-    match = report.match
+    match, me = report.match, report.session.seat
+    peer = report.session.peer_name
     for result in match.results:
         template = N_("game {number}: {result} (dealer {dealer}, trumps {trumps})")
         _say(
@@ -292,13 +379,15 @@ def _finish(report: Report, as_json: bool) -> int:
                 template, number=result.number, result=result.text, dealer=result.dealer, trumps=result.trumps
             )
         )
+        prefs = trump_prefs(match, result.number)
+        if prefs is not None and (clash := trump_clash(prefs, result.dealer, me, peer)) is not None:
+            _say(clash)
     if report.awarded is not None:
         you = report.awarded == report.session.seat
         winner = Text(N_("you")) if you else report.session.names[report.awarded]
         template = N_("game {number}: {result} (awarded to {winner})")
         _say(Text(template, number=match.number, result=report.results[-1], winner=winner))
-    me, score = report.session.seat, report.score
-    peer = report.session.names[1 - me]
+    score = report.score
     _say(Text(N_("score: you {mine:g}, {peer} {theirs:g}"), mine=score[me], peer=peer, theirs=score[1 - me]))
     if report.reconnects:
         _say(
@@ -315,7 +404,7 @@ def _finish(report: Report, as_json: bool) -> int:
     _say(Text(N_("record: {record}  (check it with: trumps verify {record})"), record=report.record))
     if as_json:
         print(json.dumps(report.as_json(), ensure_ascii=False), flush=True)
-    return 0 if report.end == "complete" else 1
+    return 0 if report.end == "complete" or report.awarded == me else 1
 
 
 def _setup(
@@ -325,9 +414,13 @@ def _setup(
     from cli.home import Home
     from p2p.errors import P2PError
     from p2p.fairdeal import preference
-    from p2p.identity import default_name, load_identity
+    from p2p.identity import load_identity
 
-    name = (args.name or default_name()).strip()
+    name = _name(args)
+    if name is None:
+        return _fail(
+            command, ValueError(Text(N_("no name to go by: give --name NAME (no terminal to ask on)"))), args.json
+        )
     if not name or len(name) > 32 or not name.isprintable():
         return _fail(
             command,
@@ -352,7 +445,23 @@ def _setup(
     return home, me, name, play
 
 
-def _bot_play(args: argparse.Namespace) -> Play:
+def _name(args: argparse.Namespace) -> str | None:
+    """``--name``, else the name the player gave once (asked now, on a terminal, if never);
+    ``None`` when there is none and no terminal to ask on."""
+    from cli import config
+
+    if args.name is not None:
+        return str(args.name).strip()
+    if sys.stdin.isatty():
+        _flush()  # the question comes after what was said so far
+        return config.player_name()
+    return config.valid_name(config.load_config().get("name", ""))
+
+
+def _bot_play(
+    args: argparse.Namespace, saved: SavedMatch | None = None, restored: Verified | None = None
+) -> Play:
+    """A bot's play; restart-safe with ``saved``, continuing the unfinished match ``restored``."""
     from p2p.duel import Duel
     from p2p.liveness import Patience
     from p2p.players import BotPlayer
@@ -366,14 +475,59 @@ def _bot_play(args: argparse.Namespace) -> Play:
     ) -> Report:
         _announce(session)
         duel = Duel(
-            channel, session, me, player, home.records, timeout, None, reconnector, patience, _status()
-        )
+            channel, session, me, player, home.records, timeout, None, reconnector, patience, _status(),
+            saved, None if restored is None else restored.match,
+        )  # fmt: skip
         try:
             return await duel.run()
         finally:
             await duel.channel.close()
 
     return play
+
+
+def _saved_match(path: Path, bot: bool) -> tuple[SavedMatch | None, Verified | None]:
+    """What makes a bot's duel restart-safe (kept in ``path``), and the unfinished match found
+    there, read back and checked (:class:`~p2p.saved.SavedMatchError` if it cannot be). Only
+    headless bots keep one: the full-screen game does not continue matches yet."""
+    from p2p.saved import SavedMatch, SavedMatchError, load_saved, restore
+
+    if not bot and path.exists():
+        template = N_(
+            "an unfinished match is saved in {path}: run the same command with --bot LEVEL to continue "
+            "it (the full-screen game cannot continue a match yet)"
+        )
+        raise SavedMatchError(Text(template, path=path))
+    if not bot:
+        return None, None
+    if not path.exists():
+        return SavedMatch(path), None
+    saved = load_saved(path)
+    return saved, restore(saved)
+
+
+async def _back(way: Reconnector, restored: Verified, timeout: float | None) -> Channel:
+    """The peer of the continued match ``restored``, back on a fresh connection within the
+    forfeit limit; past it, a :class:`~p2p.errors.ConnectionClosed` (the match stays saved)."""
+    import asyncio
+
+    from p2p.errors import ConnectionClosed
+
+    limit = timeout or _BOT_TIMEOUT
+    try:
+        async with asyncio.timeout(limit):
+            return (await way.reconnect())[0]
+    except TimeoutError:
+        template = N_("{peer} did not come back within {seconds:g} s; the match stays saved for another try")
+        peer = restored.session.names[1 - restored.session.seat]
+        raise ConnectionClosed(Text(template, peer=peer, seconds=limit)) from None
+
+
+def _say_continuing(restored: Verified) -> None:
+    session, match = restored.session, restored.match
+    moves = 0 if match.game is None else len(match.game.moves)
+    template = N_("Continuing the unfinished match with {peer} (game {number}, after move {moves})…")
+    _say(Text(template, peer=session.names[1 - session.seat], number=match.number, moves=moves))
 
 
 def _status() -> Callable[[str], None]:
@@ -395,17 +549,35 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     import time
 
     from engine import Rules
-    from p2p.addresses import host_addresses, socket_families
+    from p2p.addresses import host_addresses, is_loopback, socket_families
     from p2p.connect import Listener, listening_socket
+    from p2p.discovery import Announcement
+    from p2p.errors import P2PError
     from p2p.handshake import Terms
     from p2p.identity import KnownPeers
     from p2p.portmap import PortMapping, default_mappers
+    from p2p.saved import SavedMatchError, hosted_file
 
     setup = _setup(args, "host", play)
     if isinstance(setup, int):
         return setup
     home, me, name, play_duel = setup
-    terms = Terms(Rules(pickup=args.pickup, sixes=not args.no_sixes), args.games)
+    rules = Rules(pickup=args.pickup or "forced", sixes=not args.no_sixes)
+    terms = Terms(rules, args.games or 1, hints=args.hints)
+    try:
+        saved, restored = _saved_match(hosted_file(home.unfinished), bool(args.bot))
+    except SavedMatchError as exc:
+        if args.bot:
+            return _fail("host", exc, args.json)
+        _say(exc)  # a person hosts a new match; the saved one waits for a bot
+        saved, restored = None, None
+    if restored is not None:  # a bot host continues its unfinished match, under its invite
+        assert saved is not None and saved.invite is not None
+        play_duel = _bot_play(args, saved, restored)
+        terms, name = restored.session.terms, restored.session.names[restored.session.seat]
+        args.port = saved.invite.addresses[0][1]
+    elif saved is not None:
+        play_duel = _bot_play(args, saved)
     try:
         sock = listening_socket(args.bind, args.port)
     except OSError as exc:
@@ -418,17 +590,31 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
         )
         return _fail("host", OSError(error), args.json)
     port = sock.getsockname()[1]
+    stage = Stage()
     families = socket_families(sock)
     local = host_addresses(args.bind, **families)
+    announce = not args.no_announce and not is_loopback(args.bind)
+    approve = None if args.bot is not None or not announce else _ask_person  # a bot takes only invites
 
     async def main() -> Report:
         ipv4, ipv6 = ([], []) if args.no_map else default_mappers(args.bind, **families)
+        known = KnownPeers(home.peers_file)
         async with (
             PortMapping(port, ipv4, ipv6) as mapping,  # the router's lease, deleted on exit
-            Listener(sock, me, name, terms, KnownPeers(home.peers_file), _say) as listener,
-        ):
+            Listener(
+                sock, me, name, terms, known, _say,
+                None if saved is None or saved.invite is None else saved.invite.secret,
+                approve=None if restored is not None else approve,  # a continued match awaits its joiner
+            ) as listener,
+        ):  # fmt: skip
             reachable = [(args.advertise, port)] if args.advertise else mapping.result.reachable(local, port)
             invite = listener.invite(reachable)
+            if restored is not None:
+                assert saved is not None and saved.invite is not None
+                invite, listener.playing = saved.invite, restored.session  # only that joiner gets in
+                _say_continuing(restored)
+            elif saved is not None:
+                saved.invite = invite
             print(
                 printable(translated(Text(N_("Send this to your friend:  trumps join {invite}"), invite=invite))),
                 flush=True,
@@ -441,14 +627,27 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
                 )
             )
             _say_reach(args.advertise is None, mapping.result, invite.addresses[0][0], port)
-            channel, session = await listener.first()
+            if restored is not None:
+                channel, session = await _back(listener, restored, args.timeout), restored.session
+            else:
+                async with contextlib.AsyncExitStack() as announcing:  # on the LAN (mDNS) until a joiner is in
+                    if announce:
+                        try:
+                            await announcing.enter_async_context(
+                                Announcement(name, me.fingerprint, terms, local, port)
+                            )
+                        except P2PError as exc:
+                            listener.approve = None  # nobody finds it: only invites
+                            _say(exc)
+                    channel, session = await listener.first()
+            stage.playing = True
             start = time.monotonic()
             _flush()  # before a full screen takes the terminal
             report = await play_duel(channel, session, me, home, listener)
             report.timing["match_s"] = round(time.monotonic() - start, 3)
             return report
 
-    return _run_to_end("host", main(), args.json)
+    return _run_to_end("host", main(), args.json, stage, saved)
 
 
 def _say_reach(asked: bool, mapped: MapResult, first: str, port: int) -> None:
@@ -473,41 +672,114 @@ def _say_reach(asked: bool, mapped: MapResult, first: str, port: int) -> None:
         _say(Text(template, port=port))
 
 
+async def _ask_person(name: str, address: str, code: str) -> bool:
+    """The host's person decides on a LAN joiner, on the terminal (before any full screen takes
+    it); no answer (end of input) is no."""
+
+    question = N_(
+        "{name} wants to join from {address} (verification code {code}: {name}'s screen shows the same) "
+        "— accept? [y/N]"
+    )
+    _say(Text(question, name=name, address=address, code=code))
+    _flush()
+    # a question withdrawn meanwhile (the joiner left) leaves what was typed to the next one
+    return (await read_line("")).strip().lower() in _yes_words()
+
+
+def _yes_words() -> set[str]:
+    """What counts as yes to a ``[y/N]`` question, in English and in the interface's language."""
+    return {"y", "yes", *_tr(N_("y yes")).lower().split()}
+
+
+_BROWSE_SECONDS = 1.5
+
+
+def _choose_host(args: argparse.Namespace) -> Invite:
+    """The (secretless) invite of a game announced on the local network: the one chosen from the
+    list (bots and ``--yes`` take the first heard)."""
+    import asyncio
+
+    from p2p.discovery import DiscoveryError, browse
+
+    _say(Text(N_("Looking for games on your network…")))
+    found = asyncio.run(browse(_BROWSE_SECONDS))
+    if not found:
+        raise DiscoveryError(
+            Text(N_("no game announces itself on your network; ask your friend for the invite line"))
+        )
+    for number, host in enumerate(found, 1):
+        template = N_("  {number}. {name}: {terms} ({address} port {port})")
+        terms, where = _describe(host.terms), host.addresses[0]
+        _say(Text(template, number=number, name=host.name, terms=terms, address=where, port=host.port))
+    if args.bot or args.yes:
+        return found[0].invite()
+    _flush()
+    try:
+        answer = input(translated(Text(N_("Join which one? [1-{count}] "), count=len(found)))).strip()
+    except EOFError:  # no one at the keyboard
+        answer = ""
+    if not re.fullmatch("[0-9]{1,3}", answer) or not 1 <= int(answer) <= len(found):
+        raise DiscoveryError(Text(N_("{answer!r} is not one of the games listed"), answer=answer))
+    return found[int(answer) - 1].invite()
+
+
 def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     """``trumps join INVITE``: connect, agree on the rules, play the match (with ``play`` unless ``--bot``)."""
-    import asyncio
     import time
 
     from p2p.connect import Redial, join
     from p2p.errors import P2PError
     from p2p.identity import KnownPeers
     from p2p.invite import Invite
+    from p2p.saved import joined_file
 
     try:
-        invite = Invite.parse(args.invite)
+        invite = Invite.parse(args.invite) if args.invite is not None else _choose_host(args)
     except P2PError as exc:
         return _fail("join", exc, args.json)
+    except KeyboardInterrupt:
+        return _fail("join", InterruptedError(Text(N_("stopped before the match began"))), args.json)
     setup = _setup(args, "join", play)
     if isinstance(setup, int):
         return setup
     home, me, name, play_duel = setup
+    try:
+        saved, restored = _saved_match(joined_file(home.unfinished, invite), bool(args.bot))
+    except P2PError as exc:
+        return _fail("join", exc, args.json)
+    if saved is not None:
+        play_duel = _bot_play(args, saved, restored)
 
-    yes_words = {"y", "yes", *_tr(N_("y yes")).lower().split()}
+    yes_words = _yes_words()
+    stage = Stage()
 
     async def decide(terms: Terms, host_name: str) -> bool:
         _say(Text(N_("{name} proposes {terms}."), name=host_name, terms=_describe(terms)))
         if args.yes or args.bot:
             return True
         _flush()
-        answer = await asyncio.to_thread(input, _tr(N_("Accept these rules? [y/N] ")))
+        answer = await read_line(_tr(N_("Accept these rules? [y/N] ")))
         return answer.strip().lower() in yes_words
+
+    def asked(code: str) -> None:
+        template = N_(
+            "Waiting for the host to let you in; compare the verification code {code} with the host's screen"
+        )
+        _say(Text(template, code=code))
 
     async def main() -> Report:
         where = ", ".join(f"{host} port {port}" for host, port in invite.addresses)
         _say(Text(N_("Connecting to {addresses}…"), addresses=where))
         start = time.monotonic()
-        channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide)
+        if restored is not None:  # the same host and terms, redialed until it answers
+            _say_continuing(restored)
+            session = restored.session
+            redial = Redial(invite, me, session.names[session.seat], KnownPeers(home.peers_file), session)
+            channel = await _back(redial, restored, args.timeout)
+            return await play_duel(channel, session, me, home, redial)
+        channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide, asked=asked)
         handshaken = time.monotonic()
+        stage.playing = True
         _flush()  # before a full screen takes the terminal
         report = await play_duel(
             channel, session, me, home, Redial(invite, me, name, KnownPeers(home.peers_file), session)
@@ -516,4 +788,4 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         report.timing["match_s"] = round(time.monotonic() - handshaken, 3)
         return report
 
-    return _run_to_end("join", main(), args.json)
+    return _run_to_end("join", main(), args.json, stage, saved)

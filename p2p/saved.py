@@ -1,0 +1,136 @@
+"""What a restarted program needs to continue an unfinished match, kept on disk while it lasts.
+
+The signed chain is in the record (:mod:`p2p.record`); what it cannot hold is kept in a small
+JSON file beside it (mode 0600, written atomically, deleted when the match ends):
+
+``{"saved": "your-trumps unfinished match", "format": 1, "record": path, "pledges": {game:
+{"pref", "secret"}}, "invite": text-or-null}``
+
+- ``pledges``: this side's own commitment secrets for games not yet revealed, written *before*
+  the commitment goes out, so that a program restarted between its commit and its reveal can
+  still reveal (docs/protocol.md, "Restarts");
+- ``invite``: the host's invite (addresses, fingerprint, secret), so that a restarted host
+  listens where the joiner redials and proves the same secret.
+
+Everything read back is checked: a file that is not such a state, or whose pledge does not open
+the record's commitment, raises :class:`SavedMatchError` and is left in place (nothing is lost).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from p2p.crypto import tagged_hash
+from p2p.errors import P2PError
+from p2p.fairdeal import Pledge
+from p2p.files import write_atomically
+from p2p.invite import Invite
+from p2p.messages import Commit, Reveal
+from p2p.record import Verified, verify
+from p2p.text import N_, Text
+
+SAVED_KIND = "your-trumps unfinished match"
+FORMAT = 1
+
+
+def hosted_file(directory: Path) -> Path:
+    """Where the host keeps its unfinished match (one at a time: ``trumps host`` continues it)."""
+    return directory / "hosted.json"
+
+
+def joined_file(directory: Path, invite: Invite) -> Path:
+    """Where a joiner keeps the unfinished match of ``invite`` (found again by the same join line)."""
+    name = tagged_hash("saved-join", invite.fingerprint.encode(), invite.secret).hex()[:16]
+    return directory / f"joined-{name}.json"
+
+
+class SavedMatchError(P2PError):
+    """A saved unfinished match that cannot be read or does not fit its record."""
+
+
+@dataclass
+class SavedMatch:
+    """One side's unfinished match: where its record is and what the record cannot hold."""
+
+    path: Path
+    """This state file."""
+    record: Path | None = None
+    """The match record (set once the duel names it)."""
+    invite: Invite | None = None
+    """The host's invite; ``None`` for a joiner."""
+    pledges: dict[int, Pledge] = field(default_factory=dict)
+
+    def keep(self, game: int, pledge: Pledge) -> None:
+        """Save our pledge for ``game`` (before its commitment is sent)."""
+        self.pledges[game] = pledge
+        self.write()
+
+    def write(self) -> None:
+        """Replace the file on disk, atomically and readable only by this user."""
+        state = {
+            "saved": SAVED_KIND,
+            "format": FORMAT,
+            "record": None if self.record is None else str(self.record),
+            "pledges": {str(n): {"pref": p.pref, "secret": p.secret.hex()} for n, p in self.pledges.items()},
+            "invite": None if self.invite is None else str(self.invite),
+        }
+        write_atomically(self.path, json.dumps(state).encode(), mode=0o600)
+
+    def discard(self) -> None:
+        """The match ended: nothing is left to continue."""
+        self.path.unlink(missing_ok=True)
+
+
+def load_saved(path: Path) -> SavedMatch:
+    """The state saved in ``path``; :class:`SavedMatchError` says what is wrong with it."""
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise _corrupt(path, Text(N_("not readable JSON ({error})"), error=exc)) from None
+    if not isinstance(state, dict) or state.get("saved") != SAVED_KIND or state.get("format") != FORMAT:
+        raise _corrupt(path, Text(N_("not an unfinished match of this version")))
+    record, invite, pledges = state.get("record"), state.get("invite"), state.get("pledges")
+    if not isinstance(record, str) or not isinstance(pledges, dict):
+        raise _corrupt(path, Text(N_("the record or the pledges are missing")))
+    saved = SavedMatch(path, Path(record))
+    try:
+        saved.invite = None if invite is None else Invite.parse(str(invite))
+        for number, pledge in pledges.items():
+            secret = bytes.fromhex(pledge["secret"])
+            if not number.isdigit() or len(secret) != 32 or not isinstance(pledge["pref"], str):
+                raise ValueError(number)
+            saved.pledges[int(number)] = Pledge(pledge["pref"], secret)
+    except (P2PError, ValueError, TypeError, KeyError) as exc:
+        raise _corrupt(path, Text(N_("an unreadable invite or pledge ({error})"), error=exc)) from None
+    return saved
+
+
+def restore(saved: SavedMatch) -> Verified:
+    """The unfinished match of ``saved``, replayed from its record and checked against the pledges."""
+    assert saved.record is not None
+    try:
+        verified = verify(saved.record.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, P2PError) as exc:
+        raise _corrupt(
+            saved.path, Text(N_("its record {record}: {error}"), record=saved.record, error=exc)
+        ) from None
+    match, seat = verified.match, verified.session.seat
+    if verified.complete or verified.end is not None:
+        raise _corrupt(saved.path, Text(N_("its record {record} already ended"), record=saved.record))
+    for by, link in match.links:
+        if not isinstance(link, Commit) or by != seat or (pledge := saved.pledges.get(link.game)) is None:
+            continue
+        if pledge.commitment(match.session_id, link.game, seat) != link.commitment:
+            template = N_("the saved pledge of game {game} does not open the record's commitment")
+            raise _corrupt(saved.path, Text(template, game=link.game))
+    if match.due() == (Reveal, seat) and match.number not in saved.pledges:
+        template = N_("the pledge of game {game}, needed for the reveal, is missing")
+        raise _corrupt(saved.path, Text(template, game=match.number))
+    return verified
+
+
+def _corrupt(path: Path, why: Text) -> SavedMatchError:
+    template = N_("the unfinished match in {path} cannot be continued: {why} (the file is left as it is)")
+    return SavedMatchError(Text(template, path=path, why=why))

@@ -1,0 +1,236 @@
+"""``trumps host`` and ``trumps join`` as a person starts them: stopping before the match, what
+they say about the trumps, the names they go by and their exit status."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import pty
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cli.app.network_opponent import NetworkOpponent
+from cli.app.opponent import Deal
+from cli.main import build_parser
+from engine import Game, Rules
+from p2p.handshake import Terms
+from p2p.messages import MoveMsg
+from p2p.record import verify
+from tests.screen_table import Notes
+from tests.test_p2p_e2e import LIMIT, TRUMPS, _env, _host, _join, _outcome
+from tests.test_p2p_helpers import Side, connect_pair, run
+
+
+async def _until(stream: asyncio.StreamReader, text: bytes) -> bytes:
+    seen = b""
+    while text not in seen:
+        chunk = await asyncio.wait_for(stream.read(1024), LIMIT)
+        assert chunk, seen
+        seen += chunk
+    return seen
+
+
+def test_ctrl_c_at_the_rules_question_ends_the_joiner_at_once_in_one_line(tmp_path: Path) -> None:
+    """Defect 4: the joiner's question is on a terminal; Ctrl-C (SIGINT) ends it without Enter."""
+
+    async def scenario() -> tuple[int, str]:
+        host, invite = await _host(tmp_path, "--timeout", "5")
+        main, terminal = pty.openpty()
+        try:
+            joiner = await asyncio.create_subprocess_exec(
+                *TRUMPS, "join", str(invite), "--name", "bob", stdin=terminal, stdout=terminal,
+                stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "bob"),
+            )  # fmt: skip
+            os.close(terminal)
+            reader = asyncio.StreamReader()
+            loop = asyncio.get_running_loop()
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(main, "rb"))
+            await _until(reader, b"Accept these rules? [y/N]")
+            joiner.send_signal(signal.SIGINT)
+            _out, err = await asyncio.wait_for(joiner.communicate(), LIMIT)  # no Enter is ever typed
+            return joiner.returncode or 0, err.decode()
+        finally:
+            host.send_signal(signal.SIGINT)
+            await asyncio.wait_for(host.communicate(), LIMIT)
+
+    status, err = asyncio.run(scenario())
+    assert status == 130
+    assert err.splitlines()[-1] == "trumps join: stopped before the match began", err
+    assert "record" not in err
+
+
+def test_a_host_stopped_before_anyone_joined_does_not_mention_a_record(tmp_path: Path) -> None:
+    async def scenario() -> tuple[int, str]:
+        host, _invite = await _host(tmp_path)
+        host.send_signal(signal.SIGINT)
+        _out, err = await asyncio.wait_for(host.communicate(), LIMIT)
+        return host.returncode or 0, err.decode()
+
+    status, err = asyncio.run(scenario())
+    assert status == 130
+    assert err.splitlines()[-1] == "trumps host: stopped before the match began"
+    assert "record" not in err
+    assert not list((tmp_path / "ann" / "data").glob("trumps/matches/*.jsonl"))
+
+
+def test_headless_sides_say_who_kept_the_suit_both_asked_for(tmp_path: Path) -> None:
+    """Defect 3: ``--trump S`` on both sides; each stderr says who got spades and why."""
+
+    async def scenario() -> list[tuple[int, dict[str, object], str]]:
+        host, invite = await _host(tmp_path, "--trump", "S")
+        joiner = await _join(tmp_path, invite, "--trump", "♤")
+        return list(await asyncio.gather(_outcome(host), _outcome(joiner)))
+
+    (host_status, _host_summary, host_err), (join_status, _joiner, join_err) = asyncio.run(scenario())
+    assert host_status == join_status == 0, (host_err, join_err)
+    keeps = "You both asked for ♠: you keep it, not dealing; {} deals and takes their second choice, ♥."
+    gives = "You both asked for ♠: {} keeps it, not dealing; you deal and take your second choice, ♥."
+    if "dealer 0" in host_err:  # ann (player 0) dealt: bob keeps spades
+        assert gives.format("bob") in host_err.splitlines() and keeps.format("ann") in join_err.splitlines()
+    else:
+        assert keeps.format("bob") in host_err.splitlines() and gives.format("ann") in join_err.splitlines()
+
+
+def _parse(*argv: str) -> argparse.Namespace:
+    args, unknown = build_parser(argv[0]).parse_known_args(list(argv))
+    assert not unknown
+    return args
+
+
+def test_host_and_join_take_the_match_options_as_play_does(capsys: pytest.CaptureFixture[str]) -> None:
+    """Defect 14: one definition of ``--games`` (1-99) and one suit parser for every command."""
+    assert _parse("host", "--trump", "♤").trump == _parse("join", "x", "--trump", "♤").trump == "S"
+    assert _parse("host", "--trump", "h♦").trump == "HD" and _parse("play", "--trump", "♤").trump == "S"
+    host = _parse("host", "--games", "99", "--pickup", "Voluntary")
+    assert (host.games, host.pickup) == (99, "voluntary")
+    for command in ("play", "host"):
+        with pytest.raises(SystemExit):
+            _parse(command, "--games", "100")
+        assert "'100' is not a number of games from 1 to 99" in capsys.readouterr().err
+    assert "games" not in vars(build_parser("join").parse_known_args(["join", "x"])[0])  # the host's rule
+
+
+def test_without_name_a_duel_goes_by_the_remembered_name(tmp_path: Path) -> None:
+    """Defect 14: not the login name: the name given once (here remembered), or a clear refusal."""
+    for who, name in (("ann", "Ann Lee"), ("bob", "Bob")):
+        (tmp_path / who / "config" / "trumps").mkdir(parents=True)
+        (tmp_path / who / "config" / "trumps" / "config.json").write_text(json.dumps({"name": name}))
+
+    async def scenario() -> list[tuple[int, dict[str, object], str]]:
+        host = await asyncio.create_subprocess_exec(
+            *TRUMPS, "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "easy", "--json",
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "ann"),
+        )  # fmt: skip
+        assert host.stdout is not None
+        line = (await asyncio.wait_for(host.stdout.readline(), LIMIT)).decode()
+        joiner = await asyncio.create_subprocess_exec(
+            *TRUMPS, "join", line.split("trumps join ", 1)[1].strip(), "--bot", "easy", "--json",
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "bob"),
+        )  # fmt: skip
+        return list(await asyncio.gather(_outcome(host), _outcome(joiner)))
+
+    (_, host, host_err), (_, joiner, _) = asyncio.run(scenario())
+    assert host["players"] == joiner["players"] == ["Ann Lee", "Bob"], host_err
+    nameless = subprocess.run(
+        [*TRUMPS, "host", "--port", "0", "--bot", "easy"], capture_output=True, text=True, timeout=LIMIT,
+        stdin=subprocess.DEVNULL, env=_env(tmp_path / "carol"),
+    )  # fmt: skip
+    assert nameless.returncode == 1
+    assert "no name to go by: give --name NAME (no terminal to ask on)" in nameless.stderr
+
+
+def test_the_second_trump_choice_holds_in_the_interactive_duel(tmp_path: Path) -> None:
+    """``--trump SD``: the screen asks nothing and plays spades; a clash then gives diamonds, not hearts."""
+
+    async def scenario() -> tuple[Deal, Deal]:
+        pair = await connect_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), Terms(Rules(), 1))
+        ann = NetworkOpponent(pair.host_channel, pair.host_session, pair.host.me, pair.host.home, choice="SD")
+        bob = NetworkOpponent(pair.join_channel, pair.join_session, pair.joiner.me, pair.joiner.home)
+        ann.attach(Notes())
+        bob.attach(Notes())
+        deals = await asyncio.gather(ann.deal(1, None, "S"), bob.deal(1, None, "S"))
+        ann.close()
+        bob.close()
+        await asyncio.gather(ann.finished(), bob.finished())
+        return deals
+
+    ann, _bob = run(scenario())
+    assert ann.trumps == ("DS" if ann.dealer == 0 else "SH")
+
+
+# ------------------------------------------------------------------ hints (defect 13)
+
+
+def test_the_hint_flags_leave_protocol_3_messages_as_they_were() -> None:
+    """``offer.hints`` and ``move.hint`` are left out when false: the same bytes as before them."""
+    from dataclasses import replace
+
+    from p2p.errors import SchemaError
+    from p2p.messages import parse
+
+    move = MoveMsg(game=1, n=1, move="6S", hash=bytes(32), sig=bytes(64))
+    assert list(move.to_wire()) == ["t", "game", "n", "move", "hash", "sig"] and parse(move.to_wire()) == move
+    hinted = replace(move, hint=True)
+    assert list(hinted.to_wire()) == ["t", "game", "n", "move", "hash", "hint", "sig"]
+    assert parse(hinted.to_wire()) == hinted and hinted.body() != move.body()  # signed
+    with pytest.raises(SchemaError, match=r"move\.hint: must be true, or left out for false"):
+        parse(move.to_wire() | {"hint": False})
+
+
+def test_hints_are_the_host_s_rule_and_each_use_reaches_the_peer_and_the_records(tmp_path: Path) -> None:
+    async def scenario(hints: bool) -> tuple[Notes, NetworkOpponent, NetworkOpponent]:
+        root = tmp_path / str(hints)
+        pair = await connect_pair(Side.make(root, "ann"), Side.make(root, "bob"), Terms(Rules(), 1, hints=hints))
+        assert pair.join_session.terms.hints is hints
+        ann = NetworkOpponent(pair.host_channel, pair.host_session, pair.host.me, pair.host.home)
+        bob = NetworkOpponent(pair.join_channel, pair.join_session, pair.joiner.me, pair.joiner.home)
+        bob_notes = Notes()
+        ann.attach(Notes())
+        bob.attach(bob_notes)
+        deal, _ = await asyncio.gather(ann.deal(1, None, "S"), bob.deal(1, None, "D"))
+        game = Game.from_deal(deal.seed, deal.dealer, deal.trumps, Rules())
+        for _ply in range(2):
+            mover, other = (ann, bob) if game.position.turn == ann.seat else (bob, ann)
+            if mover is ann:
+                ann.hinted()  # ann's screen gave her the AI's hint
+            waiting = asyncio.ensure_future(other.move(game))  # asked before the move, as the app does
+            await asyncio.sleep(0)
+            move = game.position.legal_moves()[0]
+            game.play(move)
+            mover.played(game, move)
+            assert await waiting == move
+        ann.close()
+        bob.close()
+        await asyncio.gather(ann.finished(), bob.finished())
+        return bob_notes, ann, bob
+
+    notes, ann, bob = run(scenario(True))
+    (told,) = [line for line in notes.chats if "hint" in line]
+    assert told.startswith("ann asked the AI for a hint before playing ")
+    for side in (ann, bob):
+        text = side.duel.writer.path.read_text()
+        rows = [json.loads(line) for line in text.splitlines()]
+        moves = [(row["by"], row["link"].get("hint")) for row in rows if row.get("link", {}).get("t") == "move"]
+        assert sorted(moves, key=str) == sorted([(ann.seat, True), (bob.seat, None)], key=str)  # ann's use
+        flags = {(seat, m.hint) for seat, m in verify(text).match.links if isinstance(m, MoveMsg)}
+        assert flags == {(ann.seat, True), (bob.seat, False)}
+    notes, ann, _bob = run(scenario(False))  # not allowed: nothing flagged, nothing said
+    assert not [line for line in notes.chats if "hint" in line]
+    assert '"hint"' not in ann.duel.writer.path.read_text()
+
+
+def test_the_joiner_is_asked_about_the_hints_rule(tmp_path: Path) -> None:
+    async def scenario() -> list[tuple[int, dict[str, object], str]]:
+        host, invite = await _host(tmp_path, "--hints")
+        joiner = await _join(tmp_path, invite)
+        return list(await asyncio.gather(_outcome(host), _outcome(joiner)))
+
+    (_, host, host_err), (_, _joiner, join_err) = asyncio.run(scenario())
+    assert "ann proposes one game, " in join_err and ", AI hints allowed, each use shown to the other player." in join_err
+    assert "Hosting one game, " in host_err and "AI hints allowed" in host_err
+    assert verify(Path(str(host["record"])).read_text()).complete

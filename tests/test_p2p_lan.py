@@ -1,0 +1,350 @@
+"""The LAN knock (a joiner that found the host by discovery and has no invite secret), attacked:
+a bot host or a host that does not announce gives it the stranger's refusal, the host's person
+decides after key confirmation, a declined source is not asked again, and a flood of LAN
+strangers costs the person a bounded number of questions, one at a time."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from engine import Rules
+from p2p.admission import MAX_QUESTIONS, Approvals
+from p2p.channel import Channel
+from p2p.connect import Listener, join, join_on, listening_socket
+from p2p.errors import HandshakeError, InviteRefused, P2PError, PeerAborted, PeerBusy
+from p2p.handshake import LAN_SECRET, HostHandshake, JoinerHandshake, Session, Terms
+from p2p.identity import KnownPeers
+from p2p.invite import Invite, new_secret
+from p2p.messages import Confirm, Message, Offer
+from tests.test_p2p_handshake import _identity, _sent
+from tests.test_p2p_helpers import Side, accept_all, run
+
+TERMS = Terms(Rules(), 2)
+
+
+class Lan:
+    """A host machine (announcing or not) and a joiner machine knocking with ``secret``."""
+
+    def __init__(self, tmp_path: Path, lan: bool, secret: bytes = LAN_SECRET) -> None:
+        self.invite_secret = new_secret()
+        self.ann = _identity()
+        self.host = HostHandshake(self.ann, "ann", TERMS, self.invite_secret, lan=lan)
+        known = KnownPeers(tmp_path / "bob-peers.json")
+        self.joiner = JoinerHandshake(_identity(), "bob", self.ann.fingerprint, secret, known)
+
+    def to_offer(self) -> Offer:
+        out = [message for sent in _sent(self.joiner.start()) for message in _sent(self.host.receive(sent))]
+        assert len(out) == 1 and isinstance(out[0], Offer)
+        return out[0]
+
+    def to_confirm(self) -> list[Message]:
+        self.joiner.offered(self.to_offer())
+        return _sent(self.joiner.accept())
+
+
+def _stranger_refusal(tmp_path: Path) -> object:
+    pair = Lan(tmp_path, lan=True, secret=new_secret())  # a wrong secret, even to an announcing host
+    with pytest.raises(InviteRefused):
+        pair.to_offer()
+    return pair.host.refusal
+
+
+@pytest.mark.parametrize("who", ["a bot host", "a host with --no-announce"])
+def test_a_host_not_asking_its_person_gives_a_lan_knock_the_strangers_refusal(
+    tmp_path: Path, who: str
+) -> None:
+    pair = Lan(tmp_path, lan=False)
+    with pytest.raises(InviteRefused):
+        pair.to_offer()
+    assert pair.host.refusal == _stranger_refusal(tmp_path) and pair.host.offer is None
+
+
+def test_an_announcing_host_takes_a_lan_knock_unproven_and_both_get_the_code(tmp_path: Path) -> None:
+    pair = Lan(tmp_path, lan=True)
+    for message in pair.to_confirm():
+        pair.host.receive(message)
+    assert pair.host.session is not None
+    assert pair.host.lan_knock and not pair.host.proven  # evictable, and it needs the person's yes
+    assert pair.joiner.lan and pair.joiner.code == pair.host.session.code  # compared before the yes
+    (confirmed,) = _sent(pair.host.admit())
+    assert pair.joiner.confirmed(confirmed).code == pair.host.session.code
+
+
+def test_an_invite_join_to_an_announcing_host_is_still_proven(tmp_path: Path) -> None:
+    pair = Lan(tmp_path, lan=True)
+    pair.joiner = JoinerHandshake(
+        _identity(), "bob", pair.ann.fingerprint, pair.invite_secret, KnownPeers(tmp_path / "p.json")
+    )
+    pair.to_offer()
+    assert pair.host.proven and not pair.host.lan_knock and not pair.joiner.lan
+
+
+def test_a_lan_joiner_cannot_reveal_another_nonce_than_it_committed(tmp_path: Path) -> None:
+    """The code stays ungrindable with the public secret: the nonce is bound by the knock's commit."""
+    pair = Lan(tmp_path, lan=True)
+    accept, confirm = pair.to_confirm()
+    assert isinstance(confirm, Confirm)
+    pair.host.receive(accept)
+    with pytest.raises(HandshakeError):
+        pair.host.receive(Confirm(nonce=bytes(32), mac=confirm.mac))
+    assert pair.host.session is None and pair.host.refusal is not None
+    assert pair.host.refusal.reason == "confirm"
+
+
+def test_approvals_ask_one_at_a_time_and_never_again_after_a_no() -> None:
+    approvals = Approvals(max_per_source=2, max_questions=4)
+    assert approvals.open("10.0.0.5") and not approvals.open("10.0.0.6")  # one question at a time
+    approvals.answer("10.0.0.5", accepted=False)
+    assert not approvals.welcome("10.0.0.5") and not approvals.open("10.0.0.5")
+    assert approvals.open("10.0.0.6")
+    approvals.answer("10.0.0.6", accepted=True)
+    assert approvals.open("10.0.0.6")
+    approvals.answer("10.0.0.6", accepted=True)
+    assert not approvals.welcome("10.0.0.6")  # its share is used up
+    assert approvals.welcome("10.0.0.7") and approvals.open("10.0.0.7")
+    approvals.answer("10.0.0.7", accepted=True)
+    assert not approvals.welcome("10.0.0.8")  # four in all: from now on only invites
+
+
+class Person:
+    """The host's person: records each question, answers ``answer`` (after ``release`` when set)."""
+
+    def __init__(self, answer: bool, release: asyncio.Event | None = None) -> None:
+        self.answer, self.release = answer, release
+        self.asked: list[tuple[str, str, str]] = []
+        self.withdrawn = 0
+
+    async def __call__(self, name: str, address: str, code: str) -> bool:
+        self.asked.append((name, address, code))
+        if self.release is not None:
+            try:
+                await self.release.wait()
+            except asyncio.CancelledError:
+                self.withdrawn += 1
+                raise
+        return self.answer
+
+
+def _host(root: Path, person: Person | None) -> tuple[Side, Listener, int]:
+    ann = Side.make(root, "ann")
+    sock = listening_socket("127.0.0.1", 0)
+    return ann, Listener(sock, ann.me, "ann", TERMS, ann.known, approve=person), sock.getsockname()[1]
+
+
+def _lan_invite(ann: Side, port: int) -> Invite:
+    return Invite((("127.0.0.1", port),), ann.me.fingerprint, LAN_SECRET)
+
+
+def test_an_approved_lan_joiner_plays_after_comparing_the_code(tmp_path: Path) -> None:
+    bob = Side.make(tmp_path, "bob")
+    person = Person(answer=True)
+    shown: list[str] = []
+
+    async def scenario() -> tuple[Session, Session]:
+        ann, listener, port = _host(tmp_path, person)
+        async with listener:
+            channel, session = await join(
+                _lan_invite(ann, port), bob.me, "bob", bob.known, accept_all, asked=shown.append
+            )
+            host_channel, host_session = await listener.first()
+            await channel.close()
+            await host_channel.close()
+            return session, host_session
+
+    mine, theirs = run(scenario())
+    assert person.asked == [("bob", person.asked[0][1], theirs.code)] and "127.0.0.1" in person.asked[0][1]
+    assert shown == [mine.code] and mine.code == theirs.code and mine.session_id == theirs.session_id
+
+
+def test_a_bot_host_refuses_a_lan_joiner_as_it_refuses_any_stranger(tmp_path: Path) -> None:
+    bob = Side.make(tmp_path, "bob")
+
+    async def scenario() -> P2PError:
+        ann, listener, port = _host(tmp_path, None)
+        async with listener:
+            with pytest.raises(InviteRefused) as refused:
+                await join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all)
+            return refused.value
+
+    assert "did not prove the invite's secret" in str(run(scenario()))
+
+
+def test_a_declined_lan_joiner_is_refused_and_not_asked_about_again(tmp_path: Path) -> None:
+    bob = Side.make(tmp_path, "bob")
+    person = Person(answer=False)
+
+    async def scenario() -> tuple[P2PError, P2PError, bool, dict[str, dict[str, str]]]:
+        ann, listener, port = _host(tmp_path, person)
+        async with listener:
+            with pytest.raises(PeerAborted) as declined:
+                await join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all)
+            with pytest.raises(InviteRefused) as again:
+                await join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all)
+            return declined.value, again.value, listener.playing is None, ann.known.load()
+
+    declined, again, nobody, remembered = run(scenario())
+    assert isinstance(declined, PeerAborted) and declined.reason == "declined"
+    assert "did not let you in" in str(declined) and "did not prove the invite's secret" in str(again)
+    assert len(person.asked) == 1 and nobody and "bob" not in remembered  # nothing bound
+
+
+def test_a_look_alike_lan_joiner_meets_the_known_key_before_the_person_is_asked(tmp_path: Path) -> None:
+    bob, eve = Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
+    person = Person(answer=True)
+
+    async def scenario() -> P2PError:
+        ann, listener, port = _host(tmp_path, person)
+        ann.known.check("bob", bob.me.public)
+        async with listener:
+            with pytest.raises(PeerAborted) as refused:
+                await join(_lan_invite(ann, port), eve.me, "b\u043eb", eve.known, accept_all)
+            return refused.value
+
+    refused = run(scenario())
+    assert isinstance(refused, PeerAborted) and refused.reason == "identity" and not person.asked
+
+
+def test_a_flood_of_lan_strangers_asks_one_question_at_a_time_and_few_in_all(tmp_path: Path) -> None:
+    """LAN strangers from many sources while the person leaves the first question open are told to
+    wait; then, each declined at once, they get at most MAX_QUESTIONS questions in all and the rest
+    the stranger's refusal; the friend with the invite still gets in."""
+    release = asyncio.Event()
+    person = Person(answer=False, release=release)
+    eve, bob = Side.make(tmp_path, "eve"), Side.make(tmp_path, "bob")
+
+    async def scenario() -> tuple[list[P2PError | None], list[P2PError | None], str]:
+        ann, listener, port = _host(tmp_path, person)
+        async with listener:
+            first = asyncio.ensure_future(_join_from(ann, port, "127.0.0.2", eve))
+            await _asked(person)
+            waiting = await asyncio.gather(*(_join_from(ann, port, f"127.0.0.{n}", eve) for n in range(3, 9)))
+            release.set()
+            opening = [await first, *waiting]
+            later = [await _join_from(ann, port, f"127.0.0.{n}", eve) for n in range(2, 21)]
+            channel, _ = await join(
+                listener.invite([("127.0.0.1", port)]), bob.me, "bob", bob.known, accept_all
+            )
+            host_channel, session = await listener.first()
+            await channel.close()
+            await host_channel.close()
+            return opening, later, session.hello.name
+
+    opening, later, winner = run(scenario())
+    assert isinstance(opening[0], PeerAborted) and opening[0].reason == "declined"
+    assert all(isinstance(error, PeerBusy) for error in opening[1:])  # one question at a time
+    declined = [e for e in later if isinstance(e, PeerAborted) and e.reason == "declined"]
+    assert len(person.asked) == 1 + len(declined) == MAX_QUESTIONS
+    assert all(isinstance(e, InviteRefused) for e in later if e not in declined)  # 127.0.0.2 too
+    assert winner == "bob"
+
+
+async def _asked(person: Person) -> None:
+    """Until the person is asked (bounded: a refusal instead would end the test)."""
+    async with asyncio.timeout(30):
+        while not person.asked:
+            await asyncio.sleep(0.01)
+
+
+async def _join_from(ann: Side, port: int, source: str, side: Side) -> P2PError | None:
+    """A LAN join from another loopback address (127.0.0.0/8 is all this machine's); its error."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    channel = Channel(reader, writer)
+    try:
+        await join_on(channel, _lan_invite(ann, port), side.me, side.name, side.known, accept_all)
+    except P2PError as exc:
+        return exc
+    finally:
+        await channel.close()
+    return None
+
+
+def test_the_approved_lan_joiner_comes_back_unasked_and_no_other_lan_joiner_gets_in(tmp_path: Path) -> None:
+    bob, eve = Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
+    person = Person(answer=True)
+
+    async def scenario() -> str:
+        ann, listener, port = _host(tmp_path, person)
+        async with listener:
+            channel, _ = await join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all)
+            host_channel, _ = await listener.first()
+            back, _ = await join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all)  # after a drop
+            returned, session = await listener.reconnect()
+            with pytest.raises(PeerBusy):
+                await join(_lan_invite(ann, port), eve.me, "eve", eve.known, accept_all)
+            for line in (channel, host_channel, back, returned):
+                await line.close()
+            return session.hello.name
+
+    assert run(scenario()) == "bob" and [name for name, _, _ in person.asked] == ["bob"]
+
+
+def test_once_an_invite_match_is_on_a_lan_knock_gets_the_strangers_refusal(tmp_path: Path) -> None:
+    bob, eve = Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
+    person = Person(answer=True)
+
+    async def scenario() -> P2PError:
+        ann, listener, port = _host(tmp_path, person)
+        async with listener:
+            channel, _ = await join(
+                listener.invite([("127.0.0.1", port)]), bob.me, "bob", bob.known, accept_all
+            )
+            host_channel, _ = await listener.first()
+            with pytest.raises(InviteRefused) as refused:
+                await join(_lan_invite(ann, port), eve.me, "eve", eve.known, accept_all)
+            await channel.close()
+            await host_channel.close()
+            return refused.value
+
+    assert "did not prove the invite's secret" in str(run(scenario())) and not person.asked
+
+
+def test_a_lan_joiner_hanging_up_withdraws_its_question(tmp_path: Path) -> None:
+    """Else one stranger who knocks and leaves would hold the one question open for ten minutes."""
+    eve, bob = Side.make(tmp_path, "eve"), Side.make(tmp_path, "bob")
+    person = Person(answer=True, release=asyncio.Event())
+
+    async def scenario() -> P2PError | None:
+        ann, listener, port = _host(tmp_path, person)
+        async with listener:
+            leaving = asyncio.ensure_future(_join_from(ann, port, "127.0.0.2", eve))
+            await _asked(person)
+            leaving.cancel()
+            async with asyncio.timeout(30):  # the question is withdrawn at once, not after ten minutes
+                while not person.withdrawn:
+                    await asyncio.sleep(0.01)
+            person.release = None  # the person answers the next question at once
+            return await _join_from(ann, port, "127.0.0.3", bob)
+
+    assert run(scenario()) is None and [name for name, _, _ in person.asked] == ["eve", "bob"]
+
+
+def test_the_lan_knock_is_the_documents_formulas_with_the_empty_secret(tmp_path: Path) -> None:
+    """docs/protocol.md, "The LAN knock": the proof is HMAC-SHA256 under a zero-length key and the
+    code is read from H("code", "", T1, nonce), the empty field with its length 0 (hashlib only)."""
+    import hashlib
+    import hmac
+
+    from p2p.wire import encode
+
+    def h(tag: str, *parts: bytes) -> bytes:
+        digest = hashlib.sha256()
+        for part in (("your-trumps/v1/" + tag).encode(), *parts):
+            digest.update(len(part).to_bytes(4, "big") + part)
+        return digest.digest()
+
+    pair = Lan(tmp_path, lan=True)
+    offer = pair.to_offer()
+    hello, knock = pair.joiner.hello, pair.joiner.knock
+    pair.joiner.offered(offer)
+    accept, confirm = _sent(pair.joiner.accept())
+    for message in (accept, confirm):
+        pair.host.receive(message)
+    assert isinstance(confirm, Confirm) and pair.host.session is not None
+    proof = hmac.new(b"", h("knock", encode(hello.to_wire()), h("code-nonce", confirm.nonce)), hashlib.sha256)
+    assert knock.proof == proof.digest()
+    t1 = h("offer", encode(hello.to_wire()), encode(offer.body()))
+    number = int.from_bytes(h("code", b"", t1, confirm.nonce)[:8], "big") % 1_000_000
+    assert pair.host.session.code == pair.joiner.code == f"{number // 1000:03d} {number % 1000:03d}"

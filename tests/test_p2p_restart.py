@@ -1,0 +1,238 @@
+"""Restart-safe matches, as separate processes: a side killed (``kill -9``) or stopped (SIGTERM)
+mid-match and started again with the same command line continues exactly where the chain
+stopped, while the other side waits; both records then verify, complete, with one transcript."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+from pathlib import Path
+
+import pytest
+
+from cli.commands.duel import add_join_arguments, run_join
+from p2p.duel import Report
+from p2p.fairdeal import Pledge
+from p2p.invite import Invite
+from p2p.record import verify
+from p2p.saved import SavedMatch, SavedMatchError, joined_file, load_saved, restore
+from tests.test_p2p_e2e import LIMIT, TRUMPS, _env, _host, _join, _outcome
+
+Outcome = tuple[int, dict[str, object], str]
+
+
+def _records(root: Path, name: str) -> Path:
+    return root / name / "data" / "trumps" / "matches"
+
+
+def _unfinished(root: Path, name: str) -> Path:
+    return root / name / "data" / "trumps" / "unfinished"
+
+
+async def _moves_reach(root: Path, name: str, count: int) -> None:
+    """Wait (bounded) until ``name``'s record holds ``count`` moves: well into the match."""
+    for _ in range(int(LIMIT / 0.02)):
+        records = _records(root, name).glob("*.jsonl")
+        if max((path.read_text().count('"t": "move"') for path in records), default=0) >= count:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{name} never reached {count} moves")
+
+
+def _same_complete_match(first: Outcome, second: Outcome) -> None:
+    (status_a, a, err_a), (status_b, b, err_b) = first, second
+    assert status_a == status_b == 0, (err_a, err_b)
+    assert a["end"] == b["end"] == "complete"
+    assert a["transcript"] == b["transcript"] and a["result"] == b["result"]
+    for summary in (a, b):
+        verified = verify(Path(str(summary["record"])).read_text())
+        assert verified.complete and verified.match.transcript.hex() == a["transcript"]
+
+
+def test_a_joiner_killed_mid_game_and_started_again_completes_the_match(tmp_path: Path) -> None:
+    async def scenario() -> tuple[Outcome, Outcome]:
+        host, invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
+        joiner = await _join(tmp_path, invite, "--timeout", "30")
+        await _moves_reach(tmp_path, "bob", 6)
+        joiner.send_signal(signal.SIGKILL)
+        await joiner.wait()
+        assert list(_unfinished(tmp_path, "bob").glob("joined-*.json"))  # what the restart needs
+        again = await _join(tmp_path, invite, "--timeout", "30")  # the same line
+        return await _outcome(host), await _outcome(again)
+
+    host, again = asyncio.run(scenario())
+    _same_complete_match(host, again)
+    assert "Continuing the unfinished match with ann" in again[2]
+    assert host[1]["reconnects"] == 1
+    assert not list(_unfinished(tmp_path, "bob").iterdir())  # the match ended: nothing kept
+    assert len(list(_records(tmp_path, "bob").glob("*.jsonl"))) == 1  # one record, continued
+
+
+def test_a_host_killed_mid_game_and_started_again_continues_under_the_same_invite(tmp_path: Path) -> None:
+    async def scenario() -> tuple[Outcome, Outcome, Invite, Invite]:
+        host, invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
+        joiner = await _join(tmp_path, invite, "--timeout", "30")
+        await _moves_reach(tmp_path, "ann", 6)
+        host.send_signal(signal.SIGKILL)
+        await host.wait()
+        (state,) = _unfinished(tmp_path, "ann").glob("hosted.json")
+        assert state.stat().st_mode & 0o077 == 0  # the invite secret is the host's alone
+        again, second_invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
+        return await _outcome(again), await _outcome(joiner), invite, second_invite
+
+    again, joiner, invite, second_invite = asyncio.run(scenario())
+    assert second_invite == invite  # the joiner redials what it has
+    _same_complete_match(again, joiner)
+    assert "Continuing the unfinished match with bob" in again[2]
+    assert joiner[1]["reconnects"] == 1
+    assert not list(_unfinished(tmp_path, "ann").iterdir())
+    assert len(list(_records(tmp_path, "ann").glob("*.jsonl"))) == 1  # one record, continued
+
+
+def test_sigterm_pauses_the_match_and_the_same_command_continues_it(tmp_path: Path) -> None:
+    async def scenario() -> tuple[Outcome, Outcome, Outcome]:
+        host, invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
+        joiner = await _join(tmp_path, invite, "--timeout", "30")
+        await _moves_reach(tmp_path, "bob", 6)
+        joiner.send_signal(signal.SIGTERM)  # a closed terminal, a stopped service
+        paused = await _outcome(joiner)
+        again = await _join(tmp_path, invite, "--timeout", "30")
+        return paused, await _outcome(host), await _outcome(again)
+
+    (paused_status, paused, paused_err), host, again = asyncio.run(scenario())
+    assert paused_status == 1 and paused["end"] == "paused", paused_err
+    assert "run the same command again" in paused_err
+    assert "bob's program stopped; waiting up to 0:30" in host[2]
+    _same_complete_match(host, again)
+    (record,) = _records(tmp_path, "bob").glob("*.jsonl")
+    assert '"end"' not in record.read_text()  # a pause is no end: neither quit nor forfeit
+
+
+@pytest.mark.parametrize("content", ["{not json", '{"saved": "something else"}', ""])
+def test_a_corrupt_saved_match_is_refused_clearly_and_left_in_place(tmp_path: Path, content: str) -> None:
+    invite = Invite.parse("127.0.0.1:9/" + "a" * 32 + "/" + "b" * 32)
+    state = joined_file(tmp_path / "bob" / "data" / "trumps" / "unfinished", invite)
+    state.parent.mkdir(parents=True)
+    state.write_text(content)
+
+    async def scenario() -> Outcome:
+        joiner = await asyncio.create_subprocess_exec(
+            *TRUMPS, "join", str(invite), "--bot", "easy", "--json", "--name", "bob",
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "bob"),
+        )  # fmt: skip
+        out, err = await asyncio.wait_for(joiner.communicate(), LIMIT)
+        return joiner.returncode or 0, json.loads(out.decode().splitlines()[-1]), err.decode()
+
+    status, summary, err = asyncio.run(scenario())
+    assert status == 1 and summary["end"] == "refused"
+    assert "cannot be continued" in err and "the file is left as it is" in err and "Traceback" not in err
+    assert state.read_text() == content
+
+
+_STATE = {"saved": "your-trumps unfinished match", "format": 1, "record": "r.jsonl", "invite": None}
+
+
+@pytest.mark.parametrize(
+    ("changes", "why"),
+    [
+        ({"format": 2}, "not an unfinished match of this version"),
+        ({"record": 7, "pledges": {}}, "the record or the pledges are missing"),
+        ({"pledges": {"1": {"pref": "S", "secret": "zz"}}}, "an unreadable invite or pledge"),
+        ({"pledges": {"1": {"pref": "S", "secret": "00" * 31}}}, "an unreadable invite or pledge"),
+        ({"pledges": {"x": {"pref": "S", "secret": "00" * 32}}}, "an unreadable invite or pledge"),
+        ({"pledges": {}, "invite": "nowhere"}, "an unreadable invite or pledge"),
+        ({"pledges": [1]}, "the record or the pledges are missing"),
+    ],
+)
+def test_every_field_of_a_saved_match_is_checked(
+    tmp_path: Path, changes: dict[str, object], why: str
+) -> None:
+    path = tmp_path / "joined.json"
+    path.write_text(json.dumps(_STATE | changes))
+    with pytest.raises(SavedMatchError, match=why):
+        load_saved(path)
+
+
+def test_a_saved_match_whose_record_is_gone_is_refused_clearly(tmp_path: Path) -> None:
+    path = tmp_path / "joined.json"
+    path.write_text(json.dumps(_STATE | {"record": str(tmp_path / "gone.jsonl"), "pledges": {}}))
+    with pytest.raises(SavedMatchError, match=r"gone\.jsonl"):
+        restore(load_saved(path))
+    assert path.exists()
+
+
+def test_a_pledge_that_does_not_open_the_recorded_commitment_is_refused(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        host, invite = await _host(tmp_path, "--games", "1", "--timeout", "5")
+        joiner = await _join(tmp_path, invite, "--timeout", "5")
+        await _moves_reach(tmp_path, "bob", 2)
+        joiner.send_signal(signal.SIGKILL)
+        await joiner.wait()
+        host.send_signal(signal.SIGKILL)
+        await host.wait()
+
+    asyncio.run(scenario())
+    (path,) = _unfinished(tmp_path, "bob").glob("joined-*.json")
+    saved = load_saved(path)
+    assert restore(saved).match.links  # as saved, it continues
+    forged = SavedMatch(path, saved.record, None, {1: Pledge.fresh("S")})
+    forged.write()
+    with pytest.raises(SavedMatchError, match="does not open the record's commitment"):
+        restore(load_saved(path))
+
+
+def test_a_restarted_joiner_whose_host_never_returns_gives_up_at_the_limit_and_keeps_the_match(
+    tmp_path: Path,
+) -> None:
+    async def scenario() -> Outcome:
+        host, invite = await _host(tmp_path, "--games", "1", "--timeout", "5")
+        joiner = await _join(tmp_path, invite, "--timeout", "5")
+        await _moves_reach(tmp_path, "bob", 2)
+        for process in (joiner, host):
+            process.send_signal(signal.SIGKILL)
+            await process.wait()
+        return await _outcome(await _join(tmp_path, invite, "--timeout", "1"))
+
+    status, summary, err = asyncio.run(scenario())
+    assert status == 1 and summary["end"] == "refused"
+    assert "ann did not come back within 1 s; the match stays saved" in err
+    (path,) = _unfinished(tmp_path, "bob").glob("joined-*.json")
+    assert restore(load_saved(path)).match.links  # still there to continue
+
+
+def test_both_programs_killed_and_started_again_complete_the_match(tmp_path: Path) -> None:
+    """A power cut of the machine both play on: each side restarts from its own disk."""
+
+    async def scenario() -> tuple[Outcome, Outcome]:
+        host, invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
+        joiner = await _join(tmp_path, invite, "--timeout", "30")
+        await _moves_reach(tmp_path, "bob", 6)
+        for process in (host, joiner):
+            process.send_signal(signal.SIGKILL)
+            await process.wait()
+        joiner = await _join(tmp_path, invite, "--timeout", "30")  # first: it redials until the host is up
+        host, _ = await _host(tmp_path, "--games", "2", "--timeout", "30")
+        return await _outcome(host), await _outcome(joiner)
+
+    _same_complete_match(*asyncio.run(scenario()))
+
+
+def test_an_interactive_join_with_a_saved_match_says_how_to_continue_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for variable, folder in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data")):
+        monkeypatch.setenv(variable, str(tmp_path / folder))
+    invite = Invite.parse("127.0.0.1:9/" + "a" * 32 + "/" + "b" * 32)
+    state = joined_file(tmp_path / "data" / "trumps" / "unfinished", invite)
+    SavedMatch(state, tmp_path / "r.jsonl").write()
+    parser = argparse.ArgumentParser()
+    add_join_arguments(parser)
+
+    async def never(*_: object) -> Report:
+        raise AssertionError("no match may start over a saved one")
+
+    assert run_join(parser.parse_args([str(invite), "--name", "bob"]), never) == 1
+    assert "run the same command with --bot LEVEL to continue it" in capsys.readouterr().err
+    assert state.exists()
