@@ -11,14 +11,28 @@ from prompt_toolkit.input import create_pipe_input
 
 from cli.analysis_file import analysis_path, load_analysis, save_analysis
 from cli.app.coach import Coach
+from cli.app.match import MatchScore
 from cli.app.replay import Replay, replay_application
+from cli.app.screen import GameScreen
 from cli.coach_words import advice_words, verdict_words
 from cli.commands.replay import _analysis
 from engine import Game, Move, Position
 from engine.ai import Advice, advise
 from engine.ai.analysis import WIN_TO_LOSS, analyze
 from engine.ai.proof import DRAW, LOSS, WIN
-from tests.test_cli_app import ENTER, F2, LEFT, RIGHT, Driver, SizedOutput, ai_session, homes, render, run
+from tests.test_cli_app import (
+    ENTER,
+    F2,
+    LEFT,
+    RIGHT,
+    Driver,
+    ScriptedOpponent,
+    SizedOutput,
+    ai_session,
+    homes,
+    render,
+    run,
+)
 
 __all__ = ["homes"]  # the fixture: saved games and config in a temporary home
 
@@ -167,3 +181,33 @@ def test_a_damaged_analysis_is_named_in_the_replay_not_fatal(homes: Path) -> Non
     verdicts, note = _analysis(str(record), game)
     assert verdicts == {} and note.startswith("The coach's analysis cannot be shown: ")
     assert "lost.txt.analysis.json is not an analysis of this game" in note
+
+
+class FriendOpponent(ScriptedOpponent):
+    """A friend over the network (a duel): plays the first legal move at once."""
+
+    async def move(self, game: Game) -> Move:
+        return game.position.legal_moves()[0]
+
+
+def test_in_a_duel_the_analysis_opens_once_the_game_is_over() -> None:
+    session = GameScreen(FriendOpponent(), MatchScore(), trump="S")  # the player sits in seat 1
+    session.coach = Coach(seconds=None, nodes=NODES)
+    seen: list[str] = []
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.flow.game is not None)
+        seen.append(d.screen())
+        game = lost_game()
+        game.headers["Players"] = "Bob vs You"
+        session.flow.game = game  # as if this duel had just ended
+        seen.append(d.screen())
+        await d.keys(F6)
+        await d.until(lambda: session.coach.complete)
+        seen.append(d.screen())
+
+    run(session, script)
+    playing, over, done = seen
+    assert "F6" not in playing and "F6 Analysis" in over and "F3" not in over  # no undo in a duel
+    assert "No proven mistake in your 4 moves." in done  # seat 1's moves: take, QH,TC, KD, 8H
+    assert [v.player for v in session.coach.verdicts] == [1, 1, 1, 1]
