@@ -178,6 +178,19 @@ def table_lines(rows: list[Row], width: int) -> list[str]:
     return lines
 
 
+def record_path(spec: str) -> tuple[Path, str | None]:
+    """The file ``spec`` names (see :func:`load_game`) and, for a network match record, the game
+    number as written (``""``: left out); ``None`` for a game record."""
+    name, hash_sign, number = spec.rpartition("#") if "#" in spec else (spec, "", "")
+    path = Path(name)
+    for folder in (storage.games_dir(), Home.default().records):
+        if not path.exists() and (folder / name).exists():
+            path = folder / name
+    if path.suffix != ".jsonl" and not hash_sign:
+        return path, None
+    return path, number
+
+
 def load_game(spec: str) -> Game:
     """The game ``spec`` names: a game record (a path, or a name in the games folder) or game N of
     a network match record (``FILE#N``, a path or a name in the records folder; ``#1`` if left out).
@@ -185,12 +198,8 @@ def load_game(spec: str) -> Game:
     Raises :class:`cli.storage.StorageError`, :class:`engine.RecordError` or
     :class:`p2p.errors.RecordError` saying why it cannot be read.
     """
-    name, hash_sign, number = spec.rpartition("#") if "#" in spec else (spec, "", "")
-    path = Path(name)
-    for folder in (storage.games_dir(), Home.default().records):
-        if not path.exists() and (folder / name).exists():
-            path = folder / name
-    if path.suffix != ".jsonl" and not hash_sign:
+    path, number = record_path(spec)
+    if number is None:
         return Game.from_record(storage.read_text(path))
     games = network_games(path)
     chosen = [found.game for found in games if found.name == f"{path.name}#{number or 1}"]

@@ -38,10 +38,46 @@ def test_the_verdicts_as_text(record: Path, capsys: pytest.CaptureFixture[str]) 
     assert cli_main.main(["analyze", str(record), "--seconds", "0.2"]) == 0
     out, err = capsys.readouterr()
     lines = out.splitlines()
-    assert len(lines) == len(MOVES) + 1 and err == ""  # no progress line when stderr is no terminal
+    assert len(lines) == len(MOVES) + 2 and err == ""  # no progress line when stderr is no terminal
     assert lines[0].startswith("1. Ann: QH,KD — turned a win into a loss; better: ")
     assert lines[0].endswith("(proven)") and lines[1] == "2. Bob: take — forced"
-    assert lines[2] == "3. Ann: 9H — lost already (proven)" and lines[-1] == "1 proven mistake"
+    assert lines[2] == "3. Ann: 9H — lost already (proven)" and lines[-2] == "1 proven mistake"
+    saved = record.with_name("lost.txt.analysis.json")
+    assert lines[-1] == f"The analysis is saved as {saved}: 'trumps replay' shows it."
+
+
+def test_the_saved_analysis_reads_back_for_the_replay(
+    record: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli.analysis_file import analysis_path, load_analysis
+
+    assert cli_main.main(["analyze", str(record), "--json", "--seconds", "0.2"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    game = Game.from_record(record.read_text(encoding="utf-8"))
+    saved = load_analysis(analysis_path(str(record)), game)
+    assert sorted(saved) == list(range(len(MOVES))) and saved[0].mistake and saved[1].kind == "forced"
+    assert [str(saved[i].better) if saved[i].better else None for i in saved] == [
+        m["better"] for m in printed["moves"]
+    ]
+
+
+def test_no_save_leaves_no_file_and_a_foreign_analysis_is_refused(
+    record: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli import storage
+    from cli.analysis_file import analysis_path, load_analysis
+
+    assert cli_main.main(["analyze", str(record), "--no-save", "--seconds", "0.2"]) == 0
+    path = analysis_path(str(record))
+    assert not path.exists() and "saved" not in capsys.readouterr().out
+    game = Game.from_record(record.read_text(encoding="utf-8"))
+    assert load_analysis(path, game) == {}
+    path.write_text('{"moves": [{"number": 1, "move": "9H"}]}', encoding="utf-8")  # not QH,KD
+    with pytest.raises(storage.StorageError, match="not an analysis of this game"):
+        load_analysis(path, game)
+    path.write_text("{not json", encoding="utf-8")
+    with pytest.raises(storage.StorageError, match="not an analysis of this game"):
+        load_analysis(path, game)
 
 
 def test_the_verdicts_as_json_for_one_player(record: Path, capsys: pytest.CaptureFixture[str]) -> None:

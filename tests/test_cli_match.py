@@ -80,8 +80,13 @@ def test_each_level_thinks_for_its_documented_budget(monkeypatch: pytest.MonkeyP
     assert budgets["medium"] == (None, None) and MEDIUM_NODES == 400  # the engine caps medium at 400 nodes
     expert, hard = budgets["expert"][0], budgets["hard"][0]
     assert isinstance(expert, float) and isinstance(hard, float) and expert > hard
+
+    def recording_advise(position: Position, **budget: object) -> None:
+        budgets["hint"] = (budget.get("seconds"), budget.get("nodes"))
+
+    monkeypatch.setattr(ai_opponent, "advise", recording_advise)
     ai_opponent.suggest(game)
-    assert budgets["expert"] == (ai_opponent.HINT_SECONDS, None)
+    assert budgets["hint"] == (ai_opponent.HINT_SECONDS, None)  # engine.ai.advise: expert's search
 
 
 def test_the_ai_opponent_answers_with_legal_moves_off_the_loop() -> None:

@@ -12,7 +12,7 @@ from cli.app.names import shown_name
 from cli.app.opponent import Deal, Table
 from cli.i18n import _
 from engine import Game, Move
-from engine.ai import DEFAULT_SECONDS, LEVELS, choose
+from engine.ai import DEFAULT_SECONDS, Advice, advise, choose
 from engine.cards import SUITS
 
 HINT_SECONDS = 1.0
@@ -100,6 +100,6 @@ class AIOpponent:
         """Nothing to release."""
 
 
-def suggest(game: Game) -> Move:
-    """The hint: the strongest level's move in ``game``, thought for :data:`HINT_SECONDS`."""
-    return choose(game.position, LEVELS[-1], seconds=HINT_SECONDS, history=game.positions[:-1])
+def suggest(game: Game) -> Advice:
+    """The hint: the strongest level's move in ``game`` and why, thought for :data:`HINT_SECONDS`."""
+    return advise(game.position, seconds=HINT_SECONDS, history=game.positions[:-1])

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import merge_key_bindings
+from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout
 from prompt_toolkit.output import Output, create_output
 
+from cli.app.analysis_view import analysis_bindings, analysis_container, analysis_open
 from cli.app.keys import key_bindings
-from cli.app.layout import create_layout
+from cli.app.layout import create_layout, too_small
 from cli.app.screen import GameScreen
 from cli.app.style import game_style
 
@@ -22,9 +26,17 @@ def create_application(
     """The full-screen game for ``screen`` (``input``/``output`` for tests)."""
     output = output or create_output()
     display = screen.display
+    game = create_layout(screen)
+    coaching = analysis_open(screen) & ~Condition(too_small)  # the game screen says "too small"
+    body = HSplit(
+        [
+            ConditionalContainer(game.container, ~coaching),
+            ConditionalContainer(analysis_container(screen), coaching),
+        ]
+    )
     app: Application[None] = Application(
-        layout=create_layout(screen),
-        key_bindings=key_bindings(screen),
+        layout=Layout(body, focused_element=game.current_window),
+        key_bindings=merge_key_bindings([key_bindings(screen), analysis_bindings(screen)]),
         style=game_style(display.four_color, display.theme, output.get_default_color_depth()),
         full_screen=True,
         mouse_support=True,

@@ -30,6 +30,8 @@ class CommandKey:
     help: str
     action: Callable[[GameScreen], None]
     works: Callable[[Opponent], bool] = lambda opponent: True
+    shown: Callable[[GameScreen], bool] | None = None
+    """When the key bar shows it, beyond ``works`` (``None``: always)."""
 
 
 COMMAND_KEYS = (
@@ -55,6 +57,13 @@ COMMAND_KEYS = (
         N_("deal a new game (asks first in the middle of one)"),
         GameScreen.new_game,
         lambda opponent: opponent.local,
+    ),
+    CommandKey(
+        ("f6",),
+        N_("Analysis"),
+        N_("after a game: the coach's verdict on each of your moves (←/→ go through the mistakes)"),
+        GameScreen.analyze,
+        shown=lambda screen: screen.flow.game is not None and screen.flow.game.result is not None,
     ),
     CommandKey(
         ("c-q", "f10", "c-c"), N_("Quit"), N_("quit (asks first in the middle of a game)"), GameScreen.quit

@@ -362,6 +362,8 @@ class Board:
             for command in COMMAND_KEYS:
                 if not command.works(self.screen.flow.opponent):
                     continue  # refused here (undo in a duel…): not advertised
+                if command.shown is not None and not command.shown(self.screen):
+                    continue
                 bar += [
                     ("class:keybar.key", key_label(command.keys[0])),
                     ("class:keybar", f" {_(command.name)}{gap}"),

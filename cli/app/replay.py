@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout
+from prompt_toolkit.layout import ConditionalContainer, Container, HSplit, Layout
 from prompt_toolkit.output import Output, create_output
 
 from cli.app.board import Line, hand_lines, move_words, pile_lines, trump_label
-from cli.app.cards import count_cards
+from cli.app.cards import count_cards, move_text
 from cli.app.layout import (
     join_lines,
     move_log,
@@ -26,9 +28,11 @@ from cli.app.layout import (
 )
 from cli.app.names import MY_NAME, shown_name
 from cli.app.style import game_style
+from cli.coach_words import verdict_words
 from cli.i18n import N_, _, ngettext
 from cli.reasons import reason_words
 from engine import Game, Outcome
+from engine.ai.analysis import WIN_TO_LOSS, Verdict
 from engine.game import result_text
 
 KEYS = (("←/→", N_("step")), ("PgUp/PgDn", N_("10 moves")), ("Home/End", N_("start/end")), ("q", N_("quit")))
@@ -43,13 +47,33 @@ def outcome_words(outcome: Outcome | None) -> str:
     return f"{text.removesuffix(outcome.reason.value).rstrip()} {reason_words(outcome)}"
 
 
+def verdict_mark(verdict: Verdict) -> str:
+    """The move log's mark of a mistake, as chess has it: ``??`` for a win turned into a loss,
+    ``?`` for the others, nothing for a good move."""
+    if not verdict.mistake:
+        return ""
+    return "??" if verdict.kind == WIN_TO_LOSS else "?"
+
+
 class Replay:
     """A saved game and the move the viewer stands at (``step`` moves played)."""
 
-    def __init__(self, game: Game, title: str, ascii: bool = False) -> None:
+    def __init__(
+        self,
+        game: Game,
+        title: str,
+        ascii: bool = False,
+        verdicts: dict[int, Verdict] | None = None,
+        note: str = "",
+    ) -> None:
         self.game = game
+        self.heading = _("Replay")
+        self.note = note
+        """Shown at the deal: what the coach's saved analysis holds, or why it cannot be read."""
         self.title = title
         self.ascii = ascii
+        self.verdicts = {} if verdicts is None else verdicts
+        """The coach's verdicts by move index (a saved analysis, or the one running)."""
         self.step = 0
         names = game.headers.get("Players", "").split(" vs ")
         self.bottom = names.index(MY_NAME) if len(names) == 2 and MY_NAME in names else 0
@@ -78,7 +102,7 @@ class Replay:
         date = self.game.headers.get("Date", "?")[:16]
         players = _("{me} vs {them}").format(me=self.names[0], them=self.names[1])
         return [
-            ("class:title.name", " " + _("Replay") + " "),
+            ("class:title.name", " " + self.heading + " "),
             ("", f"│ {players} │ {date} │ {outcome_words(self.game.result)} │ {self.title}"),
         ]
 
@@ -97,18 +121,32 @@ class Replay:
                 self.game, self.step, None if self.mine[mover] else self.names[mover], self.ascii
             )
             text = _("Move {number} of {total}: {what}").format(number=self.step, total=total, what=did)
+            verdict = self.verdicts.get(self.step - 1)
         else:
+            verdict = None
             text = ngettext("The deal. {count} move follows.", "The deal. {count} moves follow.", total)
             text = text.format(count=total)
         lines += wrapped("class:turn", " ", text, width)
+        if not self.step and self.note:
+            lines += wrapped("class:muted", " ", self.note, width)
+        if verdict is not None:
+            words = verdict_words(verdict, lambda move: move_text(move, self.ascii))
+            style = "class:message.error" if verdict.mistake else "class:muted"
+            lines += wrapped(style, f" {verdict_mark(verdict) or '·'} ", words, width)
         if self.step == total:
             result = _("Result: {result}").format(result=outcome_words(self.game.result))
             lines += wrapped("class:result", " ", result, width)
         return join_lines(lines)
 
     def history(self) -> list[Line]:
-        """The moves up to this one."""
-        return move_log(self.game, self.names, self.ascii, upto=self.step)
+        """The moves up to this one, mistakes marked ``?`` (``??``: a win turned into a loss)."""
+        lines = move_log(self.game, self.names, self.ascii, upto=self.step)
+        first = self.step - len(lines)  # the log ends at this step, and may leave out the oldest moves
+        for ply, line in enumerate(lines, first):
+            verdict = self.verdicts.get(ply)
+            if verdict is not None and verdict.mistake:
+                line.append(("class:message.error", " " + verdict_mark(verdict)))
+        return lines
 
     def key_bar(self) -> StyleAndTextTuples:
         """The keys of the viewer."""
@@ -116,6 +154,30 @@ class Replay:
         for key, what in KEYS:
             bar += [("class:keybar.key", key), ("class:keybar", f" {_(what)}  ")]
         return bar
+
+
+def replay_board(get: Callable[[], Replay], footer: Sequence[Container]) -> HSplit:
+    """The board of the replay ``get()`` returns (read at every redraw), with ``footer`` under it:
+    the viewer's and the analysis screen's."""
+
+    def player(bottom: bool, part: int) -> Callable[[], StyleAndTextTuples]:
+        def text() -> StyleAndTextTuples:
+            replay = get()
+            return replay.player(replay.bottom if bottom else 1 - replay.bottom)[part]
+
+        return text
+
+    return HSplit(
+        [
+            text_window(lambda: get().header(), 1, style="class:title"),
+            text_window(player(False, 0), 1),
+            text_window(player(False, 1), 2),
+            with_history(text_window(lambda: get().table(), wrap_lines=True), lambda: get().history()),
+            text_window(player(True, 0), 1),
+            text_window(player(True, 1), 2),
+            *footer,
+        ]
+    )
 
 
 def replay_application(
@@ -127,18 +189,7 @@ def replay_application(
 ) -> Application[None]:
     """The full-screen viewer of ``replay`` (``theme``: a name of :data:`cli.app.style.THEMES`)."""
     output = output or create_output()
-    top, bottom = 1 - replay.bottom, replay.bottom
-    board = HSplit(
-        [
-            text_window(replay.header, 1, style="class:title"),
-            text_window(lambda: replay.player(top)[0], 1),
-            text_window(lambda: replay.player(top)[1], 2),
-            with_history(text_window(replay.table, wrap_lines=True), replay.history),
-            text_window(lambda: replay.player(bottom)[0], 1),
-            text_window(lambda: replay.player(bottom)[1], 2),
-            text_window(replay.key_bar, 1, style="class:keybar"),
-        ]
-    )
+    board = replay_board(lambda: replay, [text_window(replay.key_bar, 1, style="class:keybar")])
     small = Condition(too_small)
     note = text_window(
         lambda: [("class:small", _("Window too small for the replay: at least 60x20 please (q quits)."))],

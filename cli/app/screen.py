@@ -23,6 +23,7 @@ from cli.app.ai_opponent import suggest
 from cli.app.board import move_words
 from cli.app.cards import SUIT_NAMES, card_text, move_text, suit_text
 from cli.app.chat import ChatLog
+from cli.app.coach import Coach
 from cli.app.flow import GameFlow
 from cli.app.help_view import HelpView
 from cli.app.match import MatchScore
@@ -31,6 +32,7 @@ from cli.app.names import shown_name
 from cli.app.opponent import Deal, Opponent, OpponentLeft
 from cli.app.resume import SavedGame
 from cli.app.saving import Saver
+from cli.coach_words import advice_words
 from cli.i18n import _, ngettext
 from engine import TAKE, Card, Game, Move, NotationError, Rules
 from engine.cards import SUITS
@@ -80,6 +82,7 @@ class GameScreen:
         self.line = MoveLine()
         self.help = HelpView()
         self.chats = ChatLog()
+        self.coach = Coach()
         self._invalidate: Callable[[], None] = lambda: None
         self._exit: Callable[[], None] = lambda: None
         self._bell: Callable[[], None] = lambda: None
@@ -126,6 +129,7 @@ class GameScreen:
         for task in (self._task, self._hint_task, self._ticker):
             if task is not None:
                 task.cancel()
+        self.coach.close()
         self.flow.opponent.close()
 
     def _continue(self, saved: SavedGame) -> None:
@@ -179,6 +183,7 @@ class GameScreen:
 
     def _start_game(self, deal: Deal) -> None:
         text = self.flow.begin(deal, datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"))
+        self.coach.close()  # the analysis of the last game stops: its search would slow the new one
         self.saver.new_game()
         self.line.new_hand()
         if deal.note:  # not in the chat, where it would push the verification code out of sight
@@ -424,17 +429,25 @@ class GameScreen:
     async def _hint(self, game: Game) -> None:
         self._say(_("Thinking of a hint…"))
         position = game.position
-        move = await asyncio.get_running_loop().run_in_executor(None, suggest, game)
+        advice = await asyncio.get_running_loop().run_in_executor(None, suggest, game)
         if game is self.flow.game and game.position is position:  # nothing played or undone meanwhile
-            self.line.put(str(move))
+            self.line.put(str(advice.move))
             self.flow.opponent.hinted()
+            why = advice_words(advice, lambda move: move_text(move, self.display.ascii))
             if self.flow.opponent.local:
-                text = _("Hint: {move} — press Enter to play it.")
+                text = _("Hint: {why}. Enter plays it.")
             else:
-                text = _(
-                    "Hint: {move} — press Enter to play it ({name} sees that your move followed a hint)."
-                )
-            self._say(text.format(move=move_text(move, self.display.ascii), name=self.flow.their_name))
+                text = _("Hint: {why}. Enter plays it ({name} sees that your move followed a hint).")
+            self._say(text.format(why=why, name=self.flow.their_name))
+
+    def analyze(self) -> None:
+        """Open the coach's analysis of the game just over (see :mod:`cli.app.coach`)."""
+        game = self.flow.game
+        if game is None or game.result is None:
+            self._say(_("The analysis opens once the game is over."), error=True)
+            return
+        self.coach.start(game, self.flow.me, self.saver.path, self._invalidate)
+        self._invalidate()
 
     def undo(self) -> None:
         """Take back your last move (and the opponent's reply to it)."""

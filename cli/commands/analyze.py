@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -35,10 +34,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", action="store_true", help=_("print JSON for other programs instead of text")
     )
+    parser.add_argument(
+        "--no-save",
+        dest="save",
+        action="store_false",
+        help=_("do not keep the analysis beside the record (by default 'trumps replay' shows it)"),
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the verdicts; the exit status (1 when the record cannot be read, 130 when interrupted)."""
+    from cli.analysis_file import analysis_json
     from engine.ai.analysis import analyze
 
     if not args.seconds > 0:
@@ -76,16 +82,18 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         clear_progress()
         if args.json:
-            print(_json(args.file, verdicts, complete=False))
+            print(analysis_json(args.file, verdicts, complete=False))
         message = _("interrupted after {done} of {total} moves").format(done=len(verdicts), total=total)
         print(f"trumps analyze: {message}", file=sys.stderr)
         return 130
     clear_progress()
     if args.json:
-        print(_json(args.file, verdicts, complete=True))
+        print(analysis_json(args.file, verdicts, complete=True))
     else:
         mistakes = sum(v.mistake for v in verdicts)
         print(ngettext("{count} proven mistake", "{count} proven mistakes", mistakes).format(count=mistakes))
+    if args.save:
+        _save(args.file, verdicts, quiet=args.json)
     return 0
 
 
@@ -116,50 +124,23 @@ def _player_names(game: Game) -> tuple[str, str]:
 
 def _verdict_line(verdict: Verdict, names: tuple[str, str]) -> str:
     """One line of the text output: ``12. Ann: KS,6H — kept the win (proven)``."""
-    from engine.ai import analysis
+    from cli.coach_words import verdict_words
 
-    better = str(verdict.better) if verdict.better is not None else ""
-    kind = verdict.kind
-    if kind == analysis.FORCED:
-        text = _("forced")
-    elif kind == analysis.ESTIMATED:
-        if verdict.better is None:
-            text = _("estimated {played:+.1f} cards: the best move found").format(played=verdict.best or 0.0)
-        else:
-            text = _("estimated {played:+.1f} cards; best found: {move}, {best:+.1f}").format(
-                played=verdict.played if verdict.played is not None else 0.0,
-                move=better,
-                best=verdict.best or 0.0,
-            )
-    elif kind == analysis.KEPT:
-        text = {1: _("kept the win"), 0: _("kept the draw"), -1: _("lost already")}[verdict.before or 0]
-        text = _("{verdict} (proven)").format(verdict=text)
-    else:
-        text = {
-            analysis.WIN_TO_DRAW: _("turned a win into a draw; better: {move}"),
-            analysis.WIN_TO_LOSS: _("turned a win into a loss; better: {move}"),
-            analysis.DRAW_TO_LOSS: _("turned a draw into a loss; better: {move}"),
-        }[kind].format(move=better)
-        text = _("{verdict} (proven)").format(verdict=text)
-    return f"{verdict.index + 1}. {names[verdict.player]}: {verdict.move} — {text}"
+    return f"{verdict.index + 1}. {names[verdict.player]}: {verdict.move} — {verdict_words(verdict)}"
 
 
-def _json(spec: str, verdicts: list[Verdict], complete: bool) -> str:
-    """The verdicts for other programs (keys and verdict names in English, as the engine has them)."""
-    values = {1: "win", 0: "draw", -1: "loss", None: None}
-    moves = [
-        {
-            "number": v.index + 1,
-            "player": v.player,
-            "move": str(v.move),
-            "verdict": v.kind,
-            "proven": v.proven,
-            "before": values[v.before],
-            "after": values[v.after],
-            "better": None if v.better is None else str(v.better),
-            "played_estimate": v.played,
-            "best_estimate": v.best,
-        }
-        for v in verdicts
-    ]
-    return json.dumps({"record": spec, "complete": complete, "moves": moves}, ensure_ascii=False, indent=1)
+def _save(spec: str, verdicts: list[Verdict], quiet: bool) -> None:
+    """Keep the analysis beside the record for ``trumps replay``; say where (unless ``quiet``: the
+    output is JSON), or why not."""
+    from cli.analysis_file import save_analysis
+
+    try:
+        path = save_analysis(spec, verdicts)
+    except OSError as exc:
+        message = _("the analysis could not be saved: {error}").format(error=exc)
+        print(f"trumps analyze: {message}", file=sys.stderr)
+        return
+    if not quiet:
+        from cli.printable import printable
+
+        print(printable(_("The analysis is saved as {file}: 'trumps replay' shows it.").format(file=path)))

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from cli.commands.play import add_display_arguments, chosen_theme
 from cli.i18n import N_, _
+
+if TYPE_CHECKING:
+    from engine import Game
+    from engine.ai.analysis import Verdict
 
 HELP = N_("step through a saved game record with the arrow keys")
 
@@ -53,5 +58,28 @@ def run(args: argparse.Namespace) -> int:
         message = _("the viewer needs a terminal (stdin and stdout must be a tty)")
         print(f"trumps replay: {message}", file=sys.stderr)
         return 2
-    replay_application(Replay(game, args.file, args.ascii), args.four_color, chosen_theme(args)).run()
+    verdicts, note = _analysis(args.file, game)
+    replay = Replay(game, args.file, args.ascii, verdicts, note)
+    replay_application(replay, args.four_color, chosen_theme(args)).run()
     return 0
+
+
+def _analysis(spec: str, game: Game) -> tuple[dict[int, Verdict], str]:
+    """The coach's saved verdicts on the game, and what to say of them at the deal."""
+    from cli import storage
+    from cli.analysis_file import analysis_path, load_analysis
+    from cli.i18n import ngettext
+
+    try:
+        verdicts = load_analysis(analysis_path(spec), game)
+    except storage.StorageError as exc:
+        return {}, _("The coach's analysis cannot be shown: {error}").format(error=exc)
+    if not verdicts:
+        return {}, ""
+    mistakes = sum(verdict.mistake for verdict in verdicts.values())
+    text = ngettext(
+        "With the coach's analysis: {count} mistake, marked ? in the moves.",
+        "With the coach's analysis: {count} mistakes, marked ? in the moves.",
+        mistakes,
+    )
+    return verdicts, text.format(count=mistakes)

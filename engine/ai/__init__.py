@@ -24,15 +24,17 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from engine.ai.greedy import greedy_move
-from engine.ai.proof import ProofCache
+from engine.ai.proof import DRAW, LOSS, WIN, ProofCache
+from engine.ai.search import MATE, MATE_BOUND
 from engine.ai.search import search as _search  # the name `search` stays the submodule
 from engine.errors import IllegalMoveError
 from engine.moves import Move
 from engine.position import Position
 
-__all__ = ["LEVELS", "ProofCache", "choose"]
+__all__ = ["LEVELS", "Advice", "ProofCache", "advise", "choose"]
 
 LEVELS = ("easy", "medium", "hard", "expert")
 
@@ -83,3 +85,52 @@ def choose(
     if seconds is None and nodes is None:
         seconds = DEFAULT_SECONDS[level]
     return _search(position, history, seconds=seconds, nodes=nodes, cache=cache).move
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """A suggested move and why: the proven value and its distance, or the evaluation."""
+
+    move: Move
+    value: int | None
+    """``WIN``, ``DRAW`` or ``LOSS`` (engine.ai.proof) when the search proved it; ``None`` for an
+    estimate or a forced move."""
+    moves: int | None
+    """For a proven win or loss: the moves (of both players) to the end of the game."""
+    estimate: float | None
+    """For an estimate: the evaluation in cards, from the mover's point of view."""
+    forced: bool = False
+    """The only legal move (nothing was searched)."""
+
+
+def advise(
+    position: Position,
+    seconds: float | None = None,
+    nodes: int | None = None,
+    history: Sequence[Position] = (),
+    cache: ProofCache | None = None,
+) -> Advice:
+    """The strongest level's move in ``position`` with the facts behind it (a hint that says why);
+    the budget as for :func:`choose` (``expert``'s own when neither is given).
+
+    >>> advice = advise(Position.from_notation("9HJHQHKD/TC/8H SH 0"), nodes=10_000)
+    >>> advice.value == WIN, advice.moves is not None and advice.moves > 0, advice.estimate
+    (True, True, None)
+    """
+    moves = position.legal_moves()
+    if not moves:
+        raise IllegalMoveError(f"no move to advise in {position.notation()}: the game is over")
+    if len(moves) == 1:
+        return Advice(moves[0], None, None, None, forced=True)
+    if history and history[-1] == position:
+        history = history[:-1]
+    if seconds is None and nodes is None:
+        seconds = DEFAULT_SECONDS[LEVELS[-1]]
+    found = _search(position, history, seconds=seconds, nodes=nodes, cache=cache)
+    if not found.proven:
+        return Advice(found.move, None, None, found.score / 100)
+    if found.score > MATE_BOUND:
+        return Advice(found.move, WIN, MATE - found.score, None)
+    if found.score < -MATE_BOUND:
+        return Advice(found.move, LOSS, MATE + found.score, None)
+    return Advice(found.move, DRAW, None, None)

@@ -1,0 +1,130 @@
+"""The analysis screen over the game screen: the finished game on the replay's board, standing
+at one of the player's mistakes (←/→ go from one to the next), the verdicts in the move log,
+and the analysis' progress. It only reads the :class:`~cli.app.coach.Coach`."""
+
+from __future__ import annotations
+
+from prompt_toolkit.filters import Condition, Filter
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import Container, Dimension
+
+from cli.app.coach import Coach
+from cli.app.layout import text_window
+from cli.app.replay import Replay, replay_board
+from cli.app.screen import GameScreen
+from cli.i18n import N_, _, ngettext
+
+KEYS = (("←/→", N_("mistakes")), ("Home/End", N_("first/end")), ("Esc", N_("close")))
+BAR_CELLS = 20
+"""The progress bar's width."""
+
+
+class AnalysisView:
+    """What the analysis screen shows of ``screen.coach``."""
+
+    def __init__(self, screen: GameScreen) -> None:
+        self.screen = screen
+        self._replay: Replay | None = None
+
+    @property
+    def coach(self) -> Coach:
+        return self.screen.coach
+
+    def replay(self) -> Replay:
+        """The analysed game on the replay's board, at the mistake shown (or at the end), with the
+        verdicts so far."""
+        game = self.coach.game
+        assert game is not None
+        if self._replay is None or self._replay.game is not game:
+            record = self.screen.saver.path
+            self._replay = Replay(game, record.name if record else "", self.screen.display.ascii)
+            self._replay.heading = _("Analysis")
+        replay = self._replay
+        replay.verdicts = {verdict.index: verdict for verdict in self.coach.verdicts}
+        shown = self.coach.shown()
+        replay.go(len(game.moves) if shown is None else shown.index + 1)
+        return replay
+
+    def status(self) -> StyleAndTextTuples:
+        """How far the analysis is, or what it found, and where it was saved."""
+        coach = self.coach
+        done, total = len(coach.verdicts), coach.total
+        if coach.running:
+            filled = BAR_CELLS * done // max(1, total)
+            bar = "█" * filled + "░" * (BAR_CELLS - filled)
+            text = _("Analysing your moves: {done} of {total} (Esc stops)").format(done=done, total=total)
+            return [("class:thinking", f" {bar} "), ("class:muted", text)]
+        count = len(coach.mistakes())
+        if count == 0:
+            text = ngettext(
+                "No proven mistake in your {total} move.", "No proven mistake in your {total} moves.", total
+            ).format(total=total)
+        elif coach.at is None:
+            text = ngettext(
+                "{count} proven mistake in your moves: ←/→ go through it.",
+                "{count} proven mistakes in your moves: ←/→ go through them.",
+                count,
+            ).format(count=count)
+        else:
+            text = _("Mistake {number} of {count}.").format(number=coach.at + 1, count=count)
+        note: StyleAndTextTuples = [("", "\n"), ("class:muted", " " + coach.note)] if coach.note else []
+        return [("class:result", " " + text), *note]
+
+    def key_bar(self) -> StyleAndTextTuples:
+        """The analysis screen's keys, then help and quit."""
+        bar: StyleAndTextTuples = []
+        for key, what in (*KEYS, ("F1", N_("Help")), ("^Q", N_("Quit"))):
+            bar += [("class:keybar.key", key), ("class:keybar", f" {_(what)}  ")]
+        return bar
+
+
+def analysis_open(screen: GameScreen) -> Filter:
+    """Whether the analysis screen shows (the help goes over it)."""
+    return Condition(lambda: screen.coach.open and screen.coach.game is not None and not screen.help.open)
+
+
+def analysis_container(screen: GameScreen) -> Container:
+    """The analysis screen of ``screen``."""
+    view = AnalysisView(screen)
+    return replay_board(
+        view.replay,
+        [
+            text_window(view.status, Dimension(min=1, max=2), wrap_lines=True),
+            text_window(view.key_bar, 1, style="class:keybar"),
+        ],
+    )
+
+
+def analysis_bindings(screen: GameScreen) -> KeyBindings:
+    """The keys of the analysis screen; the other keys do nothing there (the game's commands
+    still work: F1, Ctrl-Q)."""
+    bindings = KeyBindings()
+    showing = analysis_open(screen)
+    coach = screen.coach
+
+    def step(delta: int) -> None:
+        coach.step(delta)
+
+    bindings.add("left", filter=showing)(lambda event: step(-1))
+    bindings.add("right", filter=showing)(lambda event: step(1))
+
+    @bindings.add("home", filter=showing)
+    def _first(event: KeyPressEvent) -> None:
+        coach.at = 0 if coach.mistakes() else None
+
+    @bindings.add("end", filter=showing)
+    def _end(event: KeyPressEvent) -> None:
+        coach.at = None
+
+    @bindings.add("escape", filter=showing, eager=True)
+    def _close(event: KeyPressEvent) -> None:
+        coach.close()
+
+    @bindings.add("<any>", filter=showing)
+    @bindings.add("enter", filter=showing)
+    @bindings.add("tab", filter=showing)
+    def _ignore(event: KeyPressEvent) -> None:
+        """Typing does not reach the hidden move line."""
+
+    return bindings

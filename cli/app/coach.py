@@ -1,0 +1,124 @@
+"""The coach after a game: the analysis of the player's moves, worked out off the event loop.
+
+A :class:`Coach` runs :func:`engine.ai.analysis.analyze` in a worker thread (the search takes
+seconds; the screen must stay live), takes each verdict as it comes, shows how far it is, and
+can be stopped at any verdict (Esc). When it is complete it is saved beside the game's record
+(:mod:`cli.analysis_file`) so that ``trumps replay`` shows it too. It also holds which mistake
+the board stands at: ←/→ go from one to the next. No prompt_toolkit here: the view
+(:mod:`cli.app.analysis_view`) only reads it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from cli.analysis_file import save_analysis
+from cli.i18n import _
+from engine import Game
+from engine.ai.analysis import Verdict, analyze
+
+ANALYSIS_SECONDS = 0.5
+"""The search time for each position (``hard``'s time a move): a 40-move game takes about half
+a minute for one player's moves."""
+
+
+class Coach:
+    """The analysis of one finished game, for the player in seat ``me``."""
+
+    def __init__(self, seconds: float | None = ANALYSIS_SECONDS, nodes: int | None = None) -> None:
+        """``nodes`` (with ``seconds=None``) makes the verdicts deterministic (tests)."""
+        self.seconds, self.nodes = seconds, nodes
+        self.open = False
+        self.game: Game | None = None
+        self.me = 0
+        self.verdicts: list[Verdict] = []
+        self.total = 0
+        """How many verdicts the analysis gives (one for each of the player's moves)."""
+        self.running = False
+        self.note = ""
+        """Where the analysis was saved, or why it could not be."""
+        self.at: int | None = None
+        """The mistake the board stands at (an index of :meth:`mistakes`); ``None``: at the end."""
+        self._stop = threading.Event()
+        self._changed: Callable[[], None] = lambda: None
+
+    @property
+    def complete(self) -> bool:
+        """Whether every move has its verdict."""
+        return self.game is not None and len(self.verdicts) == self.total and not self.running
+
+    def start(self, game: Game, me: int, record: Path | None, changed: Callable[[], None]) -> None:
+        """Open the analysis of ``game``: the one done already, or a new one in a worker thread
+        (call inside the event loop); ``changed`` redraws; ``record`` is where the game is saved."""
+        self.open, self._changed = True, changed
+        if game is self.game and self.complete:
+            return
+        self.stop()
+        self.game, self.me, self.verdicts, self.at, self.note = game, me, [], None, ""
+        self.total = sum(1 for position in game.positions[:-1] if position.turn == me)
+        self.running = True
+        stop = self._stop = threading.Event()
+        loop = asyncio.get_running_loop()
+
+        def deliver(verdict: Verdict | None) -> None:
+            if not stop.is_set():
+                self._arrived(verdict, record)
+
+        def work() -> None:
+            try:
+                for verdict in analyze(game, (me,), self.seconds, self.nodes):
+                    if stop.is_set():
+                        return
+                    loop.call_soon_threadsafe(deliver, verdict)
+                loop.call_soon_threadsafe(deliver, None)
+            except RuntimeError:  # the event loop closed under us: the screen is gone
+                return
+
+        threading.Thread(target=work, name="analysis", daemon=True).start()
+
+    def _arrived(self, verdict: Verdict | None, record: Path | None) -> None:
+        if verdict is not None:
+            self.verdicts.append(verdict)
+        else:
+            self.running = False
+            if record is not None:
+                try:
+                    saved = save_analysis(str(record), self.verdicts)
+                    self.note = _("Saved as {file}: 'trumps replay' shows it.").format(file=saved.name)
+                except OSError as exc:
+                    self.note = _("The analysis could not be saved: {error}").format(error=exc)
+        self._changed()
+
+    def stop(self) -> None:
+        """Stop the analysis at the verdict being worked out (what is done stays shown)."""
+        self._stop.set()
+        self.running = False
+
+    def close(self) -> None:
+        """Esc: close the analysis, stopping it if it still runs (opening it again starts afresh)."""
+        self.open = False
+        self.stop()
+
+    def mistakes(self) -> list[Verdict]:
+        """The verdicts that turned a win into a draw or a loss, or a draw into a loss."""
+        return [verdict for verdict in self.verdicts if verdict.mistake]
+
+    def step(self, delta: int) -> None:
+        """←/→: stand at the previous or next mistake (from the end, ← goes to the last one)."""
+        count = len(self.mistakes())
+        if not count:
+            return
+        if self.at is None:
+            self.at = count - 1 if delta < 0 else 0
+        else:
+            self.at = max(0, min(count - 1, self.at + delta))
+
+    def shown(self) -> Verdict | None:
+        """The mistake the board stands at."""
+        mistakes = self.mistakes()
+        if self.at is None or not mistakes:
+            return None
+        return mistakes[min(self.at, len(mistakes) - 1)]

@@ -1,0 +1,213 @@
+"""The coach in the app: the analysis after a game (progress, verdicts, ←/→ through the mistakes,
+saved for the replay), the hint that says why, and the replay showing a saved analysis."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+from prompt_toolkit.input import create_pipe_input
+
+from cli.analysis_file import analysis_path, load_analysis, save_analysis
+from cli.app.coach import Coach
+from cli.app.match import MatchScore
+from cli.app.replay import Replay, replay_application
+from cli.app.screen import GameScreen
+from cli.coach_words import advice_words, verdict_words
+from cli.commands.replay import _analysis
+from engine import Game, Move, Position
+from engine.ai import Advice, advise
+from engine.ai.analysis import WIN_TO_LOSS, analyze
+from engine.ai.proof import DRAW, LOSS, WIN
+from tests.test_cli_app import (
+    ENTER,
+    F2,
+    LEFT,
+    RIGHT,
+    Driver,
+    ScriptedOpponent,
+    SizedOutput,
+    ai_session,
+    homes,
+    render,
+    run,
+)
+
+__all__ = ["homes"]  # the fixture: saved games and config in a temporary home
+
+F6, HOME, END, ESC = "\x1b[17~", "\x1b[H", "\x1b[F", "\x1b"
+MOVES = ("QH,KD", "take", "9H", "QH,TC", "take", "KD", "take", "8H")  # QH,KD throws the win away
+NODES = 20_000
+
+
+def lost_game() -> Game:
+    """A small finished game in which "You" (seat 0) turned a win into a loss with the first move."""
+    game = Game(Position.from_notation("9HJHQHKD/TC/8H SH 0"), {"Players": "You vs AI (easy)"})
+    for move in MOVES:
+        game.play(move)
+    return game
+
+
+def test_the_analysis_opens_after_the_game_runs_and_is_saved(homes: Path) -> None:
+    session = ai_session(trump="S")
+    session.coach = Coach(seconds=None, nodes=2_000)
+    seen: dict[str, str] = {}
+
+    async def script(d: Driver) -> None:
+        await d.my_turn()
+        seen["playing"] = d.screen()
+        await d.keys(F6)
+        seen["refused"] = session.message
+        played = await d.play_out()
+        seen["over"] = d.screen()
+        await d.keys(F6)
+        assert session.coach.open
+        seen["running"] = d.screen()
+        await d.until(lambda: session.coach.complete)
+        seen["done"] = d.screen()
+        seen["count"] = f"{len(session.coach.verdicts)} {played}"
+        await d.keys("x" + ENTER)  # typing does not reach the hidden move line
+        seen["typed"] = session.line.buffer.text
+        await d.keys(ESC)
+        seen["closed"] = d.screen()
+
+    run(session, script)
+    assert "F6" not in seen["playing"] and "Analysis" not in seen["playing"]
+    assert seen["refused"] == "The analysis opens once the game is over."
+    assert "F6 Analysis" in seen["over"]
+    assert "Analysing your moves" in seen["running"] or "Analysis" in seen["running"]
+    verdicts, played = seen["count"].split()
+    assert verdicts == played and int(played) > 0  # a verdict on each of the player's moves
+    assert seen["done"].startswith(" Analysis │") and re.search(
+        r"proven mistakes? in your|No proven mistake", seen["done"]
+    )
+    assert "Esc close" in seen["done"] and seen["typed"] == ""
+    assert "Play again?" in seen["closed"]  # back to the game's end
+    record = session.saver.path
+    assert record is not None and analysis_path(str(record)).exists()
+    game = Game.from_record(record.read_text(encoding="utf-8"))
+    assert len(load_analysis(analysis_path(str(record)), game)) == int(played)
+
+
+def test_left_and_right_step_through_the_mistakes_on_the_board() -> None:
+    session = ai_session(trump="S")
+    session.coach = Coach(seconds=None, nodes=NODES)
+    seen: list[str] = []
+
+    async def script(d: Driver) -> None:
+        await d.my_turn()
+        session.flow.game = lost_game()  # as if this game had just been played
+        await d.keys(F6)
+        await d.until(lambda: session.coach.complete)
+        seen.append(d.screen())
+        await d.keys(RIGHT)
+        seen.append(d.screen())
+        await d.keys(LEFT + LEFT + END)
+        seen.append(f"{session.coach.at}")
+        await d.keys(HOME)
+        seen.append(f"{session.coach.at}")
+
+    run(session, script, SizedOutput(80, 24))
+    summary, mistake, at_end, at_first = seen
+    assert "1 proven mistake in your moves: ←/→ go through it." in summary
+    assert "Q♥ K♦ ??" in summary or "Q♥,K♦ ??" in summary  # the move log marks it
+    assert "Move 1 of 8: You played" in mistake and "turned a win into a loss; better:" in mistake
+    assert "Mistake 1 of 1." in mistake
+    assert (at_end, at_first) == ("None", "0")
+
+
+def test_the_hint_says_why() -> None:
+    session = ai_session(trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.my_turn()
+        await d.keys(F2)
+        await d.until(lambda: session.message.startswith("Hint"))
+
+    run(session, script)
+    assert re.fullmatch(
+        r"Hint: (.+ — (wins|loses anyway) \(proven, (in )?\d+ moves?\)|.+ — draws \(proven\)"
+        r"|best found: .+, estimate [+-]\d+\.\d cards|.+ — the only legal move)\. Enter plays it\.",
+        session.message,
+    ), session.message
+
+
+def test_the_hint_words_for_each_kind_of_advice() -> None:
+    move = Move.parse("KS,6H")
+    assert advice_words(Advice(move, WIN, 7, None)) == "KS,6H — wins (proven, 7 moves)"
+    assert advice_words(Advice(move, LOSS, 1, None)) == "KS,6H — loses anyway (proven, in 1 move)"
+    assert advice_words(Advice(move, DRAW, None, None)) == "KS,6H — draws (proven)"
+    assert advice_words(Advice(move, None, None, 2.25)) == "best found: KS,6H, estimate +2.2 cards"
+    found = advise(Position.from_notation("9HJHQHKD/TC/8H SH 0"), nodes=NODES)
+    assert found.value == WIN and found.moves is not None and found.moves % 2 == 1  # the winner moves last
+
+
+def test_the_replay_shows_a_saved_analysis(homes: Path) -> None:
+    game = lost_game()
+    record = homes / "lost.txt"
+    record.write_text(game.to_record(), encoding="utf-8")
+    save_analysis(str(record), analyze(game, (0,), nodes=NODES))
+    verdicts, note = _analysis(str(record), game)
+    assert sorted(verdicts) == [0, 2, 4, 6] and verdicts[0].kind == WIN_TO_LOSS
+    assert note == "With the coach's analysis: 1 mistake, marked ? in the moves."
+    replay = Replay(game, "lost.txt", verdicts=verdicts, note=note)
+    seen: list[str] = []
+
+    async def main() -> None:
+        with create_pipe_input() as pipe:
+            app = replay_application(replay, input=pipe, output=SizedOutput())
+            app.ttimeoutlen = 0.01
+            task = asyncio.ensure_future(app.run_async())
+            await asyncio.sleep(0.02)
+            seen.append(render(app))
+            pipe.send_text(RIGHT)
+            await asyncio.sleep(0.02)
+            seen.append(render(app))
+            pipe.send_text("q")
+            await asyncio.wait_for(task, 5)
+
+    asyncio.run(main())
+    assert "With the coach's analysis: 1 mistake" in seen[0]  # the note, wrapped in the table
+    assert "?? turned a win into a loss; better:" in seen[1] and "(proven)" in seen[1]
+    assert verdict_words(verdicts[2]) == "lost already (proven)"
+
+
+def test_a_damaged_analysis_is_named_in_the_replay_not_fatal(homes: Path) -> None:
+    game = lost_game()
+    record = homes / "lost.txt"
+    record.write_text(game.to_record(), encoding="utf-8")
+    analysis_path(str(record)).write_text('{"moves": [{"number": 99, "move": "take"}]}', encoding="utf-8")
+    verdicts, note = _analysis(str(record), game)
+    assert verdicts == {} and note.startswith("The coach's analysis cannot be shown: ")
+    assert "lost.txt.analysis.json is not an analysis of this game" in note
+
+
+class FriendOpponent(ScriptedOpponent):
+    """A friend over the network (a duel): plays the first legal move at once."""
+
+    async def move(self, game: Game) -> Move:
+        return game.position.legal_moves()[0]
+
+
+def test_in_a_duel_the_analysis_opens_once_the_game_is_over() -> None:
+    session = GameScreen(FriendOpponent(), MatchScore(), trump="S")  # the player sits in seat 1
+    session.coach = Coach(seconds=None, nodes=NODES)
+    seen: list[str] = []
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.flow.game is not None)
+        seen.append(d.screen())
+        game = lost_game()
+        game.headers["Players"] = "Bob vs You"
+        session.flow.game = game  # as if this duel had just ended
+        seen.append(d.screen())
+        await d.keys(F6)
+        await d.until(lambda: session.coach.complete)
+        seen.append(d.screen())
+
+    run(session, script)
+    playing, over, done = seen
+    assert "F6" not in playing and "F6 Analysis" in over and "F3" not in over  # no undo in a duel
+    assert "No proven mistake in your 4 moves." in done  # seat 1's moves: take, QH,TC, KD, 8H
+    assert [v.player for v in session.coach.verdicts] == [1, 1, 1, 1]
