@@ -65,6 +65,7 @@ from p2p.messages import (
 )
 from p2p.players import Player
 from p2p.record import RecordWriter
+from p2p.resume import ResumeExchange
 from p2p.saved import SavedMatch
 from p2p.text import N_, Text
 
@@ -170,6 +171,7 @@ class Duel:
         status: Callable[[str], None] | None = None,
         saved: SavedMatch | None = None,
         restored: Match | None = None,
+        now: Callable[[], float] = time.monotonic,
     ) -> None:
         """``previous``: the complete match this one is a rematch of, on the same connection.
 
@@ -179,7 +181,8 @@ class Duel:
 
         ``peer_timeout``: how long the peer may owe a link on a live connection before the
         game is claimed (bots); ``reconnector``: how to get the peer back (no resuming without one);
-        ``status``: shows "peer silent", "reconnecting" lines.
+        ``status``: shows "peer silent", "reconnecting" lines; ``now``: the clock every timing
+        decision reads (the one :attr:`Channel.heard_at <p2p.channel.Channel.heard_at>` is on).
         """
         terms = session.terms
         self.records = records
@@ -188,6 +191,7 @@ class Duel:
         self.me = me
         self.player = player
         self.peer_timeout = peer_timeout
+        self.now = now
         self.reconnector = reconnector
         self.patience = patience or Patience()
         self.status = status or (lambda text: None)
@@ -213,20 +217,21 @@ class Duel:
         self._progress = asyncio.Event()
         self._live = restored is None
         """Whether :attr:`channel` is a resumed, usable connection."""
-        self._owed: Resume | None = None
-        """The peer's resume claim, while it is ahead of us: checked once we catch up."""
+        self._resumed: ResumeExchange | None = None
+        """The last resume exchange: it holds the peer's claim while the peer is ahead of us."""
         self._claim: Forfeit | None = None
         self._peer_done = False
         self._claimable: Text | None = None
-        self.clock = Liveness(self.patience, session.seat == terms.host_seat, time.monotonic())
-        """Stalls, absences and forfeit claims, judged on the monotonic clock."""
+        self.clock = Liveness(self.patience, session.seat == terms.host_seat, self.now())
+        """Stalls, absences and forfeit claims, judged on :attr:`now`."""
         self._stalled: Text | None = None
         """Why the game may be claimed while the peer, though connected, owes its link past the limit."""
         self._reconnects = 0
-        self._sent_at = 0.0
+        self._sent_at: float | None = None
+        """When our last move went out, until the peer's answer times the round trip."""
         self._round_trips: list[float] = []
         self._resumes: list[float] = []
-        self._started = time.monotonic()
+        self._started = self.now()
         self._timing: dict[str, float] = {}
         self._checkpoint = (0, False)
         if reconnector is not None:
@@ -251,7 +256,7 @@ class Duel:
     def _next_match(self) -> Duel:
         return Duel(
             self.channel, self.session, self.me, self.player, self.records, self.peer_timeout, self.match,
-            self.reconnector, self.patience, self.status,
+            self.reconnector, self.patience, self.status, now=self.now,
         )  # fmt: skip
 
     async def say(self, text: str) -> None:
@@ -308,7 +313,7 @@ class Duel:
         except PeerAborted as exc:
             end, error = ("abandoned" if exc.reason == "quit" else "aborted"), exc
             note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
-            if exc.reason != "forfeit" or not self.clock.crossed_claim(time.monotonic()):
+            if exc.reason != "forfeit" or not self.clock.crossed_claim(self.now()):
                 awarded, note = self._left_after_deal(note)
         except WireError as exc:
             end, error = "corrupted", exc
@@ -416,11 +421,11 @@ class Duel:
         while (due := match.due()) is not None:
             kind, seat = due
             if seat == self.seat:
-                self.clock.owe(time.monotonic())
+                self.clock.owe(self.now())
                 link = await self._race(self._my_link(kind), reader)
                 match.apply(link, self.seat)
                 self._recorded(own=self.saved is not None)
-                self._sent_at = time.monotonic()
+                self._sent_at = self.now()
                 self.clock.sent(self._sent_at)
                 await self._send(link)
                 self.player.advanced(match)
@@ -441,7 +446,7 @@ class Duel:
         match = self.match
         checkpoint = (len(match.results), match.revealed)
         if match.revealed and "deal_s" not in self._timing:
-            self._timing["deal_s"] = round(time.monotonic() - self._started, 4)
+            self._timing["deal_s"] = round(self.now() - self._started, 4)
         self.writer.append(match, sync=own or checkpoint != self._checkpoint)
         self._checkpoint = checkpoint
 
@@ -487,9 +492,9 @@ class Duel:
         """Wait for the peer's due link: ``True`` when it came, ``False`` once the peer has owed it
         for ``limit`` seconds on a connection that stayed up and while we hear it (a stall). While
         the line is down or silent the wait goes on: an absence is judged by the reader."""
-        since, clock = time.monotonic(), self.clock
+        since, clock = self.now(), self.clock
         while True:
-            now = time.monotonic()
+            now = self.now()
             if clock.stalled(since, self.channel.heard_at, self._live, now, limit):
                 return False
             left = clock.stall_wait(since, now, limit)
@@ -603,12 +608,12 @@ class Duel:
         if not isinstance(message, Signed):
             raise ProtocolViolation(Text(N_("a {tag!r} message in the middle of a match"), tag=message.TAG))
         self.match.apply(message, 1 - self.seat)
-        if isinstance(message, MoveMsg) and self._sent_at:
-            self._round_trips.append(time.monotonic() - self._sent_at)
-            self._sent_at = 0.0
+        if isinstance(message, MoveMsg) and self._sent_at is not None:
+            self._round_trips.append(self.now() - self._sent_at)
+            self._sent_at = None
         self._recorded()
-        if self._owed is not None and self.match.check_resume(self._owed, 1 - self.seat):
-            self._owed = None
+        if self._resumed is not None:
+            self._resumed.applied()
         self._progress.set()
         self.player.advanced(self.match)
 
@@ -618,15 +623,15 @@ class Duel:
         first_wait = min(patience.silent_after, patience.dead_after, patience.forfeit_after)
         while True:
             wait = min(1.0, first_wait) if shown else first_wait
-            asked = time.monotonic()
+            asked = self.now()
             try:
                 message = await self.channel.recv(wait)
             except SlowFrame:
                 raise
             except PeerTimeout:
-                if time.monotonic() - asked > wait + patience.stall:
+                if self.now() - asked > wait + patience.stall:
                     continue  # the timer fired before the frames waiting on the socket were read
-                quiet = time.monotonic() - self.channel.heard_at
+                quiet = self.now() - self.channel.heard_at
                 self._check_forfeit(
                     quiet,
                     Text(
@@ -677,7 +682,7 @@ class Duel:
                     N_("connection to {name} lost ({cause}): reconnecting…"), name=self.peer_name, cause=cause
                 )
             )
-        started = time.monotonic()
+        started = self.now()
         attempt = asyncio.ensure_future(self.reconnector.reconnect())
         try:
             while True:
@@ -686,7 +691,7 @@ class Duel:
                     channel, _session = attempt.result()
                     try:
                         await self._exchange(channel)
-                        self._resumes.append(time.monotonic() - started)
+                        self._resumes.append(self.now() - started)
                         return
                     except LINE_ERRORS:
                         pass
@@ -694,11 +699,11 @@ class Duel:
                         if exc.reason not in ("lost", PAUSE):
                             raise
                         if exc.reason == "lost":
-                            self._lost(exc, time.monotonic() - lost_at)
+                            self._lost(exc, self.now() - lost_at)
                     await channel.close()
                     attempt = asyncio.ensure_future(self.reconnector.reconnect())
                     continue
-                away = time.monotonic() - lost_at
+                away = self.now() - lost_at
                 self._check_forfeit(
                     away,
                     Text(
@@ -730,19 +735,16 @@ class Duel:
 
     async def _exchange(self, channel: Channel) -> None:
         """Swap resume claims on a new connection, resend what the peer lacks, and go live."""
-        match, peer = self.match, 1 - self.seat
-        await channel.send(match.resume_claim(self.me.key))
+        exchange = ResumeExchange(self.match, self.me.key, self.seat)
+        await channel.send(exchange.claim)
         claim = expect(await channel.recv(HANDSHAKE_TIMEOUT), Resume, "resume")
-        self.channel = channel
-        self._owed = None if match.check_resume(claim, peer) else claim
-        sent = min(claim.links, len(match.links))
-        while sent < len(match.links):  # links we apply meanwhile are picked up here too
-            await channel.send(match.links[sent][1])
-            sent += 1
-        if match.done:
-            await channel.send(Bye())
+        self.channel = channel  # from here on, an abort (a different history) goes to this connection
+        exchange.hear(claim)
+        self._resumed = exchange
+        while (message := exchange.next_message()) is not None:  # our links applied meanwhile too
+            await channel.send(message)
         self._live = True
-        self.clock.connected(time.monotonic())
+        self.clock.connected(self.now())
         self._claimable = self._stalled
         self._reconnects += 1
         self.status(Text(N_("reconnected to {name}: the match goes on"), name=self.peer_name))
