@@ -3,7 +3,7 @@
 :class:`Duel` drives one :class:`~p2p.match.Match` between this side's
 :class:`~p2p.players.Player` and the peer. A reader task applies the peer's
 links the moment they arrive (so a move out of turn is caught at once, even
-while our player thinks); the main loop produces our links when
+while our player thinks; what each message means is :class:`~p2p.lockstep.Lockstep`'s); the main loop produces our links when
 :meth:`Match.due` says they are ours. Every link is appended to the record as
 it is applied, and the record is fsynced whenever a deal is known, a game ends,
 and whatever way the match ends.
@@ -11,10 +11,12 @@ and whatever way the match ends.
 With a :class:`Reconnector`, a dropped or corrupted connection does not end the
 match: the reader gets a fresh handshaken connection to the same peer, both
 sides exchange signed ``resume`` claims (links held, transcript hash), the side
-ahead resends what the other lacks, and play goes on exactly where it stopped.
+ahead resends what the other lacks, and play goes on exactly where it stopped (the
+exchange's decisions are :class:`~p2p.resume.ResumeExchange`'s).
 A peer that stalls, or (for the host) stays silent or away, past the limit loses
 the game by forfeit once it is claimed; the timing decisions are
-:class:`~p2p.liveness.Liveness`'s (docs/protocol.md, "Forfeits"). After a
+:class:`~p2p.liveness.Liveness`'s (docs/protocol.md, "Forfeits"), on the clock the duel is
+given (``now``). After a
 complete match, :meth:`Duel.rematch` agrees on another one on the same connection.
 """
 
@@ -47,6 +49,7 @@ from p2p.fairdeal import Pledge
 from p2p.handshake import HANDSHAKE_TIMEOUT, Session
 from p2p.identity import Identity
 from p2p.liveness import Liveness, Patience
+from p2p.lockstep import Lockstep
 from p2p.match import Match, position_hash, rematch_of
 from p2p.messages import (
     Abort,
@@ -211,6 +214,8 @@ class Duel:
             root, dealer = rematch_of(previous, session.session_id)
             self.match = Match(root, session.keys, terms.rules, terms.games, dealer)
             self.writer = RecordWriter(records, session, self.match, previous)
+        self.lockstep = Lockstep(self.match, self.seat, self.peer_name)
+        """What the peer's messages mean during the match."""
         if saved is not None and restored is None:
             saved.record = self.writer.path
             saved.write()
@@ -220,7 +225,6 @@ class Duel:
         self._resumed: ResumeExchange | None = None
         """The last resume exchange: it holds the peer's claim while the peer is ahead of us."""
         self._claim: Forfeit | None = None
-        self._peer_done = False
         self._claimable: Text | None = None
         self.clock = Liveness(self.patience, session.seat == terms.host_seat, self.now())
         """Stalls, absences and forfeit claims, judged on :attr:`now`."""
@@ -570,7 +574,7 @@ class Duel:
                 await self._exchange(self.channel)
             except LINE_ERRORS as exc:
                 await self._resume(exc)
-        while not (self.match.done and self._peer_done):
+        while not self.lockstep.finished:
             try:
                 message = await self._next()
             except (*LINE_ERRORS, PeerAborted) as exc:
@@ -588,27 +592,15 @@ class Duel:
             self._heard(message)
 
     def _heard(self, message: Message) -> None:
-        if isinstance(message, Chat):
-            self.player.heard(message.text)
-            return
-        if isinstance(message, Ping):
-            return
-        if isinstance(message, Bye):
-            if not self.match.done:
-                raise ProtocolViolation(
-                    Text(N_("{name} said bye before the match was complete"), name=self.peer_name)
-                )
-            self._peer_done = True
-            return
-        if isinstance(message, Resume) and not self.match.links:  # a restarted peer's old match
-            raise MatchLost(
-                f"{self.peer_name} wants to resume an earlier match that this program no longer has "
-                "(it was restarted): that match cannot go on"
-            )
-        if not isinstance(message, Signed):
-            raise ProtocolViolation(Text(N_("a {tag!r} message in the middle of a match"), tag=message.TAG))
-        self.match.apply(message, 1 - self.seat)
-        if isinstance(message, MoveMsg) and self._sent_at is not None:
+        heard = self.lockstep.hear(message)
+        if isinstance(heard, str):
+            self.player.heard(heard)
+        elif heard is not None:
+            self._applied(heard)
+
+    def _applied(self, link: Signed) -> None:
+        """The peer's link was applied: time it, record it, judge a claim it owed, wake the loop."""
+        if isinstance(link, MoveMsg) and self._sent_at is not None:
             self._round_trips.append(self.now() - self._sent_at)
             self._sent_at = None
         self._recorded()
