@@ -14,6 +14,9 @@ Layers, bottom up (docs/protocol.md has the whole contract):
 - :mod:`p2p.fairdeal`, :mod:`p2p.match` — commit-reveal deals and the chain of signed links;
 - :mod:`p2p.duel`, :mod:`p2p.players` — playing a match over a channel: keep-alives,
   resuming on a fresh connection after a drop, forfeit claims, rematches;
+- :mod:`p2p.lockstep`, :mod:`p2p.resume` — sans-I/O machines: what the peer's messages mean
+  during a match; the resume exchange (our claim, the peer's judged against our match, the
+  links it lacks);
 - :mod:`p2p.liveness` — stalls, absences and what a forfeit claim awards, as pure
   decisions on a clock reading;
 - :mod:`p2p.connect`, :mod:`p2p.invite` — the asyncio driver: hosting (a listener that

@@ -3,7 +3,7 @@
 :class:`Duel` drives one :class:`~p2p.match.Match` between this side's
 :class:`~p2p.players.Player` and the peer. A reader task applies the peer's
 links the moment they arrive (so a move out of turn is caught at once, even
-while our player thinks); the main loop produces our links when
+while our player thinks; what each message means is :class:`~p2p.lockstep.Lockstep`'s); the main loop produces our links when
 :meth:`Match.due` says they are ours. Every link is appended to the record as
 it is applied, and the record is fsynced whenever a deal is known, a game ends,
 and whatever way the match ends.
@@ -11,10 +11,12 @@ and whatever way the match ends.
 With a :class:`Reconnector`, a dropped or corrupted connection does not end the
 match: the reader gets a fresh handshaken connection to the same peer, both
 sides exchange signed ``resume`` claims (links held, transcript hash), the side
-ahead resends what the other lacks, and play goes on exactly where it stopped.
+ahead resends what the other lacks, and play goes on exactly where it stopped (the
+exchange's decisions are :class:`~p2p.resume.ResumeExchange`'s).
 A peer that stalls, or (for the host) stays silent or away, past the limit loses
 the game by forfeit once it is claimed; the timing decisions are
-:class:`~p2p.liveness.Liveness`'s (docs/protocol.md, "Forfeits"). After a
+:class:`~p2p.liveness.Liveness`'s (docs/protocol.md, "Forfeits"), on the clock the duel is
+given (``now``). After a
 complete match, :meth:`Duel.rematch` agrees on another one on the same connection.
 """
 
@@ -47,6 +49,7 @@ from p2p.fairdeal import Pledge
 from p2p.handshake import HANDSHAKE_TIMEOUT, Session
 from p2p.identity import Identity
 from p2p.liveness import Liveness, Patience
+from p2p.lockstep import Lockstep
 from p2p.match import Match, position_hash, rematch_of
 from p2p.messages import (
     Abort,
@@ -65,6 +68,7 @@ from p2p.messages import (
 )
 from p2p.players import Player
 from p2p.record import RecordWriter
+from p2p.resume import ResumeExchange
 from p2p.saved import SavedMatch
 from p2p.text import N_, Text
 
@@ -170,6 +174,7 @@ class Duel:
         status: Callable[[str], None] | None = None,
         saved: SavedMatch | None = None,
         restored: Match | None = None,
+        now: Callable[[], float] = time.monotonic,
     ) -> None:
         """``previous``: the complete match this one is a rematch of, on the same connection.
 
@@ -179,7 +184,8 @@ class Duel:
 
         ``peer_timeout``: how long the peer may owe a link on a live connection before the
         game is claimed (bots); ``reconnector``: how to get the peer back (no resuming without one);
-        ``status``: shows "peer silent", "reconnecting" lines.
+        ``status``: shows "peer silent", "reconnecting" lines; ``now``: the clock every timing
+        decision reads (the one :attr:`Channel.heard_at <p2p.channel.Channel.heard_at>` is on).
         """
         terms = session.terms
         self.records = records
@@ -188,6 +194,7 @@ class Duel:
         self.me = me
         self.player = player
         self.peer_timeout = peer_timeout
+        self.now = now
         self.reconnector = reconnector
         self.patience = patience or Patience()
         self.status = status or (lambda text: None)
@@ -207,26 +214,28 @@ class Duel:
             root, dealer = rematch_of(previous, session.session_id)
             self.match = Match(root, session.keys, terms.rules, terms.games, dealer)
             self.writer = RecordWriter(records, session, self.match, previous)
+        self.lockstep = Lockstep(self.match, self.seat, self.peer_name)
+        """What the peer's messages mean during the match."""
         if saved is not None and restored is None:
             saved.record = self.writer.path
             saved.write()
         self._progress = asyncio.Event()
         self._live = restored is None
         """Whether :attr:`channel` is a resumed, usable connection."""
-        self._owed: Resume | None = None
-        """The peer's resume claim, while it is ahead of us: checked once we catch up."""
+        self._resumed: ResumeExchange | None = None
+        """The last resume exchange: it holds the peer's claim while the peer is ahead of us."""
         self._claim: Forfeit | None = None
-        self._peer_done = False
         self._claimable: Text | None = None
-        self.clock = Liveness(self.patience, session.seat == terms.host_seat, time.monotonic())
-        """Stalls, absences and forfeit claims, judged on the monotonic clock."""
+        self.clock = Liveness(self.patience, session.seat == terms.host_seat, self.now())
+        """Stalls, absences and forfeit claims, judged on :attr:`now`."""
         self._stalled: Text | None = None
         """Why the game may be claimed while the peer, though connected, owes its link past the limit."""
         self._reconnects = 0
-        self._sent_at = 0.0
+        self._sent_at: float | None = None
+        """When our last move went out, until the peer's answer times the round trip."""
         self._round_trips: list[float] = []
         self._resumes: list[float] = []
-        self._started = time.monotonic()
+        self._started = self.now()
         self._timing: dict[str, float] = {}
         self._checkpoint = (0, False)
         if reconnector is not None:
@@ -251,7 +260,7 @@ class Duel:
     def _next_match(self) -> Duel:
         return Duel(
             self.channel, self.session, self.me, self.player, self.records, self.peer_timeout, self.match,
-            self.reconnector, self.patience, self.status,
+            self.reconnector, self.patience, self.status, now=self.now,
         )  # fmt: skip
 
     async def say(self, text: str) -> None:
@@ -308,7 +317,7 @@ class Duel:
         except PeerAborted as exc:
             end, error = ("abandoned" if exc.reason == "quit" else "aborted"), exc
             note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
-            if exc.reason != "forfeit" or not self.clock.crossed_claim(time.monotonic()):
+            if exc.reason != "forfeit" or not self.clock.crossed_claim(self.now()):
                 awarded, note = self._left_after_deal(note)
         except WireError as exc:
             end, error = "corrupted", exc
@@ -416,11 +425,11 @@ class Duel:
         while (due := match.due()) is not None:
             kind, seat = due
             if seat == self.seat:
-                self.clock.owe(time.monotonic())
+                self.clock.owe(self.now())
                 link = await self._race(self._my_link(kind), reader)
                 match.apply(link, self.seat)
                 self._recorded(own=self.saved is not None)
-                self._sent_at = time.monotonic()
+                self._sent_at = self.now()
                 self.clock.sent(self._sent_at)
                 await self._send(link)
                 self.player.advanced(match)
@@ -441,7 +450,7 @@ class Duel:
         match = self.match
         checkpoint = (len(match.results), match.revealed)
         if match.revealed and "deal_s" not in self._timing:
-            self._timing["deal_s"] = round(time.monotonic() - self._started, 4)
+            self._timing["deal_s"] = round(self.now() - self._started, 4)
         self.writer.append(match, sync=own or checkpoint != self._checkpoint)
         self._checkpoint = checkpoint
 
@@ -487,9 +496,9 @@ class Duel:
         """Wait for the peer's due link: ``True`` when it came, ``False`` once the peer has owed it
         for ``limit`` seconds on a connection that stayed up and while we hear it (a stall). While
         the line is down or silent the wait goes on: an absence is judged by the reader."""
-        since, clock = time.monotonic(), self.clock
+        since, clock = self.now(), self.clock
         while True:
-            now = time.monotonic()
+            now = self.now()
             if clock.stalled(since, self.channel.heard_at, self._live, now, limit):
                 return False
             left = clock.stall_wait(since, now, limit)
@@ -565,7 +574,7 @@ class Duel:
                 await self._exchange(self.channel)
             except LINE_ERRORS as exc:
                 await self._resume(exc)
-        while not (self.match.done and self._peer_done):
+        while not self.lockstep.finished:
             try:
                 message = await self._next()
             except (*LINE_ERRORS, PeerAborted) as exc:
@@ -583,32 +592,20 @@ class Duel:
             self._heard(message)
 
     def _heard(self, message: Message) -> None:
-        if isinstance(message, Chat):
-            self.player.heard(message.text)
-            return
-        if isinstance(message, Ping):
-            return
-        if isinstance(message, Bye):
-            if not self.match.done:
-                raise ProtocolViolation(
-                    Text(N_("{name} said bye before the match was complete"), name=self.peer_name)
-                )
-            self._peer_done = True
-            return
-        if isinstance(message, Resume) and not self.match.links:  # a restarted peer's old match
-            raise MatchLost(
-                f"{self.peer_name} wants to resume an earlier match that this program no longer has "
-                "(it was restarted): that match cannot go on"
-            )
-        if not isinstance(message, Signed):
-            raise ProtocolViolation(Text(N_("a {tag!r} message in the middle of a match"), tag=message.TAG))
-        self.match.apply(message, 1 - self.seat)
-        if isinstance(message, MoveMsg) and self._sent_at:
-            self._round_trips.append(time.monotonic() - self._sent_at)
-            self._sent_at = 0.0
+        heard = self.lockstep.hear(message)
+        if isinstance(heard, str):
+            self.player.heard(heard)
+        elif heard is not None:
+            self._applied(heard)
+
+    def _applied(self, link: Signed) -> None:
+        """The peer's link was applied: time it, record it, judge a claim it owed, wake the loop."""
+        if isinstance(link, MoveMsg) and self._sent_at is not None:
+            self._round_trips.append(self.now() - self._sent_at)
+            self._sent_at = None
         self._recorded()
-        if self._owed is not None and self.match.check_resume(self._owed, 1 - self.seat):
-            self._owed = None
+        if self._resumed is not None:
+            self._resumed.applied()
         self._progress.set()
         self.player.advanced(self.match)
 
@@ -618,15 +615,15 @@ class Duel:
         first_wait = min(patience.silent_after, patience.dead_after, patience.forfeit_after)
         while True:
             wait = min(1.0, first_wait) if shown else first_wait
-            asked = time.monotonic()
+            asked = self.now()
             try:
                 message = await self.channel.recv(wait)
             except SlowFrame:
                 raise
             except PeerTimeout:
-                if time.monotonic() - asked > wait + patience.stall:
+                if self.now() - asked > wait + patience.stall:
                     continue  # the timer fired before the frames waiting on the socket were read
-                quiet = time.monotonic() - self.channel.heard_at
+                quiet = self.now() - self.channel.heard_at
                 self._check_forfeit(
                     quiet,
                     Text(
@@ -678,7 +675,7 @@ class Duel:
                     N_("connection to {name} lost ({cause}): reconnecting…"), name=self.peer_name, cause=cause
                 )
             )
-        started = time.monotonic()
+        started = self.now()
         attempt = asyncio.ensure_future(self.reconnector.reconnect())
         try:
             while True:
@@ -687,7 +684,7 @@ class Duel:
                     channel, _session = attempt.result()
                     try:
                         await self._exchange(channel)
-                        self._resumes.append(time.monotonic() - started)
+                        self._resumes.append(self.now() - started)
                         return
                     except LINE_ERRORS:
                         pass
@@ -695,11 +692,11 @@ class Duel:
                         if exc.reason not in ("lost", PAUSE):
                             raise
                         if exc.reason == "lost":
-                            self._lost(exc, time.monotonic() - lost_at)
+                            self._lost(exc, self.now() - lost_at)
                     await channel.close()
                     attempt = asyncio.ensure_future(self.reconnector.reconnect())
                     continue
-                away = time.monotonic() - lost_at
+                away = self.now() - lost_at
                 self._check_forfeit(
                     away,
                     Text(
@@ -731,19 +728,16 @@ class Duel:
 
     async def _exchange(self, channel: Channel) -> None:
         """Swap resume claims on a new connection, resend what the peer lacks, and go live."""
-        match, peer = self.match, 1 - self.seat
-        await channel.send(match.resume_claim(self.me.key))
+        exchange = ResumeExchange(self.match, self.me.key, self.seat)
+        await channel.send(exchange.claim)
         claim = expect(await channel.recv(HANDSHAKE_TIMEOUT), Resume, "resume")
-        self.channel = channel
-        self._owed = None if match.check_resume(claim, peer) else claim
-        sent = min(claim.links, len(match.links))
-        while sent < len(match.links):  # links we apply meanwhile are picked up here too
-            await channel.send(match.links[sent][1])
-            sent += 1
-        if match.done:
-            await channel.send(Bye())
+        self.channel = channel  # from here on, an abort (a different history) goes to this connection
+        exchange.hear(claim)
+        self._resumed = exchange
+        while (message := exchange.next_message()) is not None:  # our links applied meanwhile too
+            await channel.send(message)
         self._live = True
-        self.clock.connected(time.monotonic())
+        self.clock.connected(self.now())
         self._claimable = self._stalled
         self._reconnects += 1
         self.status(Text(N_("reconnected to {name}: the match goes on"), name=self.peer_name))
