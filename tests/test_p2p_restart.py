@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import json
 import signal
 from pathlib import Path
@@ -219,14 +220,83 @@ def test_both_programs_killed_and_started_again_complete_the_match(tmp_path: Pat
     _same_complete_match(*asyncio.run(scenario()))
 
 
-def test_an_interactive_join_with_a_saved_match_says_how_to_continue_it(
+async def _paused(root: Path, state: Path) -> None:
+    """Leave in ``state`` the unfinished match of a joiner "bob" paused mid-game against "ann"."""
+    from engine import Rules
+    from p2p.duel import PAUSE, Duel
+    from p2p.handshake import Terms
+    from p2p.players import BotPlayer
+    from tests.test_p2p_helpers import Side, connect_pair
+
+    pair = await connect_pair(Side.make(root, "ann"), Side.make(root, "bob"), Terms(Rules(), 1))
+    host = Duel(pair.host_channel, pair.host_session, pair.host.me, BotPlayer("easy"), pair.host.home.records, 5)
+    joiner = Duel(pair.join_channel, pair.join_session, pair.joiner.me, BotPlayer("easy"),
+                  pair.joiner.home.records, 5, saved=SavedMatch(state))  # fmt: skip
+    hosting, joining = asyncio.create_task(host.run()), asyncio.create_task(joiner.run())
+    for _ in range(int(LIMIT / 0.01)):
+        if joiner.match.game is not None and len(joiner.match.game.moves) >= 2:
+            break
+        await asyncio.sleep(0.01)
+    joining.cancel(PAUSE)
+    hosting.cancel()
+    await asyncio.gather(joining, hosting, return_exceptions=True)
+    await pair.host_channel.close()
+
+
+def _interactive_join(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: str, *options: str
+) -> tuple[int, Path]:
+    """An interactive ``trumps join`` over a saved unfinished match, ``answer`` typed to its
+    question; its status and the saved state."""
+    for variable, folder in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data")):
+        monkeypatch.setenv(variable, str(tmp_path / folder))
+    invite = Invite.parse("127.0.0.1:9/" + "a" * 32 + "/" + "b" * 32)  # nobody listens there
+    state = joined_file(tmp_path / "data" / "trumps" / "unfinished", invite)
+    asyncio.run(_paused(tmp_path / "peers", state))
+    monkeypatch.setattr("sys.stdin", io.StringIO(answer))
+    parser = argparse.ArgumentParser()
+    add_join_arguments(parser)
+
+    async def never(*_: object) -> Report:
+        raise AssertionError("no match may start over a saved one")
+
+    return run_join(parser.parse_args([str(invite), "--name", "bob", *options]), never), state
+
+
+@pytest.mark.parametrize("answer", ["n\n", ""])
+def test_an_interactive_join_asks_before_continuing_and_no_keeps_the_match_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], answer: str
+) -> None:
+    status, state = _interactive_join(tmp_path, monkeypatch, answer)
+    out, err = capsys.readouterr()
+    assert status == 1
+    game = restore(load_saved(state)).match.game  # left as it was
+    assert game is not None
+    assert f"Continue your unfinished match against ann (game 1, move {len(game.moves) + 1})? [Y/n]" in out
+    assert f"The unfinished match stays saved in {state}; delete that file to drop it." in err
+    assert "the unfinished match was not continued" in err
+
+
+def test_an_interactive_join_answered_yes_redials_to_continue_the_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, state = _interactive_join(tmp_path, monkeypatch, "\n", "--timeout", "1")  # Enter: yes
+    err = capsys.readouterr().err
+    assert status == 1
+    game = restore(load_saved(state)).match.game  # still there to continue
+    assert game is not None
+    assert f"Continuing the unfinished match with ann (game 1, after move {len(game.moves)})" in err
+    assert "ann did not come back within 1 s; the match stays saved" in err
+
+
+def test_an_interactive_join_over_an_unreadable_saved_match_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     for variable, folder in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data")):
         monkeypatch.setenv(variable, str(tmp_path / folder))
     invite = Invite.parse("127.0.0.1:9/" + "a" * 32 + "/" + "b" * 32)
     state = joined_file(tmp_path / "data" / "trumps" / "unfinished", invite)
-    SavedMatch(state, tmp_path / "r.jsonl").write()
+    SavedMatch(state, tmp_path / "r.jsonl").write()  # its record is gone
     parser = argparse.ArgumentParser()
     add_join_arguments(parser)
 
@@ -234,5 +304,5 @@ def test_an_interactive_join_with_a_saved_match_says_how_to_continue_it(
         raise AssertionError("no match may start over a saved one")
 
     assert run_join(parser.parse_args([str(invite), "--name", "bob"]), never) == 1
-    assert "run the same command with --bot LEVEL to continue it" in capsys.readouterr().err
+    assert "cannot be continued" in capsys.readouterr().err
     assert state.exists()
