@@ -8,7 +8,12 @@ import argparse
 import asyncio
 import io
 import json
+import shlex
+import shutil
 import signal
+import subprocess
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -306,3 +311,59 @@ def test_an_interactive_join_over_an_unreadable_saved_match_says_so(
     assert run_join(parser.parse_args([str(invite), "--name", "bob"]), never) == 1
     assert "cannot be continued" in capsys.readouterr().err
     assert state.exists()
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_closing_the_terminal_of_an_interactive_join_pauses_and_the_same_line_continues_it(
+    tmp_path: Path,
+) -> None:
+    """Issue 12, item 4, in a real terminal: bob plays on the full screen in tmux; the terminal is
+    closed (SIGHUP) mid-game; ann's bot waits; the same join line, answered Enter, finishes it."""
+    socket = f"trumps-test-{uuid.uuid4().hex[:12]}"
+
+    def tmux(*args: str) -> str:
+        return subprocess.run(
+            ["tmux", "-L", socket, *args], capture_output=True, text=True, check=True, timeout=10
+        ).stdout
+
+    async def play(invite: Invite, until: Callable[[], bool]) -> None:
+        env = [f"{key}={value}" for key, value in _env(tmp_path / "bob").items() if key.startswith("XDG_")]
+        command = shlex.join(["env", *env, *TRUMPS, "join", str(invite), "--name", "bob", "--yes"])
+        tmux("new-session", "-d", "-s", "game", "-x", "100", "-y", "30", command + "; sleep 30")
+        for _ in range(int(LIMIT / 0.05)):
+            if until():
+                return
+            screen = tmux("capture-pane", "-p", "-t", "game")
+            if "Continue your unfinished match" in screen:
+                tmux("send-keys", "-t", "game", "Enter")
+            elif any(cue in screen for cue in ("Your trump suit?", "Your turn", "Enter takes")):
+                tmux("send-keys", "-t", "game", "Tab", "Enter")
+            await asyncio.sleep(0.05)
+        raise AssertionError(tmux("capture-pane", "-p", "-t", "game"))
+
+    def moves() -> int:
+        return max((p.read_text().count('"t": "move"') for p in _records(tmp_path, "bob").glob("*.jsonl")), default=0)
+
+    async def scenario() -> tuple[Outcome, str]:
+        host, invite = await _host(tmp_path, "--games", "1", "--timeout", "60")
+        await play(invite, lambda: moves() >= 4)
+        tmux("kill-session", "-t", "game")  # the terminal is closed: SIGHUP
+        assert host.stderr is not None
+        said = ""
+        while "program stopped" not in said:
+            said += (await asyncio.wait_for(host.stderr.readline(), LIMIT)).decode()
+        assert list(_unfinished(tmp_path, "bob").glob("joined-*.json"))
+        await play(invite, lambda: host.returncode is not None)
+        outcome = await _outcome(host)
+        return outcome, said
+
+    try:
+        (status, summary, _), said = asyncio.run(scenario())
+    finally:
+        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10)
+    assert status == 0 and summary["end"] == "complete"
+    assert "bob's program stopped; waiting up to" in said
+    (record,) = _records(tmp_path, "bob").glob("*.jsonl")  # one record, continued
+    verified = verify(record.read_text())
+    assert verified.complete and verified.match.transcript.hex() == summary["transcript"]
+    assert not list(_unfinished(tmp_path, "bob").iterdir())
