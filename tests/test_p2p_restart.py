@@ -249,16 +249,16 @@ async def _paused(root: Path, state: Path) -> None:
 
 
 def _interactive_join(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: str, *options: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, typed: io.StringIO, *options: str
 ) -> tuple[int, Path]:
-    """An interactive ``trumps join`` over a saved unfinished match, ``answer`` typed to its
-    question; its status and the saved state."""
+    """An interactive ``trumps join`` over a saved unfinished match, ``typed`` to its question;
+    its status and the saved state."""
     for variable, folder in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data")):
         monkeypatch.setenv(variable, str(tmp_path / folder))
     invite = Invite.parse("127.0.0.1:9/" + "a" * 32 + "/" + "b" * 32)  # nobody listens there
     state = joined_file(tmp_path / "data" / "trumps" / "unfinished", invite)
     asyncio.run(_paused(tmp_path / "peers", state))
-    monkeypatch.setattr("sys.stdin", io.StringIO(answer))
+    monkeypatch.setattr("sys.stdin", typed)
     parser = argparse.ArgumentParser()
     add_join_arguments(parser)
 
@@ -272,7 +272,7 @@ def _interactive_join(
 def test_an_interactive_join_asks_before_continuing_and_no_keeps_the_match_saved(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], answer: str
 ) -> None:
-    status, state = _interactive_join(tmp_path, monkeypatch, answer)
+    status, state = _interactive_join(tmp_path, monkeypatch, io.StringIO(answer))
     out, err = capsys.readouterr()
     assert status == 1
     game = restore(load_saved(state)).match.game  # left as it was
@@ -285,13 +285,27 @@ def test_an_interactive_join_asks_before_continuing_and_no_keeps_the_match_saved
 def test_an_interactive_join_answered_yes_redials_to_continue_the_match(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status, state = _interactive_join(tmp_path, monkeypatch, "\n", "--timeout", "1")  # Enter: yes
+    status, state = _interactive_join(tmp_path, monkeypatch, io.StringIO("\n"), "--timeout", "1")  # Enter: yes
     err = capsys.readouterr().err
     assert status == 1
     game = restore(load_saved(state)).match.game  # still there to continue
     assert game is not None
     assert f"Continuing the unfinished match with ann (game 1, after move {len(game.moves)})" in err
     assert "ann did not come back within 1 s; the match stays saved" in err
+
+
+class _CtrlC(io.StringIO):
+    def readline(self, size: int | None = -1) -> str:
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_at_the_question_stops_and_keeps_the_match_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, state = _interactive_join(tmp_path, monkeypatch, _CtrlC())
+    err = capsys.readouterr().err
+    assert status == 1 and "stopped before the match began" in err and "Traceback" not in err
+    assert restore(load_saved(state)).match.links
 
 
 def test_an_interactive_join_over_an_unreadable_saved_match_says_so(

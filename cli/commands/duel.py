@@ -591,6 +591,8 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
             return _fail("host", exc, args.json)
         _say(exc)  # a person hosts a new match; the unreadable one is left for a look
         saved, restored = None, None
+    except KeyboardInterrupt:  # at the question whether to continue
+        return _fail("host", InterruptedError(Text(N_("stopped before the match began"))), args.json)
     if restored is not None:  # the host continues its unfinished match, under its invite
         assert saved is not None and saved.invite is not None
         terms, name = restored.session.terms, restored.session.names[restored.session.seat]
@@ -764,6 +766,8 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         saved, restored = _saved_match(joined_file(home.unfinished, invite), bool(args.bot))
     except P2PError as exc:
         return _fail("join", exc, args.json)
+    except KeyboardInterrupt:  # at the question whether to continue
+        return _fail("join", InterruptedError(Text(N_("stopped before the match began"))), args.json)
     if saved is None:  # the host waits for the saved match: joining anew would be refused
         return _fail("join", InterruptedError(Text(N_("the unfinished match was not continued"))), args.json)
 
