@@ -16,6 +16,10 @@ player whether to claim the game by forfeit (``table.offer_claim``); the chat
 line ``/claim`` (a move-line entry ``"/claim``) claims it too. When the duel
 ends early the game ends on the screen at once (``table.end``), a game awarded
 by forfeit or abandonment counted for the seat it went to.
+
+A duel given a :class:`~p2p.saved.SavedMatch` is restart-safe: a program stopped by SIGHUP or
+SIGTERM pauses it (the peer waits) instead of quitting, and :func:`play_duel` with the match read
+back opens the screen at the chain's position, the game in progress with its moves on the table.
 """
 
 from __future__ import annotations
