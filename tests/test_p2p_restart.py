@@ -6,8 +6,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import json
+import shlex
+import shutil
 import signal
+import subprocess
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -219,14 +225,97 @@ def test_both_programs_killed_and_started_again_complete_the_match(tmp_path: Pat
     _same_complete_match(*asyncio.run(scenario()))
 
 
-def test_an_interactive_join_with_a_saved_match_says_how_to_continue_it(
+async def _paused(root: Path, state: Path) -> None:
+    """Leave in ``state`` the unfinished match of a joiner "bob" paused mid-game against "ann"."""
+    from engine import Rules
+    from p2p.duel import PAUSE, Duel
+    from p2p.handshake import Terms
+    from p2p.players import BotPlayer
+    from tests.test_p2p_helpers import Side, connect_pair
+
+    pair = await connect_pair(Side.make(root, "ann"), Side.make(root, "bob"), Terms(Rules(), 1))
+    host = Duel(pair.host_channel, pair.host_session, pair.host.me, BotPlayer("easy"), pair.host.home.records, 5)
+    joiner = Duel(pair.join_channel, pair.join_session, pair.joiner.me, BotPlayer("easy"),
+                  pair.joiner.home.records, 5, saved=SavedMatch(state))  # fmt: skip
+    hosting, joining = asyncio.create_task(host.run()), asyncio.create_task(joiner.run())
+    for _ in range(int(LIMIT / 0.01)):
+        if joiner.match.game is not None and len(joiner.match.game.moves) >= 2:
+            break
+        await asyncio.sleep(0.01)
+    joining.cancel(PAUSE)
+    hosting.cancel()
+    await asyncio.gather(joining, hosting, return_exceptions=True)
+    await pair.host_channel.close()
+
+
+def _interactive_join(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, typed: io.StringIO, *options: str
+) -> tuple[int, Path]:
+    """An interactive ``trumps join`` over a saved unfinished match, ``typed`` to its question;
+    its status and the saved state."""
+    for variable, folder in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data")):
+        monkeypatch.setenv(variable, str(tmp_path / folder))
+    invite = Invite.parse("127.0.0.1:9/" + "a" * 32 + "/" + "b" * 32)  # nobody listens there
+    state = joined_file(tmp_path / "data" / "trumps" / "unfinished", invite)
+    asyncio.run(_paused(tmp_path / "peers", state))
+    monkeypatch.setattr("sys.stdin", typed)
+    parser = argparse.ArgumentParser()
+    add_join_arguments(parser)
+
+    async def never(*_: object) -> Report:
+        raise AssertionError("no match may start over a saved one")
+
+    return run_join(parser.parse_args([str(invite), "--name", "bob", *options]), never), state
+
+
+@pytest.mark.parametrize("answer", ["n\n", ""])
+def test_an_interactive_join_asks_before_continuing_and_no_keeps_the_match_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], answer: str
+) -> None:
+    status, state = _interactive_join(tmp_path, monkeypatch, io.StringIO(answer))
+    out, err = capsys.readouterr()
+    assert status == 1
+    game = restore(load_saved(state)).match.game  # left as it was
+    assert game is not None
+    assert f"Continue your unfinished match against ann (game 1, move {len(game.moves) + 1})? [Y/n]" in out
+    assert f"The unfinished match stays saved in {state}; delete that file to drop it." in err
+    assert "the unfinished match was not continued" in err
+
+
+def test_an_interactive_join_answered_yes_redials_to_continue_the_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, state = _interactive_join(tmp_path, monkeypatch, io.StringIO("\n"), "--timeout", "1")  # Enter: yes
+    err = capsys.readouterr().err
+    assert status == 1
+    game = restore(load_saved(state)).match.game  # still there to continue
+    assert game is not None
+    assert f"Continuing the unfinished match with ann (game 1, after move {len(game.moves)})" in err
+    assert "ann did not come back within 1 s; the match stays saved" in err
+
+
+class _CtrlC(io.StringIO):
+    def readline(self, size: int | None = -1) -> str:
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_at_the_question_stops_and_keeps_the_match_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, state = _interactive_join(tmp_path, monkeypatch, _CtrlC())
+    err = capsys.readouterr().err
+    assert status == 1 and "stopped before the match began" in err and "Traceback" not in err
+    assert restore(load_saved(state)).match.links
+
+
+def test_an_interactive_join_over_an_unreadable_saved_match_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     for variable, folder in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data")):
         monkeypatch.setenv(variable, str(tmp_path / folder))
     invite = Invite.parse("127.0.0.1:9/" + "a" * 32 + "/" + "b" * 32)
     state = joined_file(tmp_path / "data" / "trumps" / "unfinished", invite)
-    SavedMatch(state, tmp_path / "r.jsonl").write()
+    SavedMatch(state, tmp_path / "r.jsonl").write()  # its record is gone
     parser = argparse.ArgumentParser()
     add_join_arguments(parser)
 
@@ -234,5 +323,61 @@ def test_an_interactive_join_with_a_saved_match_says_how_to_continue_it(
         raise AssertionError("no match may start over a saved one")
 
     assert run_join(parser.parse_args([str(invite), "--name", "bob"]), never) == 1
-    assert "run the same command with --bot LEVEL to continue it" in capsys.readouterr().err
+    assert "cannot be continued" in capsys.readouterr().err
     assert state.exists()
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_closing_the_terminal_of_an_interactive_join_pauses_and_the_same_line_continues_it(
+    tmp_path: Path,
+) -> None:
+    """Issue 12, item 4, in a real terminal: bob plays on the full screen in tmux; the terminal is
+    closed (SIGHUP) mid-game; ann's bot waits; the same join line, answered Enter, finishes it."""
+    socket = f"trumps-test-{uuid.uuid4().hex[:12]}"
+
+    def tmux(*args: str) -> str:
+        return subprocess.run(
+            ["tmux", "-L", socket, *args], capture_output=True, text=True, check=True, timeout=10
+        ).stdout
+
+    async def play(invite: Invite, until: Callable[[], bool]) -> None:
+        env = [f"{key}={value}" for key, value in _env(tmp_path / "bob").items() if key.startswith("XDG_")]
+        command = shlex.join(["env", *env, *TRUMPS, "join", str(invite), "--name", "bob", "--yes"])
+        tmux("new-session", "-d", "-s", "game", "-x", "100", "-y", "30", command + "; sleep 30")
+        for _ in range(int(LIMIT / 0.05)):
+            if until():
+                return
+            screen = tmux("capture-pane", "-p", "-t", "game")
+            if "Continue your unfinished match" in screen:
+                tmux("send-keys", "-t", "game", "Enter")
+            elif any(cue in screen for cue in ("Your trump suit?", "Your turn", "Enter takes")):
+                tmux("send-keys", "-t", "game", "Tab", "Enter")
+            await asyncio.sleep(0.05)
+        raise AssertionError(tmux("capture-pane", "-p", "-t", "game"))
+
+    def moves() -> int:
+        return max((p.read_text().count('"t": "move"') for p in _records(tmp_path, "bob").glob("*.jsonl")), default=0)
+
+    async def scenario() -> tuple[Outcome, str]:
+        host, invite = await _host(tmp_path, "--games", "1", "--timeout", "60")
+        await play(invite, lambda: moves() >= 4)
+        tmux("kill-session", "-t", "game")  # the terminal is closed: SIGHUP
+        assert host.stderr is not None
+        said = ""
+        while "program stopped" not in said:
+            said += (await asyncio.wait_for(host.stderr.readline(), LIMIT)).decode()
+        assert list(_unfinished(tmp_path, "bob").glob("joined-*.json"))
+        await play(invite, lambda: host.returncode is not None)
+        outcome = await _outcome(host)
+        return outcome, said
+
+    try:
+        (status, summary, _), said = asyncio.run(scenario())
+    finally:
+        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10)
+    assert status == 0 and summary["end"] == "complete"
+    assert "bob's program stopped; waiting up to" in said
+    (record,) = _records(tmp_path, "bob").glob("*.jsonl")  # one record, continued
+    verified = verify(record.read_text())
+    assert verified.complete and verified.match.transcript.hex() == summary["transcript"]
+    assert not list(_unfinished(tmp_path, "bob").iterdir())

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -20,6 +22,9 @@ from p2p.players import BotPlayer
 from p2p.record import verify
 from tests.screen_table import Notes
 from tests.test_p2p_helpers import Pair, Side, connect_pair, run
+
+if TYPE_CHECKING:
+    from prompt_toolkit.input import PipeInput
 
 
 async def _drive(opponent: NetworkOpponent, games: int, total: int, notes: Notes) -> list[Outcome]:
@@ -338,3 +343,101 @@ def test_different_first_choices_need_no_word(tmp_path: Path) -> None:
 
     ann, bob = run(scenario())
     assert ann.trumps == "SD" and ann.note == bob.note == ""
+
+
+async def _play_by_keys(pipe: PipeInput, duel: Duel, seat: int, done: Callable[[], bool]) -> None:
+    """Play ``seat``'s moves on the screen by Tab and Enter (once per turn, again should a key come
+    early) and go on to the next game, until ``done()``; bounded by the test's limit on the match."""
+    sent: tuple[int, int, float] = (0, -1, 0.0)
+    while not done():
+        game, now = duel.match.game, asyncio.get_running_loop().time()
+        ours = game is not None and game.result is None and game.position.turn == seat
+        moves = -1 if game is None else len(game.moves)
+        if (sent[:2] != (duel.match.number, moves) and ours) or now - sent[2] > 0.5:
+            pipe.send_text("\t\r" if ours else "\r")  # play a legal move; yes, the next game
+            sent = (duel.match.number, moves, now)
+        await asyncio.sleep(0.01)
+
+
+def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 12, item 4, on the full screen: bob's program is stopped (SIGHUP: ``PAUSE``) in the
+    middle of a game; ann's bot waits; bob's next screen starts at the chain's position, his
+    moves so far on the table, and the match completes with one transcript on both sides."""
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from cli.app import screen as screen_module
+    from cli.app.network_opponent import play_duel
+    from p2p.connect import Listener, Redial, join, listening_socket
+    from p2p.duel import PAUSE
+    from p2p.saved import SavedMatch, load_saved, restore
+    from tests.test_p2p_helpers import accept_all
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "screen-data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "screen-config"))
+    monkeypatch.setattr(screen_module, "RESULT_GRACE", 0.3)
+    screens: list[screen_module.GameScreen] = []
+    start = screen_module.GameScreen.start
+    monkeypatch.setattr(screen_module.GameScreen, "start", lambda self: (screens.append(self), start(self)))
+    state = tmp_path / "bob-unfinished.json"
+    ann_side, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+
+    async def scenario() -> tuple[Report, Report, int, list[str]]:
+        sock = listening_socket("127.0.0.1", 0)
+        async with Listener(sock, ann_side.me, "ann", Terms(Rules(), 2), ann_side.known) as listener:
+            invite = listener.invite([("127.0.0.1", sock.getsockname()[1])])
+            channel, session = await join(invite, bob.me, "bob", bob.known, accept_all)
+            host_channel, host_session = await listener.first()
+            patience = Patience(forfeit_after=30)
+            statuses: list[str] = []
+            ann = Duel(host_channel, host_session, ann_side.me, BotPlayer("easy"), ann_side.home.records, 30,
+                       None, listener, patience, statuses.append)  # fmt: skip
+            hosting = asyncio.create_task(ann.run())
+            redial = Redial(invite, bob.me, "bob", bob.known, session, 0.05, 0.2)
+            with create_pipe_input() as pipe:
+                first = asyncio.create_task(
+                    play_duel(channel, session, bob.me, bob.home, redial, SavedMatch(state), None,
+                              input=pipe, output=DummyOutput())
+                )  # fmt: skip
+                await asyncio.sleep(0.05)
+                pipe.send_text("c\r")  # the trump question
+                mid_game = lambda: ann.match.number == 2 and ann.match.game is not None and len(ann.match.game.moves) >= 3  # noqa: E731
+                await _play_by_keys(pipe, ann, session.seat, mid_game)
+                first.cancel(PAUSE)  # what SIGHUP and SIGTERM do
+                with pytest.raises(asyncio.CancelledError):
+                    await first
+            assert not hosting.done()  # ann waits for bob's program to come back
+            restored = restore(saved := load_saved(state))
+            moves = restored.match.game.moves if restored.match.game is not None else ()
+            redial = Redial(invite, bob.me, "bob", bob.known, restored.session, 0.05, 0.2)
+            channel = (await redial.reconnect())[0]
+            with create_pipe_input() as pipe:
+                second = asyncio.create_task(
+                    play_duel(channel, restored.session, bob.me, bob.home, redial, saved, restored,
+                              input=pipe, output=DummyOutput())
+                )  # fmt: skip
+                while len(screens) < 2:
+                    await asyncio.sleep(0.01)
+                continued = screens[1].flow.game
+                assert continued is not None and continued.moves == moves  # on the table, no new deal
+                assert screens[1].flow.match.played == 1  # game 1 counts in the score
+                await _play_by_keys(pipe, ann, session.seat, hosting.done)
+                while not second.done():  # no other match
+                    pipe.send_text("n\r")
+                    await asyncio.wait({second}, timeout=0.2)
+                report = await second
+            await host_channel.close()
+            return report, await hosting, len(moves), statuses
+
+    report, host_report, moves, statuses = run(scenario())
+    assert moves >= 3
+    assert any("bob's program stopped" in line for line in statuses)
+    assert report.end == host_report.end == "complete", (report.error, host_report.error)
+    assert report.match.transcript == host_report.match.transcript
+    for side in (report, host_report):
+        verified = verify(side.record.read_text())
+        assert verified.complete and verified.match.transcript == report.match.transcript
+    assert not state.exists()  # the match ended: nothing left to continue
+    assert len(list((tmp_path / "bob" / "data").rglob("matches/*.jsonl"))) == 1  # one record, continued

@@ -124,7 +124,7 @@ class GameFlow:
         self.rules = saved.game.start.rules
         self.game = saved.game
         self.dealer = int(saved.game.headers.get("Dealer", "0"))
-        self.number = 1
+        self.number = saved.number
         if self.match.games == 1:
             return _("Welcome back: your game continues.")
         return _("Welcome back: game {number} of {games} continues.").format(

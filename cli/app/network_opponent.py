@@ -16,6 +16,10 @@ player whether to claim the game by forfeit (``table.offer_claim``); the chat
 line ``/claim`` (a move-line entry ``"/claim``) claims it too. When the duel
 ends early the game ends on the screen at once (``table.end``), a game awarded
 by forfeit or abandonment counted for the seat it went to.
+
+A duel given a :class:`~p2p.saved.SavedMatch` is restart-safe: a program stopped by SIGHUP or
+SIGTERM pauses it (the peer waits) instead of quitting, and :func:`play_duel` with the match read
+back opens the screen at the chain's position, the game in progress with its moves on the table.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from cli.home import Home
 from cli.i18n import _, translated
 from engine import Game, Move
 from p2p.channel import Channel
-from p2p.duel import Duel, Reconnector, Report
+from p2p.duel import PAUSE, Duel, Reconnector, Report
 from p2p.errors import P2PError, PeerAborted
 from p2p.fairdeal import preference
 from p2p.handshake import Session
@@ -47,6 +51,11 @@ from p2p.text import Text
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
+
+    from cli.app.match import MatchScore
+    from cli.app.resume import SavedGame
+    from p2p.record import Verified
+    from p2p.saved import SavedMatch
 
 FINALS_GRACE = 5.0
 """Seconds a leaving player waits for the match's final signatures."""
@@ -71,10 +80,15 @@ class NetworkOpponent:
         reconnector: Reconnector | None = None,
         patience: Patience | None = None,
         choice: str | None = None,
+        saved: SavedMatch | None = None,
+        restored: Match | None = None,
     ) -> None:
         """``reconnector``: how to get the peer back after a drop; ``patience``: its limits
         (the forfeit is never claimed without the player's ``/claim``); ``choice``: the trump
-        suits of ``--trump`` (``SH``), whose second choice holds while the first is played."""
+        suits of ``--trump`` (``SH``), whose second choice holds while the first is played.
+
+        ``saved``: where the duel keeps what a restart needs (it is then restart-safe, as a bot's
+        is); ``restored``: the unfinished match it continues (``channel`` is a fresh connection)."""
         self.session, self.me, self.home = session, me, home
         self.choice = choice
         self.hints = session.terms.hints
@@ -84,7 +98,10 @@ class NetworkOpponent:
         self.name = session.names[1 - self.seat]
         self.reconnector = reconnector
         self.patience = replace(patience or Patience(), auto_claim=False)
-        self.duel = self._duel(channel)
+        self.duel = Duel(
+            channel, session, me, self, home.records, None, None, reconnector, self.patience, self._status,
+            saved, restored,
+        )  # fmt: skip
         self._offset = 0
         """Games of the earlier matches on this connection: the app numbers games across rematches."""
         self.report: Report | None = None
@@ -95,7 +112,9 @@ class NetworkOpponent:
         self._trumps: dict[int, asyncio.Future[str]] = {}
         self._moves: asyncio.Queue[Move] = asyncio.Queue()
         self._changed = asyncio.Event()
-        self._number = 0
+        self._number = 0 if restored is None else restored.number
+        self._stop: str | None = None
+        """The message the duel is cancelled with on leaving: :data:`~p2p.duel.PAUSE` pauses it."""
         self._background_tasks: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------ the app's side
@@ -194,13 +213,18 @@ class NetworkOpponent:
         """
         self._background(self._close())
 
+    def pause(self) -> None:
+        """The program stops but the match does not (SIGHUP, SIGTERM): the next :meth:`close`
+        pauses a restart-safe duel, whose peer waits for the same command to continue it."""
+        self._stop = PAUSE
+
     async def _close(self) -> None:
         task = self._task
         if task is not None and not task.done():
             if len(self.duel.match.results) == self.session.terms.games:
                 with contextlib.suppress(TimeoutError, asyncio.CancelledError):
                     await asyncio.wait_for(asyncio.shield(task), FINALS_GRACE)
-            task.cancel()
+            task.cancel(self._stop)
             with contextlib.suppress(asyncio.CancelledError):
                 await task  # the duel tells the peer and saves the record
         await self.duel.channel.close()
@@ -244,12 +268,6 @@ class NetworkOpponent:
         self._changed.set()
 
     # ------------------------------------------------------------ helpers
-
-    def _duel(self, channel: Channel) -> Duel:
-        return Duel(
-            channel, self.session, self.me, self, self.home.records, None, None,
-            self.reconnector, self.patience, self._status,
-        )  # fmt: skip
 
     def _chat(self, text: str) -> None:
         if self._table is not None:
@@ -369,6 +387,8 @@ async def play_duel(
     me: Identity,
     home: Home,
     reconnector: Reconnector | None = None,
+    saved: SavedMatch | None = None,
+    restored: Verified | None = None,
     trump: str | None = None,
     patience: Patience | None = None,
     input: Input | None = None,
@@ -377,26 +397,68 @@ async def play_duel(
     """Play a handshaken duel in the full-screen game (``trump``: the ``--trump`` suits, the
     first asked when ``None``); the report.
 
+    With ``saved`` the duel is restart-safe: when this task is cancelled with
+    :data:`~p2p.duel.PAUSE` (SIGHUP, SIGTERM) it pauses, and the peer waits. ``restored``
+    is the unfinished match it continues: the screen starts at the chain's position, the
+    game in progress on the table with its moves, the earlier games in the score.
     ``input`` and ``output`` replace the terminal (tests).
     """
     from cli import config
     from cli.app.application import play
-    from cli.app.match import MatchScore as ScreenMatch
     from cli.app.screen import GameScreen as Screen
 
-    opponent = NetworkOpponent(channel, session, me, home, reconnector, patience, trump)
+    match = None if restored is None else restored.match
+    opponent = NetworkOpponent(channel, session, me, home, reconnector, patience, trump, saved, match)
     terms = session.terms
     remembered = config.load_config()
+    score = _score(terms.games, session.seat, match)
     screen = Screen(
         opponent,
-        ScreenMatch(games=terms.games, me=session.seat),
+        score,
         rules=terms.rules,
         trump=trump[0] if trump else None,
         last_trump=remembered.get("trump"),
+        resume=None if match is None else _in_progress(match, score, opponent),
         show_opponent=True,
     )
-    await play(screen, input, output)
+    if match is not None and screen.resume is None:
+        screen.flow.number = len(match.results)  # the next deal is the chain's next game
+    app = asyncio.ensure_future(play(screen, input, output))
+    try:
+        await asyncio.shield(app)
+    except asyncio.CancelledError as exc:
+        if exc.args[:1] == (PAUSE,):
+            opponent.pause()
+        app.cancel()  # the screen closes, and with it the duel: paused, or quit
+        with contextlib.suppress(asyncio.CancelledError):
+            await app
+        await opponent.finished()
+        raise
     return await opponent.finished()
+
+
+def _score(games: int, seat: int, match: Match | None) -> MatchScore:
+    """The screen's score of a match, counting the games ``match`` already finished."""
+    from cli.app.match import MatchScore
+
+    score = MatchScore(games=games, me=seat)
+    for result in () if match is None else match.results:
+        score.finish_game(result.dealer, result.outcome)
+    return score
+
+
+def _in_progress(match: Match, score: MatchScore, opponent: NetworkOpponent) -> SavedGame | None:
+    """The game of the continued ``match`` that was dealt and not finished, for the screen to
+    continue at its last move (a copy: the duel's own game goes on in the match)."""
+    from cli import storage
+    from cli.app.resume import SavedGame
+
+    if match.game is None or match.dealer is None:
+        return None
+    game = Game.from_deal(match.seed, match.dealer, match.trumps, match.game.start.rules)
+    for move in match.game.moves:
+        game.play(move)
+    return SavedGame(game, score, storage.new_record_path(), opponent, opponent.seat, match.number)
 
 
 def run_command(args: argparse.Namespace, command: str) -> int:

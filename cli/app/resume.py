@@ -22,6 +22,8 @@ class SavedGame:
     path: Path
     opponent: Opponent
     me: int = 0
+    number: int = 1
+    """The game's number among those ``opponent`` dealt (what its next ``deal`` counts on from)."""
 
 
 def load_unfinished() -> tuple[SavedGame | None, str]:

@@ -134,8 +134,10 @@ class GameScreen:
 
     def _continue(self, saved: SavedGame) -> None:
         self.offer = self.resume = None
+        attached = saved.opponent is self.flow.opponent  # a network opponent continues its own duel
         self._say(self.flow.resume(saved))
-        self.flow.opponent.attach(self)
+        if not attached:
+            self.flow.opponent.attach(self)
         self.saver.path = saved.path
         self.trump = SUITS[saved.game.start.trumps[self.flow.me]]
         self._advance()

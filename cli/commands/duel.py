@@ -37,9 +37,13 @@ if TYPE_CHECKING:
     from p2p.record import Verified
     from p2p.saved import SavedMatch
 
-    Play = Callable[[Channel, Session, Identity, Home, Reconnector], Awaitable[Report]]
+    Play = Callable[
+        [Channel, Session, Identity, Home, Reconnector, SavedMatch | None, Verified | None], Awaitable[Report]
+    ]
     """Plays a handshaken duel to its end, getting the peer back through the
-    :class:`~p2p.duel.Reconnector` after a drop: the interactive interface's entry point."""
+    :class:`~p2p.duel.Reconnector` after a drop, restart-safe with a :class:`~p2p.saved.SavedMatch`
+    and continuing the unfinished match read back from it (the last argument, or ``None``):
+    the interactive interface's entry point."""
 
 DEFAULT_PORT = 47111
 STOPPED = 130
@@ -458,10 +462,8 @@ def _name(args: argparse.Namespace) -> str | None:
     return config.valid_name(config.load_config().get("name", ""))
 
 
-def _bot_play(
-    args: argparse.Namespace, saved: SavedMatch | None = None, restored: Verified | None = None
-) -> Play:
-    """A bot's play; restart-safe with ``saved``, continuing the unfinished match ``restored``."""
+def _bot_play(args: argparse.Namespace) -> Play:
+    """A bot's play."""
     from p2p.duel import Duel
     from p2p.liveness import Patience
     from p2p.players import BotPlayer
@@ -471,7 +473,13 @@ def _bot_play(
     patience = Patience(forfeit_after=timeout, dead_after=min(Patience.dead_after, timeout))
 
     async def play(
-        channel: Channel, session: Session, me: Identity, home: Home, reconnector: Reconnector
+        channel: Channel,
+        session: Session,
+        me: Identity,
+        home: Home,
+        reconnector: Reconnector,
+        saved: SavedMatch | None,
+        restored: Verified | None,
     ) -> Report:
         _announce(session)
         duel = Duel(
@@ -487,23 +495,35 @@ def _bot_play(
 
 
 def _saved_match(path: Path, bot: bool) -> tuple[SavedMatch | None, Verified | None]:
-    """What makes a bot's duel restart-safe (kept in ``path``), and the unfinished match found
-    there, read back and checked (:class:`~p2p.saved.SavedMatchError` if it cannot be). Only
-    headless bots keep one: the full-screen game does not continue matches yet."""
-    from p2p.saved import SavedMatch, SavedMatchError, load_saved, restore
+    """What makes a duel restart-safe (kept in ``path``), and the unfinished match found there,
+    read back and checked (:class:`~p2p.saved.SavedMatchError` if it cannot be). A person is
+    asked first whether to continue it: on no, the match stays saved, and this duel keeps none
+    (``None, None``: it cannot be continued after a restart while the other one waits)."""
+    from p2p.saved import SavedMatch, load_saved, restore
 
-    if not bot and path.exists():
-        template = N_(
-            "an unfinished match is saved in {path}: run the same command with --bot LEVEL to continue "
-            "it (the full-screen game cannot continue a match yet)"
-        )
-        raise SavedMatchError(Text(template, path=path))
-    if not bot:
-        return None, None
     if not path.exists():
         return SavedMatch(path), None
     saved = load_saved(path)
-    return saved, restore(saved)
+    restored = restore(saved)
+    if bot or _continue_asked(restored):
+        return saved, restored
+    _say(Text(N_("The unfinished match stays saved in {path}; delete that file to drop it."), path=path))
+    return None, None
+
+
+def _continue_asked(restored: Verified) -> bool:
+    """The person's answer, on the terminal before the full screen takes it: continue the
+    unfinished match ``restored``? (Enter: yes; the end of input: no.)"""
+    session, match = restored.session, restored.match
+    moves = 0 if match.game is None else len(match.game.moves)
+    question = N_("Continue your unfinished match against {peer} (game {number}, move {moves})? [Y/n] ")
+    _flush()
+    try:
+        peer = session.names[1 - session.seat]
+        answer = input(printable(translated(Text(question, peer=peer, number=match.number, moves=moves + 1))))
+    except EOFError:
+        return False
+    return not answer.strip() or answer.strip().lower() in _yes_words()
 
 
 async def _back(way: Reconnector, restored: Verified, timeout: float | None) -> Channel:
@@ -569,15 +589,14 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     except SavedMatchError as exc:
         if args.bot:
             return _fail("host", exc, args.json)
-        _say(exc)  # a person hosts a new match; the saved one waits for a bot
+        _say(exc)  # a person hosts a new match; the unreadable one is left for a look
         saved, restored = None, None
-    if restored is not None:  # a bot host continues its unfinished match, under its invite
+    except KeyboardInterrupt:  # at the question whether to continue
+        return _fail("host", InterruptedError(Text(N_("stopped before the match began"))), args.json)
+    if restored is not None:  # the host continues its unfinished match, under its invite
         assert saved is not None and saved.invite is not None
-        play_duel = _bot_play(args, saved, restored)
         terms, name = restored.session.terms, restored.session.names[restored.session.seat]
         args.port = saved.invite.addresses[0][1]
-    elif saved is not None:
-        play_duel = _bot_play(args, saved)
     try:
         sock = listening_socket(args.bind, args.port)
     except OSError as exc:
@@ -643,7 +662,7 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
             stage.playing = True
             start = time.monotonic()
             _flush()  # before a full screen takes the terminal
-            report = await play_duel(channel, session, me, home, listener)
+            report = await play_duel(channel, session, me, home, listener, saved, restored)
             report.timing["match_s"] = round(time.monotonic() - start, 3)
             return report
 
@@ -747,8 +766,10 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         saved, restored = _saved_match(joined_file(home.unfinished, invite), bool(args.bot))
     except P2PError as exc:
         return _fail("join", exc, args.json)
-    if saved is not None:
-        play_duel = _bot_play(args, saved, restored)
+    except KeyboardInterrupt:  # at the question whether to continue
+        return _fail("join", InterruptedError(Text(N_("stopped before the match began"))), args.json)
+    if saved is None:  # the host waits for the saved match: joining anew would be refused
+        return _fail("join", InterruptedError(Text(N_("the unfinished match was not continued"))), args.json)
 
     yes_words = _yes_words()
     stage = Stage()
@@ -776,14 +797,13 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
             session = restored.session
             redial = Redial(invite, me, session.names[session.seat], KnownPeers(home.peers_file), session)
             channel = await _back(redial, restored, args.timeout)
-            return await play_duel(channel, session, me, home, redial)
+            return await play_duel(channel, session, me, home, redial, saved, restored)
         channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide, asked=asked)
         handshaken = time.monotonic()
         stage.playing = True
         _flush()  # before a full screen takes the terminal
-        report = await play_duel(
-            channel, session, me, home, Redial(invite, me, name, KnownPeers(home.peers_file), session)
-        )
+        redial = Redial(invite, me, name, KnownPeers(home.peers_file), session)
+        report = await play_duel(channel, session, me, home, redial, saved, None)
         report.timing["handshake_s"] = round(handshaken - start, 4)
         report.timing["match_s"] = round(time.monotonic() - handshaken, 3)
         return report
