@@ -661,7 +661,7 @@ class Duel:
         assert self.reconnector is not None
         self._live = False
         lost_at = self.channel.heard_at
-        self.clock.lost(time.monotonic())  # a stall claim against us may be lost with the line
+        self.clock.lost(self.now())  # a stall claim against us may be lost with the line
         self._interrupt()
         await self.channel.close()
         if isinstance(cause, PeerAborted):  # a pause: the peer's program stopped, and comes back

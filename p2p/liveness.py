@@ -64,11 +64,13 @@ class Liveness:
         self._stall_claimable = False
 
     def lost(self, now: float) -> None:
-        """The connection went down at ``now``."""
+        """The connection went down at ``now``: had we owed our link on it long enough for the
+        peer to claim our stall? The margin (``claim_grace``, at most half the limit) covers the
+        peer's clock starting a little before ours."""
         owing, patience = self._owing_since, self.patience
+        margin = min(patience.claim_grace, patience.forfeit_after / 2)
         self._stall_claimable = (
-            owing is not None
-            and now - max(owing, self.live_since) >= patience.forfeit_after - patience.claim_grace
+            owing is not None and now - max(owing, self.live_since) >= patience.forfeit_after - margin
         )
 
     def owe(self, now: float) -> None:

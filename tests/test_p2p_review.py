@@ -256,6 +256,20 @@ def test_the_host_is_not_awarded_the_absence_of_a_joiner_that_could_claim_its_st
     assert clock.absence_awards
 
 
+def test_a_short_limit_keeps_a_margin_of_at_most_half_of_it() -> None:
+    """With a limit shorter than twice ``claim_grace`` (bots, tests: 4 s), owing our link for a
+    moment when the line drops does not cost the host the absence award; owing most of the limit does."""
+    patience = Patience(silent_after=1, forfeit_after=4, claim_grace=10)
+    clock = Liveness(patience, host=True, now=0.0)
+    clock.owe(10.0)
+    clock.lost(10.5)  # a bot thinking for half a second
+    assert clock.absence_awards
+    clock.connected(20.0)
+    clock.owe(20.0)
+    clock.lost(23.0)  # owed 3 s of a 4 s limit: the joiner's stall claim may be on its way
+    assert not clock.absence_awards
+
+
 def test_a_deep_nesting_bomb_gets_a_reason_not_an_empty_one() -> None:
     """A 16 KiB frame of nested one-element arrays: refused, and the refusal says why (msgpack's
     depth error has an empty message). Check: ``decode`` names the error's type when it says nothing."""
