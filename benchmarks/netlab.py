@@ -7,6 +7,8 @@ Builds the lab (three homes behind NAT routers; home a's speaks UPnP, home b's P
 then, one at a time:
 - ``trumps host`` in home a and in home b, and with ``--no-map``: seconds from starting the
   program to its printed invite (Python start-up, the identity, asking the router);
+- back in play: the same match with the joiner, then the host, ``kill -9``ed mid-game and started
+  again with the same command: seconds from the restart to the first new link in its record;
 - for each loss: a bot match from home b to home a through the port a's router opened by UPnP,
   loss made by ``iptables -m statistic`` on both players' outgoing packets (so each way); the
   joiner's connect + handshake time, the per-move latency (a move sent until the answer came,
@@ -23,6 +25,7 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -42,6 +45,59 @@ def time_to_invite(lab: Lab, role: str, root: Path, *options: str) -> float:
         return round(host.first_line_s, 3)
     finally:
         host.stop()
+
+
+def _links(records: Path) -> int:
+    return max((path.read_text().count('"link"') for path in records.glob("*.jsonl")), default=0)
+
+
+def _moves(records: Path) -> int:
+    return max((path.read_text().count('"t": "move"') for path in records.glob("*.jsonl")), default=0)
+
+
+def _polled(ready: Callable[[], bool], limit: float = 60.0) -> None:
+    end = time.monotonic() + limit
+    while not ready():
+        if time.monotonic() > end:
+            raise TimeoutError("the match did not get there")
+        time.sleep(0.002)
+
+
+def back_in_play(lab: Lab, root: Path, victim: str) -> float:
+    """Seconds from restarting ``victim`` (``ann`` hosts in home a, ``bob`` joins from home b through
+    the UPnP-mapped port), killed mid-game, to the first new link in its record; the match is then
+    played to its end and both records must verify complete."""
+    where = {"ann": ("a1", ("host", "--name", "ann", "--games", "2", *BOT))}
+    host = lab.trumps("a1", root / "ann", *where["ann"][1])
+    programs = [host]
+    try:
+        invite = host.invite()
+        where["bob"] = ("b1", ("join", invite, "--name", "bob", *BOT))
+        joiner = lab.trumps("b1", root / "bob", *where["bob"][1])
+        programs.append(joiner)
+        records = root / victim / "data" / "trumps" / "matches"
+        _polled(lambda: _moves(records) >= 6)
+        killed = host if victim == "ann" else joiner
+        killed.process.kill()
+        killed.process.wait()
+        links = _links(records)
+        started = time.monotonic()
+        role, command = where[victim]
+        again = lab.trumps(role, root / victim, *command)
+        programs.append(again)
+        _polled(lambda: _links(records) > links)
+        back = time.monotonic() - started
+        survivor = joiner if victim == "ann" else host
+        for program in (again, survivor):
+            summary, err = program.finish(120)
+            if summary.get("end") != "complete":
+                raise RuntimeError(f"the continued match did not complete: {err[-800:]}")
+            if not verify(Path(str(summary["record"])).read_text()).complete:
+                raise RuntimeError("a continued match's record does not verify complete")
+        return round(back, 3)
+    finally:
+        for program in programs:
+            program.stop()
 
 
 def match(lab: Lab, root: Path, games: int, loss: float) -> dict[str, object]:
@@ -113,6 +169,10 @@ def main() -> int:
             "PCP (home b)": time_to_invite(lab, "b1", root),
             "no router answers (home c)": time_to_invite(lab, "c1", root),
             "--no-map": time_to_invite(lab, "a1", root, "--no-map"),
+        }
+        report["back_in_play_after_kill_9_s"] = {
+            "joiner": back_in_play(lab, root / "restart-joiner", "bob"),
+            "host": back_in_play(lab, root / "restart-host", "ann"),
         }
         report["matches"] = [match(lab, root, args.games, float(p) / 100) for p in args.losses.split(",")]
     if args.json:
