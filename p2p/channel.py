@@ -162,7 +162,13 @@ class Channel:
             transport.abort()
 
     def stop_reading(self) -> None:
-        """Wake a reader waiting on this connection as if the peer had closed it; sending still works."""
+        """Wake a reader waiting on this connection as if the peer had closed it; sending still works.
+
+        What the peer sends from now on is left unread: the socket stops being read first, since
+        asyncio's reader must not be fed after its end (that would fail the next send)."""
+        transport = self.writer.transport
+        if isinstance(transport, asyncio.ReadTransport) and transport.is_reading():
+            transport.pause_reading()
         self.reader.feed_eof()
 
     async def close(self) -> None:

@@ -252,17 +252,30 @@ class FaultyLine:
         await asyncio.gather(pump(reader, up_writer, True), pump(up_reader, writer, False))
 
 
-class MemoryWriter:
+class MemoryWriter(asyncio.ReadTransport):
     """The writing end of an in-memory line: what is written is fed to the peer's reader at once.
-    It is also its own transport (``abort``), as a ``Channel`` expects of a stream writer."""
+    It is also its own transport (``abort``; reading paused as a socket's is), as a ``Channel``
+    expects of a stream writer."""
 
     def __init__(self, peer: asyncio.StreamReader) -> None:
+        super().__init__()
         self.peer = peer
         self.transport = self
         self.closed = False
+        self.reverse: MemoryWriter | None = None
+        """The other direction's writer: it feeds this end's reader."""
+        self.unread = False
+        """Whether the peer's reader stopped reading (what is written then is dropped)."""
+
+    def is_reading(self) -> bool:
+        return self.reverse is not None and not self.reverse.unread
+
+    def pause_reading(self) -> None:
+        if self.reverse is not None:
+            self.reverse.unread = True
 
     def write(self, data: bytes) -> None:
-        if not self.closed:
+        if not self.closed and not self.unread:
             self.peer.feed_data(data)
 
     async def drain(self) -> None:
@@ -286,6 +299,7 @@ def memory_line() -> tuple[Channel, Channel]:
     """Two channels joined by memory: no socket at all."""
     readers = asyncio.StreamReader(), asyncio.StreamReader()
     writers = MemoryWriter(readers[1]), MemoryWriter(readers[0])
+    writers[0].reverse, writers[1].reverse = writers[1], writers[0]
     return (
         Channel(readers[0], writers[0]),  # type: ignore[arg-type]
         Channel(readers[1], writers[1]),  # type: ignore[arg-type]

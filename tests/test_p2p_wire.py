@@ -140,3 +140,35 @@ async def _sealed_recv(frames: list[bytes]) -> None:
 def test_fuzz_sealed_frames_are_refused_not_crashed_on(payloads: list[bytes]) -> None:
     with pytest.raises(WireError):
         asyncio.run(_sealed_recv(payloads))
+
+
+def test_frames_arriving_after_stop_reading_never_break_sending() -> None:
+    """A person claims a forfeit (``stop_reading``) while the peer's keep-alives still arrive: what
+    arrives then is left unread, and our ``abort`` still goes out (asyncio's reader would otherwise
+    fail with "feed_data after feed_eof" inside the next ``drain``)."""
+    from p2p.channel import Channel
+    from p2p.messages import Ping
+
+    async def scenario() -> bytes:
+        peer_side: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        server = await asyncio.start_server(
+            lambda r, w: peer_side.set_result((r, w)), "127.0.0.1", 0
+        )
+        port = server.sockets[0].getsockname()[1]
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        peer_reader, peer_writer = await peer_side
+        channel = Channel(reader, writer)
+        channel.stop_reading()
+        peer_writer.write(frame(encode(Ping().to_wire())) * 50)  # keep-alives still on their way
+        await peer_writer.drain()
+        await asyncio.sleep(0.05)
+        await channel.send(Chat(text="claimed"))
+        received = await asyncio.wait_for(peer_reader.read(4096), 2)
+        await channel.close()
+        peer_writer.close()
+        server.close()
+        return received
+
+    assert asyncio.run(scenario())
