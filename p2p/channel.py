@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
@@ -91,8 +90,6 @@ class Channel:
         self.deadline = deadline
         self.writer = writer
         self._sealer: Sealer | None = None
-        self.heard_at = time.monotonic()
-        """When the last frame arrived (keep-alives included)."""
 
     @property
     def peer_host(self) -> str:
@@ -141,7 +138,6 @@ class Channel:
             raise TamperedFrame(
                 Text(N_("a sealed frame was damaged in transit ({error})"), error=exc)
             ) from None
-        self.heard_at = time.monotonic()
         try:
             message = parse(decode(payload))
         except WireError as exc:

@@ -185,7 +185,7 @@ class Duel:
         ``peer_timeout``: how long the peer may owe a link on a live connection before the
         game is claimed (bots); ``reconnector``: how to get the peer back (no resuming without one);
         ``status``: shows "peer silent", "reconnecting" lines; ``now``: the clock every timing
-        decision reads (the one :attr:`Channel.heard_at <p2p.channel.Channel.heard_at>` is on).
+        decision reads (when the peer was last heard included).
         """
         terms = session.terms
         self.records = records
@@ -499,7 +499,7 @@ class Duel:
         since, clock = self.now(), self.clock
         while True:
             now = self.now()
-            if clock.stalled(since, self.channel.heard_at, self._live, now, limit):
+            if clock.stalled(since, self._live, now, limit):
                 return False
             left = clock.stall_wait(since, now, limit)
             with contextlib.suppress(TimeoutError):
@@ -623,7 +623,7 @@ class Duel:
             except PeerTimeout:
                 if self.now() - asked > wait + patience.stall:
                     continue  # the timer fired before the frames waiting on the socket were read
-                quiet = self.now() - self.channel.heard_at
+                quiet = self.now() - self.clock.heard_at
                 self._check_forfeit(
                     quiet,
                     Text(
@@ -636,6 +636,7 @@ class Duel:
                 shown = True
                 self.status(Text(N_("{name} silent for {seconds:.0f} s"), name=self.peer_name, seconds=quiet))
                 continue
+            self.clock.heard(self.now())
             self._claimable = self._stalled  # the peer is heard; a stall stays claimable
             if shown:
                 self.status("")
@@ -660,7 +661,7 @@ class Duel:
         """Get the peer back on a fresh connection and resume the match exactly where it stopped."""
         assert self.reconnector is not None
         self._live = False
-        lost_at = self.channel.heard_at
+        lost_at = self.clock.heard_at
         self.clock.lost(self.now())  # a stall claim against us may be lost with the line
         self._interrupt()
         await self.channel.close()

@@ -46,6 +46,8 @@ class Liveness:
         self.patience = patience
         self.host = host
         self.live_since = now
+        self.heard_at = now
+        """When the peer was last heard (any frame, keep-alives included), or the connection went live."""
         self._owing_since: float | None = None
         self._sent_at = float("-inf")
         self._stall_claimable = False
@@ -59,8 +61,8 @@ class Liveness:
         return self.host and not self._stall_claimable
 
     def connected(self, now: float) -> None:
-        """A fresh connection is up: stalls are timed from here on."""
-        self.live_since = now
+        """A fresh connection is up: stalls and silences are timed from here on."""
+        self.live_since = self.heard_at = now
         self._stall_claimable = False
 
     def lost(self, now: float) -> None:
@@ -73,6 +75,10 @@ class Liveness:
             owing is not None and now - max(owing, self.live_since) >= patience.forfeit_after - margin
         )
 
+    def heard(self, now: float) -> None:
+        """A frame from the peer arrived."""
+        self.heard_at = now
+
     def owe(self, now: float) -> None:
         """Our own link is due (our player thinks)."""
         self._owing_since = now
@@ -81,10 +87,10 @@ class Liveness:
         """We sent the link we owed."""
         self._owing_since, self._sent_at = None, now
 
-    def stalled(self, due_since: float, heard_at: float, live: bool, now: float, limit: float) -> bool:
+    def stalled(self, due_since: float, live: bool, now: float, limit: float) -> bool:
         """Whether the peer, owing its link since ``due_since``, stalls past ``limit``: on one
-        connection that is up (``live``) and over which we keep hearing it (``heard_at``)."""
-        heard = now - heard_at < self.patience.silent_after
+        connection that is up (``live``) and over which we keep hearing it."""
+        heard = now - self.heard_at < self.patience.silent_after
         return live and heard and now - max(due_since, self.live_since) >= limit
 
     def stall_wait(self, due_since: float, now: float, limit: float) -> float:
