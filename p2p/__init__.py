@@ -17,8 +17,8 @@ Layers, bottom up (docs/protocol.md has the whole contract):
 - :mod:`p2p.lockstep`, :mod:`p2p.resume` — sans-I/O machines: what the peer's messages mean
   during a match; the resume exchange (our claim, the peer's judged against our match, the
   links it lacks);
-- :mod:`p2p.liveness` — stalls, absences and what a forfeit claim awards, as pure
-  decisions on a clock reading;
+- :mod:`p2p.liveness` — a sans-I/O machine fed clock readings: when keep-alives go out, when
+  the peer counts as silent, dead, stalling or away, and what a forfeit claim awards;
 - :mod:`p2p.connect`, :mod:`p2p.invite` — the asyncio driver: hosting (a listener that
   admits only the same joiner again once a match is on), joining (every address of the
   invite, staggered) and redialing; invites;

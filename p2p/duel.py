@@ -220,14 +220,13 @@ class Duel:
             saved.record = self.writer.path
             saved.write()
         self._progress = asyncio.Event()
-        self._live = restored is None
-        """Whether :attr:`channel` is a resumed, usable connection."""
         self._resumed: ResumeExchange | None = None
         """The last resume exchange: it holds the peer's claim while the peer is ahead of us."""
         self._claim: Forfeit | None = None
         self._claimable: Text | None = None
-        self.clock = Liveness(self.patience, session.seat == terms.host_seat, self.now())
-        """Stalls, absences and forfeit claims, judged on :attr:`now`."""
+        self.clock = Liveness(self.patience, session.seat == terms.host_seat, self.now(), restored is None)
+        """Keep-alives, silences, stalls, absences and forfeit claims, judged on :attr:`now`; whether
+        :attr:`channel` is a resumed, usable connection (``clock.live``)."""
         self._stalled: Text | None = None
         """Why the game may be claimed while the peer, though connected, owes its link past the limit."""
         self._reconnects = 0
@@ -265,7 +264,7 @@ class Duel:
 
     async def say(self, text: str) -> None:
         """Send a chat line to the peer."""
-        if not self._live:
+        if not self.clock.live:
             raise ConnectionClosed(Text(N_("not connected to {name} right now"), name=self.peer_name))
         await self.channel.send(Chat(text=text[:200]))
 
@@ -349,7 +348,7 @@ class Duel:
             if self.saved is not None and exc.args[:1] == (PAUSE,):
                 await self._pause()
                 raise
-            if self._live:
+            if self.clock.live:
                 with contextlib.suppress(P2PError, TimeoutError, OSError):
                     await asyncio.wait_for(
                         self.channel.send(Abort(reason="quit", detail="the player left")), 1
@@ -382,7 +381,7 @@ class Duel:
         saved match kept, and the peer told to wait (docs/protocol.md, "Restarts")."""
         self.writer.save(self.match)
         self.writer.close()
-        if self._live:
+        if self.clock.live:
             with contextlib.suppress(P2PError, TimeoutError, OSError):
                 detail = "the program was stopped; it continues the match when started again"
                 await asyncio.wait_for(self.channel.send(Abort(reason=PAUSE, detail=detail)), 1)
@@ -499,11 +498,10 @@ class Duel:
         since, clock = self.now(), self.clock
         while True:
             now = self.now()
-            if clock.stalled(since, self._live, now, limit):
+            if clock.stalled(since, now, limit):
                 return False
-            left = clock.stall_wait(since, now, limit)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._progress.wait(), max(left, 0.05) if self._live else 0.5)
+                await asyncio.wait_for(self._progress.wait(), clock.stall_wait(since, now, limit))
                 return True
 
     async def _race(self, work: Awaitable[T], reader: asyncio.Task[None]) -> T:
@@ -545,7 +543,7 @@ class Duel:
 
     async def _send(self, message: Message) -> None:
         """Send on the live connection; while reconnecting, links wait for the resume to resend them."""
-        if not self._live:
+        if not self.clock.live:
             return
         try:
             await self.channel.send(message)
@@ -556,7 +554,8 @@ class Duel:
 
     async def _keepalive(self) -> None:
         while True:
-            await asyncio.sleep(self.patience.keepalive)
+            await asyncio.sleep(self.clock.keepalive_wait(self.now()))
+            self.clock.pinged(self.now())
             with contextlib.suppress(P2PError):
                 await self._send(Ping())
 
@@ -569,7 +568,7 @@ class Duel:
 
         A restored duel first swaps resume claims on its fresh connection; a peer's ``pause`` is
         waited out like a broken line."""
-        if not self._live:
+        if not self.clock.live:
             try:
                 await self._exchange(self.channel)
             except LINE_ERRORS as exc:
@@ -611,32 +610,29 @@ class Duel:
 
     async def _next(self) -> Message:
         """The next message; shows a silent peer, and gives up on a connection silent too long."""
-        patience, shown = self.patience, False
-        first_wait = min(patience.silent_after, patience.dead_after, patience.forfeit_after)
+        clock = self.clock
         while True:
-            wait = min(1.0, first_wait) if shown else first_wait
-            asked = self.now()
             try:
-                message = await self.channel.recv(wait)
+                message = await self.channel.recv(clock.read_wait(self.now()))
             except SlowFrame:
                 raise
             except PeerTimeout:
-                if self.now() - asked > wait + patience.stall:
+                silence = clock.read_timed_out(self.now())
+                if silence is None:
                     continue  # the timer fired before the frames waiting on the socket were read
-                quiet = self.now() - self.clock.heard_at
+                quiet = silence.quiet
                 self._check_forfeit(
                     quiet,
                     Text(
                         N_("{name} has been silent for {seconds:.0f} s"), name=self.peer_name, seconds=quiet
                     ),
                 )
-                if quiet >= patience.dead_after:
+                if silence.dead:
                     template = N_("nothing from {name} for {seconds:.0f} s: the connection is presumed dead")
                     raise ConnectionClosed(Text(template, name=self.peer_name, seconds=quiet)) from None
-                shown = True
                 self.status(Text(N_("{name} silent for {seconds:.0f} s"), name=self.peer_name, seconds=quiet))
                 continue
-            self.clock.heard(self.now())
+            shown = clock.heard(self.now())
             self._claimable = self._stalled  # the peer is heard; a stall stays claimable
             if shown:
                 self.status("")
@@ -660,8 +656,6 @@ class Duel:
     async def _resume(self, cause: P2PError) -> None:
         """Get the peer back on a fresh connection and resume the match exactly where it stopped."""
         assert self.reconnector is not None
-        self._live = False
-        lost_at = self.clock.heard_at
         self.clock.lost(self.now())  # a stall claim against us may be lost with the line
         self._interrupt()
         await self.channel.close()
@@ -693,11 +687,11 @@ class Duel:
                         if exc.reason not in ("lost", PAUSE):
                             raise
                         if exc.reason == "lost":
-                            self._lost(exc, self.now() - lost_at)
+                            self._lost(exc, self.clock.away(self.now()))
                     await channel.close()
                     attempt = asyncio.ensure_future(self.reconnector.reconnect())
                     continue
-                away = self.now() - lost_at
+                away = self.clock.away(self.now())
                 self._check_forfeit(
                     away,
                     Text(
@@ -737,7 +731,6 @@ class Duel:
         self._resumed = exchange
         while (message := exchange.next_message()) is not None:  # our links applied meanwhile too
             await channel.send(message)
-        self._live = True
         self.clock.connected(self.now())
         self._claimable = self._stalled
         self._reconnects += 1

@@ -1,10 +1,20 @@
-"""When a quiet peer counts as silent, stalling or away, and what a forfeit claim awards: pure
-decisions on a clock reading ``now`` that the caller passes in (the driver, :mod:`p2p.duel`,
-reads the real clock; tests use a fake one). docs/protocol.md, "Forfeits", has the argument
-why the same game is never awarded to both sides.
+"""When to send a keep-alive, when a quiet peer counts as silent, dead, stalling or away, and what
+a forfeit claim awards: a sans-I/O machine fed the clock reading ``now`` with what happened (a
+frame heard, a read that found nothing, a connection up or lost, our link owed or sent) and
+answering what to do. The driver, :mod:`p2p.duel`, reads its one injected clock and carries the
+answers out; tests feed plain numbers. docs/protocol.md, "Forfeits", has the argument why the
+same game is never awarded to both sides.
 
 >>> clock = Liveness(Patience(forfeit_after=10), host=False, now=0.0)
->>> clock.owe(5.0)
+>>> clock.read_wait(0.0)  # the first read waits until the peer would count as silent
+6.0
+>>> clock.read_timed_out(6.0)
+Silence(quiet=6.0, dead=False)
+>>> clock.read_wait(6.0)  # then the silence shown is counted up each second
+1.0
+>>> clock.heard(6.5)  # a frame: the silence shown ends
+True
+>>> clock.owe(7.0)
 >>> clock.crossed_claim(100.0)  # a peer's claim while we owe our link awards nothing
 True
 """
@@ -38,16 +48,41 @@ class Patience:
     the way: it counts as honest (nothing is awarded to us for it)."""
 
 
+_SILENCE_STEP = 1.0
+"""While the peer is shown silent, the next read waits this long, so the count goes up each second."""
+_STALL_RECHECK = 0.05
+"""A stall wait that is over while the peer is not heard looks again this soon (it may be heard)."""
+_DOWN_RECHECK = 0.5
+"""While the connection is down, a stall wait looks again this often (stalls are not timed then)."""
+
+
+@dataclass(frozen=True)
+class Silence:
+    """A read that found nothing in time: for how long the peer has been quiet, and whether the
+    connection is presumed dead (to be replaced)."""
+
+    quiet: float
+    dead: bool
+
+
 class Liveness:
     """The timing state of one side of a duel."""
 
-    def __init__(self, patience: Patience, host: bool, now: float) -> None:
-        """``host``: whether this side hosts (only the host is awarded a game for the peer's absence)."""
+    def __init__(self, patience: Patience, host: bool, now: float, live: bool = True) -> None:
+        """``host``: whether this side hosts (only the host is awarded a game for the peer's
+        absence); ``live``: whether the connection the duel starts on is usable already (a
+        restored duel's must first be resumed)."""
         self.patience = patience
         self.host = host
+        self.live = live
+        """Whether the current connection is up and resumed (stalls are timed only then)."""
         self.live_since = now
         self.heard_at = now
         """When the peer was last heard (any frame, keep-alives included), or the connection went live."""
+        self._pinged_at = now
+        self._read: tuple[float, float] | None = None
+        """When the pending read started and how long it may wait."""
+        self._silence_shown = False
         self._owing_since: float | None = None
         self._sent_at = float("-inf")
         self._stall_claimable = False
@@ -60,24 +95,73 @@ class Liveness:
         a line lost while the peer could claim our stall (docs/protocol.md, "Forfeits")."""
         return self.host and not self._stall_claimable
 
+    # ------------------------------------------------------------ the connection
+
     def connected(self, now: float) -> None:
         """A fresh connection is up: stalls and silences are timed from here on."""
+        self.live = True
         self.live_since = self.heard_at = now
-        self._stall_claimable = False
+        self._stall_claimable = self._silence_shown = False
 
     def lost(self, now: float) -> None:
         """The connection went down at ``now``: had we owed our link on it long enough for the
         peer to claim our stall? The margin (``claim_grace``, at most half the limit) covers the
         peer's clock starting a little before ours."""
+        self.live = False
         owing, patience = self._owing_since, self.patience
         margin = min(patience.claim_grace, patience.forfeit_after / 2)
         self._stall_claimable = (
             owing is not None and now - max(owing, self.live_since) >= patience.forfeit_after - margin
         )
 
-    def heard(self, now: float) -> None:
-        """A frame from the peer arrived."""
+    # ------------------------------------------------------------ keep-alives and silence
+
+    def keepalive_wait(self, now: float) -> float:
+        """Seconds until our next keep-alive is due (0: send it now)."""
+        return max(0.0, self._pinged_at + self.patience.keepalive - now)
+
+    def pinged(self, now: float) -> None:
+        """We sent a keep-alive."""
+        self._pinged_at = now
+
+    def read_wait(self, now: float) -> float:
+        """A read for the peer's next frame starts: how long it waits before the silence is judged
+        (until the first threshold, then a second at a time while a silence is shown)."""
+        patience = self.patience
+        first = min(patience.silent_after, patience.dead_after, patience.forfeit_after)
+        wait = min(_SILENCE_STEP, first) if self._silence_shown else first
+        self._read = now, wait
+        return wait
+
+    def read_timed_out(self, now: float) -> Silence | None:
+        """The read started last found nothing: the peer's silence, to be shown (or claimed, or
+        the connection replaced when ``dead``). ``None`` when the wait overran its timeout by
+        ``stall``: this program was stopped, and the frames waiting meanwhile are read first."""
+        assert self._read is not None, "read_timed_out without read_wait"
+        (asked, wait), self._read = self._read, None
+        if now - asked > wait + self.patience.stall:
+            return None
+        quiet = self.away(now)
+        self._silence_shown = True
+        return Silence(quiet, quiet >= self.patience.dead_after)
+
+    def heard(self, now: float) -> bool:
+        """A frame from the peer arrived; whether it ends a silence that was shown."""
+        shown, self._silence_shown = self._silence_shown, False
         self.heard_at = now
+        self._read = None
+        return shown
+
+    def away(self, now: float) -> float:
+        """Seconds the peer has been away: not heard on this connection, or unreachable since
+        the last one was."""
+        return now - self.heard_at
+
+    def away_too_long(self, away: float) -> bool:
+        """Whether a peer away (silent or unreachable) for ``away`` seconds is past the limit."""
+        return away >= self.patience.forfeit_after
+
+    # ------------------------------------------------------------ links owed: stalls and claims
 
     def owe(self, now: float) -> None:
         """Our own link is due (our player thinks)."""
@@ -87,19 +171,19 @@ class Liveness:
         """We sent the link we owed."""
         self._owing_since, self._sent_at = None, now
 
-    def stalled(self, due_since: float, live: bool, now: float, limit: float) -> bool:
+    def stalled(self, due_since: float, now: float, limit: float) -> bool:
         """Whether the peer, owing its link since ``due_since``, stalls past ``limit``: on one
-        connection that is up (``live``) and over which we keep hearing it."""
+        connection that is up and over which we keep hearing it."""
         heard = now - self.heard_at < self.patience.silent_after
-        return live and heard and now - max(due_since, self.live_since) >= limit
+        return self.live and heard and now - max(due_since, self.live_since) >= limit
 
     def stall_wait(self, due_since: float, now: float, limit: float) -> float:
-        """Seconds until the peer could be found stalling (0 if it may be now)."""
-        return max(0.0, max(due_since, self.live_since) + limit - now)
-
-    def away_too_long(self, away: float) -> bool:
-        """Whether a peer away (silent or unreachable) for ``away`` seconds is past the limit."""
-        return away >= self.patience.forfeit_after
+        """Seconds to wait for the peer's owed link before asking :meth:`stalled` again: until it
+        could be found stalling (briefly, when that is now but it is not heard); while the
+        connection is down, a little at a time."""
+        if not self.live:
+            return _DOWN_RECHECK
+        return max(_STALL_RECHECK, max(due_since, self.live_since) + limit - now)
 
     def crossed_claim(self, now: float) -> bool:
         """Whether the peer's forfeit claim may be honest: we owe the due link, or sent it so

@@ -10,7 +10,7 @@ from pathlib import Path
 from engine import Rules
 from p2p.duel import Duel
 from p2p.handshake import Terms
-from p2p.liveness import Liveness, Patience
+from p2p.liveness import Liveness, Patience, Silence
 from p2p.messages import Ping
 from p2p.players import BotPlayer
 from tests.test_p2p_helpers import Side, memory_pair, run
@@ -21,21 +21,82 @@ PATIENCE = Patience(silent_after=6, forfeit_after=180, claim_grace=10)
 def test_a_stall_is_timed_on_one_live_connection_over_which_the_peer_is_heard() -> None:
     clock = Liveness(PATIENCE, host=False, now=0.0)
     clock.heard(179)
-    assert not clock.stalled(due_since=0, live=True, now=179, limit=180)
-    assert clock.stalled(due_since=0, live=True, now=180, limit=180)
-    assert not clock.stalled(due_since=0, live=False, now=180, limit=180)  # down: an absence
-    assert not clock.stalled(due_since=0, live=True, now=185, limit=180)  # silent 6 s: an absence
+    assert not clock.stalled(due_since=0, now=179, limit=180)
+    assert clock.stalled(due_since=0, now=180, limit=180)
+    assert not clock.stalled(due_since=0, now=185, limit=180)  # silent 6 s: an absence, not a stall
+    clock.lost(181)
+    assert not clock.live and not clock.stalled(due_since=0, now=181, limit=180)  # down: an absence
 
 
 def test_a_reconnection_restarts_the_stall_clock() -> None:
     """The peer got our link again with the resume: its thinking time counts from there."""
     clock = Liveness(PATIENCE, host=True, now=0.0)
+    clock.lost(50.0)
+    assert clock.stall_wait(due_since=0, now=60, limit=180) == 0.5  # down: look again soon
     clock.connected(100.0)
+    assert clock.live
     clock.heard(250)
-    assert not clock.stalled(due_since=0, live=True, now=250, limit=180)
+    assert not clock.stalled(due_since=0, now=250, limit=180)
     assert clock.stall_wait(due_since=0, now=250, limit=180) == 30
     clock.heard(280)
-    assert clock.stalled(due_since=0, live=True, now=280, limit=180)
+    assert clock.stalled(due_since=0, now=280, limit=180)
+
+
+def test_a_stall_wait_that_is_over_while_the_peer_is_not_heard_looks_again_soon() -> None:
+    clock = Liveness(PATIENCE, host=True, now=0.0)
+    assert not clock.stalled(due_since=0, now=200, limit=180)  # quiet since 0: not heard
+    assert clock.stall_wait(due_since=0, now=200, limit=180) == 0.05
+
+
+def test_a_restored_duel_starts_on_a_connection_still_to_be_resumed() -> None:
+    clock = Liveness(PATIENCE, host=False, now=0.0, live=False)
+    assert not clock.stalled(due_since=0, now=500, limit=180)
+    clock.connected(510.0)
+    assert clock.live and clock.away(515.0) == 5
+
+
+def test_keepalives_go_out_every_keepalive_seconds_of_the_clock() -> None:
+    clock = Liveness(Patience(keepalive=2), host=True, now=10.0)
+    assert clock.keepalive_wait(10.0) == 2
+    assert clock.keepalive_wait(11.5) == 0.5
+    assert clock.keepalive_wait(13.0) == 0  # overdue (this program was stopped): at once
+    clock.pinged(13.0)
+    assert clock.keepalive_wait(13.0) == 2
+
+
+def test_a_quiet_peer_is_shown_silent_then_its_connection_presumed_dead() -> None:
+    patience = Patience(silent_after=6, dead_after=20, forfeit_after=180, stall=2)
+    clock = Liveness(patience, host=False, now=0.0)
+    assert clock.read_wait(0.0) == 6
+    assert clock.read_timed_out(6.0) == Silence(quiet=6.0, dead=False)
+    assert clock.read_wait(6.0) == 1  # shown silent: counted up each second
+    assert clock.read_timed_out(7.0) == Silence(quiet=7.0, dead=False)
+    clock.read_wait(19.0)
+    assert clock.read_timed_out(20.0) == Silence(quiet=20.0, dead=True)
+    assert clock.away_too_long(clock.away(180.0))
+
+
+def test_a_frame_ends_the_silence_shown_and_restarts_the_count() -> None:
+    clock = Liveness(Patience(silent_after=6, dead_after=20), host=False, now=0.0)
+    clock.read_wait(0.0)
+    clock.read_timed_out(6.0)
+    assert clock.heard(6.5)  # the silence shown ends: the screen clears it
+    assert not clock.heard(7.0)  # nothing was shown since
+    assert clock.read_wait(7.0) == 6
+    assert clock.read_timed_out(13.0) == Silence(quiet=6.0, dead=False)
+    clock.connected(14.0)  # a fresh connection: nothing shown, nothing heard missing
+    assert clock.read_wait(14.0) == 6
+
+
+def test_a_wait_that_overran_its_timeout_reads_what_came_before_judging() -> None:
+    """This program was stopped (SIGSTOP, a suspended laptop) during the wait: no silence yet."""
+    clock = Liveness(Patience(silent_after=6, dead_after=20, stall=2), host=False, now=0.0)
+    clock.read_wait(0.0)
+    assert clock.read_timed_out(8.0) == Silence(quiet=8.0, dead=False)  # overran by 2: not more
+    clock.read_wait(100.0)
+    assert clock.read_timed_out(109.0) is None  # 1 s wait, 9 s gone: read again first
+    clock.read_wait(109.0)
+    assert clock.read_timed_out(110.0) == Silence(quiet=110.0, dead=True)
 
 
 def test_only_the_host_is_awarded_a_game_for_the_peers_absence() -> None:
