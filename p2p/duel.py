@@ -710,14 +710,17 @@ class Duel:
 
     def _lost(self, refusal: PeerAborted, away: float) -> None:
         """The peer came back after ``away`` seconds, but restarted without its saved match: it has
-        no match to resume. The game may be claimed now."""
+        no match to resume. The game may be claimed now; as for any absence, only the host is
+        awarded it (docs/protocol.md, "Forfeits", rule 1)."""
         template = N_(
             "{name} came back after {seconds:.0f} s away without the match ({detail}; its program was "
             "restarted and has no saved match)"
         )
         why = Text(template, name=self.peer_name, seconds=away, detail=refusal.detail)
         if self.patience.auto_claim:
-            raise Forfeit(Text(N_("{why}: the game is claimed by forfeit"), why=why))
+            raise Forfeit(
+                Text(N_("{why}: the game is claimed by forfeit"), why=why), self.clock.absence_awards
+            )
         self._claimable = why
         self.status(Text(N_("{why}: type /claim to claim the game by forfeit"), why=why))
 

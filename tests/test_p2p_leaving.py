@@ -9,22 +9,24 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from engine import Game, Move, Rules
+from p2p.channel import Channel
 from p2p.duel import Duel, Report
 from p2p.errors import ProtocolViolation
 from p2p.fairdeal import Pledge
-from p2p.handshake import Terms
+from p2p.handshake import Session, Terms
 from p2p.liveness import Patience
 from p2p.match import Match, position_hash
-from p2p.messages import Abort, Commit, MoveMsg, Ping, Reveal, Signed
+from p2p.messages import Abort, Commit, MoveMsg, Ping, Resume, Reveal, Signed, expect
 from p2p.players import BotPlayer
 from p2p.record import verify
 from p2p.text import Text
-from tests.test_p2p_helpers import Side, connect_pair, run
+from tests.test_p2p_helpers import Side, connect_pair, memory_pair, run
 
 
 class _Bogus(Ping):
@@ -59,6 +61,7 @@ async def _joiner_leaves(
             assert match.deal_known_to(1)
             await channel.send(leaving)
             break
+        link: Signed
         if kind is Commit:
             link = match.sign(
                 bob.me.key, Commit(game=1, commitment=pledge.commitment(match.session_id, 1, 1), sig=b"")
@@ -168,3 +171,90 @@ def test_a_connected_peer_that_never_moves_can_be_claimed_against(tmp_path: Path
     assert offered is not None and str(offered) == "bob did not send its move within 0.6 s"
     assert (mine.end, mine.awarded) == ("forfeit", 0)
     assert theirs.end == "aborted" and theirs.awarded is None  # it stalled: the claim is not baseless
+
+
+class _BackWithoutTheMatch:
+    """The way back to a peer whose program came back without the match: a fresh handshake over
+    memory, on which the peer answers our resume claim with ``abort lost`` (deviating there only)."""
+
+    def __init__(self, ann: Side, bob: Side, we_host: bool) -> None:
+        self.ann, self.bob, self.we_host = ann, bob, we_host
+        self.answered: list[asyncio.Task[None]] = []
+
+    async def reconnect(self) -> tuple[Channel, Session]:
+        pair = await memory_pair(self.ann, self.bob, Terms(Rules(), 1))
+        if self.we_host:
+            ours, session, theirs = pair.host_channel, pair.host_session, pair.join_channel
+        else:
+            ours, session, theirs = pair.join_channel, pair.join_session, pair.host_channel
+
+        async def answer() -> None:
+            expect(await theirs.recv(5), Resume, "resume")
+            await theirs.send(Abort(reason="lost", detail="this program has no match to resume"))
+
+        self.answered.append(asyncio.create_task(answer()))
+        return ours, session
+
+    def watch(self, interrupt: Callable[[], None]) -> None:
+        pass
+
+    def report_to(self, refused: Callable[[Text], None]) -> None:
+        pass
+
+
+class _Thinker(BotPlayer):
+    """Thinks about its trump preference for ever (a person who walked away from the screen)."""
+
+    async def preference(self, game_number: int) -> str:
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+
+@pytest.mark.parametrize(
+    ("we_host", "thinks", "end", "awarded"),
+    [
+        (True, False, "forfeit", 0),
+        (False, False, "abandoned", None),  # the joiner is never awarded the host's absence
+        (True, True, "abandoned", None),  # the host owed its link 175 s of 180: a stall claim was possible
+    ],
+)
+def test_a_peer_back_without_the_match_is_an_absence_only_the_host_is_awarded(
+    tmp_path: Path, we_host: bool, thinks: bool, end: str, awarded: int | None
+) -> None:
+    """The line drops and the peer's program answers the resume with ``abort lost``: a bot claims at
+    once, but as for any absence only the host is awarded the game, and not after a line lost while
+    it owed its own link long enough for a stall claim (docs/protocol.md, "Forfeits", rule 1). A
+    host could otherwise send ``lost`` after claiming the joiner's stall (its ``abort forfeit`` lost
+    with the line), and a joiner after claiming the host's: two records awarding the same game."""
+    fake = [0.0]
+
+    async def scenario() -> Report:
+        ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+        pair = await memory_pair(ann, bob, Terms(Rules(), 1))
+        back = _BackWithoutTheMatch(ann, bob, we_host)
+        me, channel, session, theirs = (
+            (ann, pair.host_channel, pair.host_session, pair.join_channel)
+            if we_host
+            else (bob, pair.join_channel, pair.join_session, pair.host_channel)
+        )
+        player = _Thinker("easy") if thinks else BotPlayer("easy")
+        duel = Duel(
+            channel, session, me.me, player, me.home.records, 10, reconnector=back, now=lambda: fake[0]
+        )
+        playing = asyncio.create_task(duel.run())
+        await asyncio.sleep(0)
+        if thinks:
+            assert duel.match.due() == (Commit, duel.seat)  # owed from 0 s on
+        while duel.match.due() == (Commit, duel.seat) and not thinks:  # bounded by run()'s limit
+            await asyncio.sleep(0.01)  # a bot commits at once: it owes nothing when the line drops
+        fake[0] = 175.0
+        await theirs.close()  # the line drops before the peer's first link
+        report = await playing
+        await asyncio.gather(*back.answered)
+        return report
+
+    report = run(scenario())
+    assert (report.end, report.awarded) == (end, awarded)
+    assert "came back after 175 s away without the match" in str(report.error)
+    note = json.loads(report.record.read_text().splitlines()[-1])
+    assert note["end"] == end and note.get("winner") == awarded
