@@ -1,0 +1,324 @@
+"""Claims docs/protocol.md makes about files, timeouts and buffers, each tested so that it would
+fail if the claim were false: atomic writes fsync the directory after the rename; the handshake's
+30 s and 600 s limits (on a virtual clock, exact); the bound on what a connection buffers."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import stat
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine import Rules
+from p2p.channel import Channel
+from p2p.connect import Listener, host_handshake, join, join_on, listening_socket, perform
+from p2p.errors import FrameTooLarge, PeerTimeout, SlowFrame
+from p2p.files import write_atomically
+from p2p.handshake import DECISION_TIMEOUT, LAN_SECRET, HostHandshake, JoinerHandshake, Terms
+from p2p.identity import KnownPeers, load_identity
+from p2p.invite import new_secret
+from p2p.match import Match
+from p2p.messages import Ping
+from p2p.record import RecordWriter
+from p2p.saved import SavedMatch
+from tests.test_p2p_helpers import Side, accept_all, memory_line, memory_pair, run
+
+# ------------------------------------------------------------------ fsync of the directory
+
+
+@dataclass(frozen=True)
+class _Sync:
+    """One ``os.fsync``: of a directory (with the names in it then) or of a file (its inode)."""
+
+    directory: bool
+    inode: int
+    names: frozenset[str]
+
+
+@pytest.fixture
+def syncs(monkeypatch: pytest.MonkeyPatch) -> list[_Sync]:
+    """Every ``os.fsync`` from here on, in order (each still done)."""
+    done: list[_Sync] = []
+    fsync = os.fsync
+
+    def recording(fd: int) -> None:
+        info = os.fstat(fd)
+        directory = stat.S_ISDIR(info.st_mode)
+        done.append(_Sync(directory, info.st_ino, frozenset(os.listdir(fd)) if directory else frozenset()))
+        fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", recording)
+    return done
+
+
+def _atomic(path: Path) -> Path:
+    write_atomically(path, b"new")
+    return path
+
+
+def _exclusive(path: Path) -> Path:
+    write_atomically(path, b"new", exclusive=True)
+    return path
+
+
+def _identity_key(path: Path) -> Path:
+    load_identity(path)
+    return path
+
+
+def _known_peers(path: Path) -> Path:
+    KnownPeers(path).check("bob", bytes(32))
+    return path
+
+
+def _saved_match(path: Path) -> Path:
+    SavedMatch(path).write()
+    return path
+
+
+def _record_header(path: Path) -> Path:
+    ann, bob = Side.make(path.parent / "sides", "ann"), Side.make(path.parent / "sides", "bob")
+    session = run(memory_pair(ann, bob)).host_session
+    match = Match(session.session_id, session.keys, Rules(), 1)
+    writer = RecordWriter(path.parent, session, match)
+    writer.append(match)
+    writer.close()
+    return writer.path
+
+
+WRITERS: dict[str, Callable[[Path], Path]] = {
+    "atomic write": _atomic,
+    "exclusive write": _exclusive,
+    "identity key": _identity_key,
+    "known peers": _known_peers,
+    "saved match": _saved_match,
+    "record header": _record_header,
+}
+
+
+@pytest.mark.parametrize("kind", WRITERS)
+def test_an_atomic_write_syncs_the_file_then_the_directory_holding_its_new_name(
+    tmp_path: Path, syncs: list[_Sync], kind: str
+) -> None:
+    """docs/protocol.md: "Every atomic write (key, known peers, record header) also fsyncs the
+    directory, so that the new name survives a power cut"; the saved state and the record header
+    are "written to a temporary file, fsynced, renamed, the directory fsynced"."""
+    path = WRITERS[kind](tmp_path / "home" / "file")
+    directory = path.parent
+    file_sync = syncs.index(_Sync(False, path.stat().st_ino, frozenset()))  # the content first
+    after = syncs[file_sync + 1 :]
+    assert _Sync(True, directory.stat().st_ino, frozenset(os.listdir(directory))) in after
+    assert [name for name in os.listdir(directory) if name.endswith(".tmp")] == []
+
+
+# ------------------------------------------------------------------ handshake limits, exactly
+
+
+class _VirtualTime(asyncio.SelectorEventLoop):
+    """An event loop whose clock stands still while anything is ready to run, and jumps to the
+    next timer when nothing is: a timeout fires at exactly its time, at once. Only for drivers
+    over the in-memory line (no socket may have bytes on the way while the clock jumps)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.now = 0.0
+
+    def time(self) -> float:
+        return self.now
+
+    def _run_once(self) -> None:
+        ready: Any = self._ready  # type: ignore[attr-defined]
+        timers: Any = self._scheduled  # type: ignore[attr-defined]
+        pending = [timer.when() for timer in timers if not timer.cancelled()]
+        if not ready and pending:
+            self.now = max(self.now, min(pending))
+        super()._run_once()  # type: ignore[misc]
+
+
+def _gave_up_at(
+    work: Callable[[Channel, Channel], Coroutine[Any, Any, object]],
+) -> tuple[float, BaseException]:
+    """Run ``work`` on both ends of a fresh in-memory line in virtual time: when (seconds after
+    the start) and with what it failed."""
+    loop = _VirtualTime()
+
+    async def timed() -> tuple[float, BaseException]:
+        ours, theirs = memory_line()
+        try:
+            await asyncio.wait_for(work(ours, theirs), 10 * DECISION_TIMEOUT)
+        except PeerTimeout as exc:
+            return loop.time(), exc
+        raise AssertionError("the handshake did not give up")
+
+    try:
+        return loop.run_until_complete(timed())
+    finally:
+        loop.close()
+
+
+async def _silent() -> None:
+    await asyncio.Event().wait()
+
+
+@pytest.mark.parametrize(
+    ("joiner_stops", "limit"),
+    [
+        ("before its hello", 30.0),  # "every connection must send its hello within 30 s"
+        ("after its hello", 30.0),  # "each later handshake message within 30 s"
+        ("reading the rules", 600.0),  # "up to 600 s for the decision"
+        ("after its accept", 30.0),  # its confirm: 30 s again
+    ],
+)
+def test_the_host_waits_30_s_for_each_handshake_message_and_600_s_for_the_decision(
+    tmp_path: Path, joiner_stops: str, limit: float
+) -> None:
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+    secret = new_secret()
+
+    async def work(host_end: Channel, join_end: Channel) -> object:
+        joiner = JoinerHandshake(bob.me, "bob", ann.me.fingerprint, secret, bob.known)
+        hello, knock = joiner.start()
+
+        async def stopping() -> None:
+            if joiner_stops != "before its hello":
+                await perform(join_end, [hello])
+            if joiner_stops in ("reading the rules", "after its accept"):
+                await perform(join_end, [knock])
+                joiner.offered(await join_end.recv(5))
+            if joiner_stops == "after its accept":
+                await perform(join_end, joiner.accept()[:2])  # the accept, and no confirm
+            await _silent()
+
+        script = asyncio.ensure_future(stopping())
+        try:
+            return await host_handshake(host_end, HostHandshake(ann.me, "ann", Terms(Rules()), secret))
+        finally:
+            script.cancel()
+
+    at, error = _gave_up_at(work)
+    assert at == limit and "did not send anything in time" in str(error)
+
+
+@pytest.mark.parametrize(("lan", "limit"), [(False, 30.0), (True, 600.0)])
+def test_the_joiner_waits_30_s_for_the_confirmation_or_600_s_after_a_lan_knock(
+    tmp_path: Path, lan: bool, limit: float
+) -> None:
+    """The host confirmed the keys but never lets the joiner in: after a LAN knock its person may
+    be deciding (up to 600 s), else the ``confirmed`` is due within 30 s."""
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+    secret = LAN_SECRET if lan else new_secret()
+
+    async def work(join_end: Channel, host_end: Channel) -> object:
+        machine = HostHandshake(ann.me, "ann", Terms(Rules()), new_secret() if lan else secret, lan=lan)
+        hosting = asyncio.ensure_future(host_handshake(host_end, machine))  # and no admit
+        try:
+            return await join_on(
+                join_end, ann.invite(0, secret, "memory"), bob.me, "bob", bob.known, accept_all
+            )
+        finally:
+            hosting.cancel()
+
+    at, error = _gave_up_at(work)
+    assert at == limit and "did not send anything in time" in str(error)
+
+
+def test_the_joiner_waits_30_s_for_the_offer(tmp_path: Path) -> None:
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+
+    async def work(join_end: Channel, host_end: Channel) -> object:
+        invite = ann.invite(0, new_secret(), "memory")
+        return await join_on(join_end, invite, bob.me, "bob", bob.known, accept_all)  # nobody answers
+
+    at, error = _gave_up_at(work)
+    assert at == 30.0 and "did not send anything in time" in str(error)
+
+
+def test_a_frame_body_is_due_within_30_s_of_its_header(tmp_path: Path) -> None:
+    """docs/protocol.md, "Layers": "a body must arrive within 30 s of its header" (``SlowFrame``),
+    here a header sent 20 s into the wait for a hello: cut off at 50 s, not at the hello's 30 s."""
+    ann = Side.make(tmp_path, "ann")
+
+    async def work(host_end: Channel, join_end: Channel) -> object:
+        async def header_only() -> None:
+            await asyncio.sleep(20)
+            join_end.writer.write((100).to_bytes(4, "big"))
+            await _silent()
+
+        script = asyncio.ensure_future(header_only())
+        try:
+            return await host_handshake(host_end, HostHandshake(ann.me, "ann", Terms(Rules()), new_secret()))
+        finally:
+            script.cancel()
+
+    at, error = _gave_up_at(work)
+    assert at == 50.0 and isinstance(error, SlowFrame)
+    assert str(error) == "a 100-byte frame did not arrive within 30 s of its header"
+
+
+# ------------------------------------------------------------------ what a connection buffers
+
+_READER_BOUND = 2 * 64 * 1024 + 256 * 1024
+"""docs/protocol.md, "Admission": asyncio's stream reader (limit 64 KiB) stops reading the socket
+once more than twice its limit wait unread; the one socket read that crosses it is at most 256 KiB."""
+
+
+async def _flood(channel: Channel, chunks: int = 256) -> int:
+    """Bytes written past ``channel``'s own framing, straight to its socket (not through asyncio's
+    write buffer: a hostile peer's bytes are the kernel's, not this process's), until the kernel
+    takes no more or ``chunks`` chunks of 64 KiB went out."""
+    transport_socket = channel.writer.get_extra_info("socket")
+    raw = socket.socket(fileno=os.dup(transport_socket.fileno()))  # shares the non-blocking mode
+    sent, refused = 0, 0
+    try:
+        while chunks and refused < 20:
+            try:
+                sent += raw.send(b"\xff" * 65536)
+                chunks, refused = chunks - 1, 0
+            except BlockingIOError:
+                refused += 1
+            await asyncio.sleep(0.01)  # the receiving side reads meanwhile
+    finally:
+        raw.close()
+    return sent
+
+
+@pytest.mark.parametrize("flooded", ["host", "joiner"])
+def test_a_flood_fills_at_most_the_readers_bound_and_an_oversized_frame_is_refused(
+    tmp_path: Path, flooded: str
+) -> None:
+    """A peer writes megabytes at a connection nobody reads: the reader stops taking them past its
+    bound (the rest waits in the kernel, then the peer is blocked); read, the flood is a header
+    announcing more than 16 KiB, refused before its body, and the flooded side goes on working."""
+
+    async def scenario() -> tuple[int, int, bool, str]:
+        ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+        sock = listening_socket("127.0.0.1", 0)
+        async with Listener(sock, ann.me, "ann", Terms(Rules()), ann.known) as listener:
+            invite = listener.invite([("127.0.0.1", sock.getsockname()[1])])
+            join_channel, _ = await join(invite, bob.me, "bob", bob.known, accept_all)
+            host_channel, _ = await listener.first()
+            victim, hostile = (
+                (host_channel, join_channel) if flooded == "host" else (join_channel, host_channel)
+            )
+            sent = await _flood(hostile)
+            held = len(victim.reader._buffer)  # type: ignore[attr-defined]  # what asyncio's reader holds
+            transport = victim.writer.transport
+            assert isinstance(transport, asyncio.ReadTransport)
+            reading = transport.is_reading()
+            with pytest.raises(FrameTooLarge) as refused:
+                await victim.recv(5)
+            await victim.send(Ping())  # no crash: the side still sends (a resume would follow)
+            await victim.close()
+            await hostile.close()
+            return sent, held, reading, str(refused.value)
+
+    sent, held, reading, refused = run(scenario())
+    assert sent > 2 * _READER_BOUND and not reading  # more than it may hold came: it stopped reading
+    assert 0 < held <= _READER_BOUND
+    assert refused == "the peer announced a 4294967295-byte frame (cap 16384)"
