@@ -651,7 +651,8 @@ def test_a_game_the_opponent_leaves_is_awarded_and_counts_in_the_match() -> None
         await d.until(lambda: session.line.question is not None)
         screen = d.screen()
         assert "Bob left after the deal: you win by forfeit." in screen
-        assert "Match: You 1 - Bob 0" in screen and "You 1 - Bob 0" in screen.splitlines()[0]
+        assert "Match over: You win the match (You 1 - Bob 0)" in screen
+        assert "│ Match over │ You 1 - Bob 0" in screen.splitlines()[0]  # no "game 2 of 3" to come
         assert session.flow.match.played == 1 and session.flow.match.next_dealer == 0  # the loser deals next
         await d.keys(ENTER)
 
@@ -669,6 +670,36 @@ def test_a_game_the_opponent_is_awarded_says_so() -> None:
         assert session.flow.result == "You stayed away too long: Bob wins by forfeit."
         await d.until(lambda: session.thinking_since is None)  # the pending move was cancelled
         assert "You 0 - Bob 1" in d.screen().splitlines()[0]
+        await d.keys(ENTER)
+
+    run(session, script)
+
+
+@pytest.mark.parametrize(
+    ("awarded", "why", "result", "score", "outcome"),
+    [
+        (1, "Bob stayed away too long", "you win by forfeit", "You 1½ - Bob ½", "You win the match"),
+        (0, "You stayed away too long", "Bob wins by forfeit", "You ½ - Bob 1½", "Bob wins the match"),
+    ],
+)
+def test_a_forfeit_in_the_last_game_shows_the_match_over(
+    awarded: int, why: str, result: str, score: str, outcome: str
+) -> None:
+    """The header no longer names a game in progress once the last one was awarded: it says the
+    match is over, and the table gives the forfeit and the match's outcome (the player sits in
+    seat 1)."""
+    bob = ScriptedOpponent()
+    session = GameScreen(bob, MatchScore(games=2, played=1, halves=[1, 1]), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.thinking_since is not None)
+        assert "│ Game 2 of 2 │" in d.screen().splitlines()[0]
+        bob.table.end(OpponentLeft(why, awarded=awarded))
+        await d.until(lambda: session.line.question is not None)
+        screen = d.screen()
+        assert screen.splitlines()[0] == f" Your trumps │ Match over │ {score}"
+        assert "Game 2 of 2" not in screen
+        assert f"★ {why}: {result}." in screen and f"Match over: {outcome} ({score})" in screen
         await d.keys(ENTER)
 
     run(session, script)

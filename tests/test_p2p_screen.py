@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from cli import storage
 from cli.app.match import MatchScore as ScreenMatch
 from cli.app.network_opponent import NetworkOpponent
 from cli.app.opponent import Deal, OpponentLeft
+from cli.history import history_rows
 from engine import Game, Outcome, Rules
 from p2p.duel import Duel, Report
 from p2p.errors import RecordError
@@ -440,4 +442,10 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
         verified = verify(side.record.read_text())
         assert verified.complete and verified.match.transcript == report.match.transcript
     assert not state.exists()  # the match ended: nothing left to continue
-    assert len(list((tmp_path / "bob" / "data").rglob("matches/*.jsonl"))) == 1  # one record, continued
+    records = list((tmp_path / "bob" / "data").rglob("matches/*.jsonl"))
+    assert len(records) == 1  # one record, continued
+    # the history lists each game once: the screen's record of the interrupted game was continued
+    games = storage.record_paths()
+    rows = history_rows(games, records)
+    assert len(games) == 2 and [row.file for row in rows] == [path.name for path in games]
+    assert all(row.result.split()[0] in ("won", "lost", "draw") for row in rows), rows

@@ -57,6 +57,13 @@ class GameFlow:
         return shown_name(self.opponent.name)
 
     @property
+    def match_ended(self) -> bool:
+        """Whether the match is over before its games are: a duel's game that could not go on
+        (the peer left, or the game was awarded by forfeit) ends the duel, and with it the match
+        (an AI that fails ends only its game)."""
+        return self.game is None and bool(self.result) and not self.opponent.local
+
+    @property
     def game_number(self) -> int:
         """The number in the match of the game on the board."""
         if self.game is not None and self.game.result is not None:

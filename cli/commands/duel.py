@@ -233,14 +233,14 @@ def _fail(command: str, error: Exception, as_json: bool, end: str = "refused") -
 
 
 def _is_local(host: str) -> bool:
-    """Whether ``host`` is an address that only this machine or its LAN can reach."""
+    """Whether ``host`` is an address that only its LAN can reach (loopback: see :func:`_say_reach`)."""
     import ipaddress
 
     try:
         address = ipaddress.ip_address(host.split("%")[0])
     except ValueError:
         return False
-    return address.is_private or address.is_loopback or address.is_link_local
+    return address.is_private or address.is_link_local
 
 
 def _describe(terms: Terms) -> str:
@@ -672,6 +672,8 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
 def _say_reach(asked: bool, mapped: MapResult, first: str, port: int) -> None:
     """Say on stderr how a friend can reach us: what the router did, or the manual steps when
     nothing outside can reach the invite's first address (``asked``: no ``--advertise``)."""
+    from p2p.addresses import is_loopback
+
     if mapped.mapped is not None:
         lease = mapped.mapped
         template = N_("Your router opened port {port} ({method}); the invite uses {address}.")
@@ -679,7 +681,14 @@ def _say_reach(asked: bool, mapped: MapResult, first: str, port: int) -> None:
     if mapped.pinhole is not None:
         template = N_("Your router's firewall lets IPv6 connections in to port {port} ({method}).")
         _say(Text(template, port=mapped.pinhole.external_port, method=mapped.pinhole.method))
-    if asked and mapped.mapped is None and _is_local(first):
+    if asked and mapped.mapped is None and is_loopback(first):
+        template = N_(
+            "(That address works only on this machine: nobody elsewhere can join. To play across "
+            "your network or the internet, leave out --bind or give one of this machine's network "
+            "addresses.)"
+        )
+        _say(Text(template))
+    elif asked and mapped.mapped is None and _is_local(first):
         if mapped.failures:
             reasons = "; ".join(f"{method}: {translated(error)}" for method, error in mapped.failures)
             _say(Text(N_("Your router did not open the port ({reasons})."), reasons=reasons))
