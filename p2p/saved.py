@@ -107,6 +107,11 @@ class SavedMatch:
         """The match ended: nothing is left to continue."""
         self.path.unlink(missing_ok=True)
 
+    def for_rematch(self) -> SavedMatch:
+        """The state of a rematch on the same connection, in the same file: the same invite and
+        way in, no record yet and no pledges (its duel writes it before its first link)."""
+        return SavedMatch(self.path, invite=self.invite, lan=self.lan)
+
 
 def load_saved(path: Path) -> SavedMatch:
     """The state saved in ``path``; :class:`SavedMatchError` says what is wrong with it."""

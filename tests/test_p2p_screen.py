@@ -449,3 +449,97 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
     rows = history_rows(games, records)
     assert len(games) == 2 and [row.file for row in rows] == [path.name for path in games]
     assert all(row.result.split()[0] in ("won", "lost", "draw") for row in rows), rows
+
+
+def test_a_rematch_after_a_continued_match_is_restart_safe_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bob's program is stopped (``PAUSE``) in the match, continued on a new screen, and stopped
+    again in the rematch that follows: the rematch's state is on disk as the match's was, his third
+    screen continues it at the same move, and both rematch records end complete, one transcript."""
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from cli.app import screen as screen_module
+    from cli.app.network_opponent import play_duel
+    from p2p.connect import Listener, Redial, join, listening_socket
+    from p2p.duel import PAUSE
+    from p2p.saved import SavedMatch, load_saved, restore
+    from tests.test_p2p_helpers import accept_all
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "screen-data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "screen-config"))
+    monkeypatch.setattr(screen_module, "RESULT_GRACE", 0.3)
+    state = tmp_path / "bob-unfinished.json"
+    ann_side, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+
+    async def keys(pipe: PipeInput, ann: NetworkOpponent, seat: int, done: Callable[[], bool]) -> None:
+        """Bob's moves by Tab and Enter, yes to the next game and to the rematch, until ``done()``."""
+        sent: tuple[int, int, int, float] = (0, 0, -1, 0.0)
+        while not done():
+            match, now = ann.duel.match, asyncio.get_running_loop().time()
+            game = match.game
+            ours = game is not None and game.result is None and game.position.turn == seat
+            where = (id(ann.duel), match.number, -1 if game is None else len(game.moves))
+            if (sent[:3] != where and ours) or now - sent[3] > 0.5:
+                pipe.send_text("\t\r" if ours else "\r")
+                sent = (*where, now)
+            await asyncio.sleep(0.01)
+
+    async def scenario() -> tuple[Report, Report, list[tuple[bytes, int]]]:
+        sock = listening_socket("127.0.0.1", 0)
+        async with Listener(sock, ann_side.me, "ann", Terms(Rules(), 1), ann_side.known) as listener:
+            invite = listener.invite([("127.0.0.1", sock.getsockname()[1])])
+            channel, session = await join(invite, bob.me, "bob", bob.known, accept_all)
+            host_channel, host_session = await listener.first()
+            patience = Patience(forfeit_after=30)
+            ann = NetworkOpponent(host_channel, host_session, ann_side.me, ann_side.home, listener, patience)
+            hosting = asyncio.create_task(_drive(ann, 1, 2, Notes()))  # a match and its rematch
+
+            def mid_game(offset: int) -> Callable[[], bool]:
+                match = lambda: ann.duel.match  # noqa: E731
+                return lambda: ann._offset == offset and (game := match().game) is not None and len(game.moves) >= 2
+
+            saved, restored, stopped = SavedMatch(state), None, []
+            for stop in (mid_game(0), mid_game(1), hosting.done):
+                redial = Redial(invite, bob.me, "bob", bob.known, session, 0.05, 0.2)
+                if restored is not None:
+                    channel = (await redial.reconnect())[0]
+                with create_pipe_input() as pipe:
+                    screen = asyncio.create_task(
+                        play_duel(channel, session, bob.me, bob.home, redial, saved, restored,
+                                  patience=patience, input=pipe, output=DummyOutput())
+                    )  # fmt: skip
+                    if restored is None:
+                        await asyncio.sleep(0.05)
+                        pipe.send_text("c\r")  # the trump question
+                    await keys(pipe, ann, session.seat, stop)
+                    if stop == hosting.done:  # the last screen plays to the end
+                        while not screen.done():  # no third match
+                            pipe.send_text("n\r")
+                            await asyncio.wait({screen}, timeout=0.2)
+                        report = await screen
+                        break
+                    screen.cancel(PAUSE)  # SIGHUP, SIGTERM
+                    with pytest.raises(asyncio.CancelledError):
+                        await screen
+                assert state.exists(), f"stopped in match {len(stopped) + 1}: its state is on disk"
+                restored = restore(saved := load_saved(state))
+                session = restored.session
+                assert restored.match.game is not None
+                stopped.append((restored.match.session_id, len(restored.match.game.moves)))
+            await hosting
+            ann.close()
+            return report, await ann.finished(), stopped
+
+    report, host_report, stopped = run(scenario())
+    (match_root, match_moves), (rematch_root, rematch_moves) = stopped
+    assert match_root != rematch_root and match_moves >= 2 and rematch_moves >= 2
+    assert report.match.session_id == host_report.match.session_id == rematch_root
+    assert report.end == host_report.end == "complete", (report.error, host_report.error)
+    assert report.match.transcript == host_report.match.transcript
+    for side in (report, host_report):
+        verified = verify(side.record.read_text())
+        assert verified.complete and verified.match.transcript == report.match.transcript
+    assert not state.exists()
+    assert len(list((tmp_path / "bob" / "data").rglob("matches/*.jsonl"))) == 2  # the match, the rematch
