@@ -700,7 +700,12 @@ def test_a_forfeit_in_the_last_game_shows_the_match_over(
         assert screen.splitlines()[0] == f" Your trumps │ Match over │ {score}"
         assert "Game 2 of 2" not in screen
         assert f"★ {why}: {result}." in screen and f"Match over: {outcome} ({score})" in screen
-        await d.keys(ENTER)
+        assert session.line.question is not None and session.line.question.prompt == "The match is over. Quit? [Y/n]"
+        halves = list(session.flow.match.halves)
+        await d.keys("n" + ENTER + F5)  # stay, then ask for a deal: the duel is over, nothing is dealt
+        assert session.message == "The match is over: Ctrl-Q quits." and session.flow.game is None
+        assert session.flow.match.halves == halves and f"Match over: {outcome} ({score})" in d.screen()
+        await d.keys(CTRL_Q)
 
     run(session, script)
 

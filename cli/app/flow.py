@@ -40,6 +40,8 @@ class GameFlow:
     """Games dealt in this session (what the opponent's ``deal`` counts)."""
     result: str = ""
     """How the game just ended, in words (empty while it goes on)."""
+    left: bool = False
+    """Whether the opponent left (:class:`~cli.app.opponent.OpponentLeft`) before the game's end."""
 
     @property
     def my_turn(self) -> bool:
@@ -58,10 +60,10 @@ class GameFlow:
 
     @property
     def match_ended(self) -> bool:
-        """Whether the match is over before its games are: a duel's game that could not go on
-        (the peer left, or the game was awarded by forfeit) ends the duel, and with it the match
-        (an AI that fails ends only its game)."""
-        return self.game is None and bool(self.result) and not self.opponent.local
+        """Whether the match is over before its games are: a peer that left (the game awarded by
+        forfeit, or not) ended the duel, and with it the match; a failing opponent (a broken
+        plug-in) or an AI ends only its game."""
+        return self.left and not self.opponent.local
 
     @property
     def game_number(self) -> int:
@@ -116,7 +118,7 @@ class GameFlow:
             Players=f"{names[0]} vs {names[1]}",
             Match=f"game {self.match.number} of {self.match.games}",
         )
-        self.result = ""
+        self.result, self.left = "", False
         if self.match.games == 1:
             text = _("Your game: you dealt.") if deal.dealer == self.me else _("Your game: {name} dealt.")
         elif deal.dealer == self.me:
@@ -247,6 +249,7 @@ class GameFlow:
 
     def end(self, reason: Exception) -> str:
         """The game cannot go on: score a game awarded to a seat, and say what happened."""
+        self.left = isinstance(reason, OpponentLeft)
         if isinstance(reason, OpponentLeft):
             why = str(reason) or _("{name} left").format(name=self.their_name)
             self.result = why if reason.awarded is None else self._award(why, reason.awarded)

@@ -267,7 +267,11 @@ class GameScreen:
             return
         self._save()
         self._say(self.flow.end(reason), error=True)
-        self.ask(yes_no(_("The game cannot go on. Quit? [Y/n]"), "yes", self._quit_answer))
+        if self.flow.match_ended:
+            question = _("The match is over. Quit? [Y/n]")
+        else:
+            question = _("The game cannot go on. Quit? [Y/n]")
+        self.ask(yes_no(question, "yes", self._quit_answer))
 
     def offer_claim(self, why: str | None) -> None:
         """Ask whether to claim the game while the peer is away (``None``: it is back)."""
@@ -479,6 +483,9 @@ class GameScreen:
         ):
             self._answer("yes")
             return
+        if self.flow.match_ended:  # the duel is over: nothing more can be dealt
+            self._say(_("The match is over: Ctrl-Q quits."), error=True)
+            return
         if self.flow.in_progress and not self.flow.opponent.local:
             self._say(_("A network game cannot be abandoned for a new one."), error=True)
             return
@@ -513,6 +520,8 @@ class GameScreen:
     def _quit_answer(self, answer: str) -> None:
         if answer == "yes":
             self._exit()
+        elif self.flow.match_ended:
+            self._say(_("The match is over: Ctrl-Q quits."))
         elif self.flow.game is None:
             self._say(_("F5 deals a new game, Ctrl-Q quits."))
         else:
