@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
 
@@ -27,6 +28,11 @@ from tests.test_p2p_helpers import Pair, Side, connect_pair, run
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import PipeInput
+
+    from p2p.channel import Channel
+    from p2p.connect import Listener
+    from p2p.handshake import Session
+    from p2p.invite import Invite
 
 
 async def _drive(opponent: NetworkOpponent, games: int, total: int, notes: Notes) -> list[Outcome]:
@@ -347,18 +353,46 @@ def test_different_first_choices_need_no_word(tmp_path: Path) -> None:
     assert ann.trumps == "SD" and ann.note == bob.note == ""
 
 
-async def _play_by_keys(pipe: PipeInput, duel: Duel, seat: int, done: Callable[[], bool]) -> None:
+async def _play_by_keys(pipe: PipeInput, duel: Callable[[], Duel], seat: int, done: Callable[[], bool]) -> None:
     """Play ``seat``'s moves on the screen by Tab and Enter (once per turn, again should a key come
-    early) and go on to the next game, until ``done()``; bounded by the test's limit on the match."""
-    sent: tuple[int, int, float] = (0, -1, 0.0)
+    early) and say yes to the next game and match, until ``done()``; ``duel()`` is the peer's duel
+    of the match in play (a rematch has its own). Bounded by the test's limit on the match."""
+    sent: tuple[int, int, int, float] = (0, 0, -1, 0.0)
     while not done():
-        game, now = duel.match.game, asyncio.get_running_loop().time()
+        playing = duel()
+        match, now = playing.match, asyncio.get_running_loop().time()
+        game = match.game
         ours = game is not None and game.result is None and game.position.turn == seat
-        moves = -1 if game is None else len(game.moves)
-        if (sent[:2] != (duel.match.number, moves) and ours) or now - sent[2] > 0.5:
+        where = (id(playing), match.number, -1 if game is None else len(game.moves))
+        if (sent[:3] != where and ours) or now - sent[3] > 0.5:
             pipe.send_text("\t\r" if ours else "\r")  # play a legal move; yes, the next game
-            sent = (duel.match.number, moves, now)
+            sent = (*where, now)
         await asyncio.sleep(0.01)
+
+
+class Joined(NamedTuple):
+    """Ann's listener and invite, bob's side of the connection and ann's."""
+
+    listener: Listener
+    invite: Invite
+    channel: Channel
+    session: Session
+    host_channel: Channel
+    host_session: Session
+
+
+@contextlib.asynccontextmanager
+async def _joined(ann: Side, bob: Side, games: int) -> AsyncIterator[Joined]:
+    """Ann listening on loopback (a :class:`~p2p.connect.Listener`, bob's way back after a restart)
+    and bob joined by her invite."""
+    from p2p.connect import Listener, join, listening_socket
+    from tests.test_p2p_helpers import accept_all
+
+    sock = listening_socket("127.0.0.1", 0)
+    async with Listener(sock, ann.me, "ann", Terms(Rules(), games), ann.known) as listener:
+        invite = listener.invite([("127.0.0.1", sock.getsockname()[1])])
+        channel, session = await join(invite, bob.me, "bob", bob.known, accept_all)
+        yield Joined(listener, invite, channel, session, *await listener.first())
 
 
 def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
@@ -372,10 +406,9 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
 
     from cli.app import screen as screen_module
     from cli.app.network_opponent import play_duel
-    from p2p.connect import Listener, Redial, join, listening_socket
+    from p2p.connect import Redial
     from p2p.duel import PAUSE
     from p2p.saved import SavedMatch, load_saved, restore
-    from tests.test_p2p_helpers import accept_all
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "screen-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "screen-config"))
@@ -387,15 +420,12 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
     ann_side, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
 
     async def scenario() -> tuple[Report, Report, int, list[str]]:
-        sock = listening_socket("127.0.0.1", 0)
-        async with Listener(sock, ann_side.me, "ann", Terms(Rules(), 2), ann_side.known) as listener:
-            invite = listener.invite([("127.0.0.1", sock.getsockname()[1])])
-            channel, session = await join(invite, bob.me, "bob", bob.known, accept_all)
-            host_channel, host_session = await listener.first()
+        async with _joined(ann_side, bob, 2) as net:
+            invite, channel, session = net.invite, net.channel, net.session
             patience = Patience(forfeit_after=30)
             statuses: list[str] = []
-            ann = Duel(host_channel, host_session, ann_side.me, BotPlayer("easy"), ann_side.home.records, 30,
-                       None, listener, patience, statuses.append)  # fmt: skip
+            ann = Duel(net.host_channel, net.host_session, ann_side.me, BotPlayer("easy"), ann_side.home.records,
+                       30, None, net.listener, patience, statuses.append)  # fmt: skip
             hosting = asyncio.create_task(ann.run())
             redial = Redial(invite, bob.me, "bob", bob.known, session, 0.05, 0.2)
             with create_pipe_input() as pipe:
@@ -406,7 +436,7 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
                 await asyncio.sleep(0.05)
                 pipe.send_text("c\r")  # the trump question
                 mid_game = lambda: ann.match.number == 2 and ann.match.game is not None and len(ann.match.game.moves) >= 3  # noqa: E731
-                await _play_by_keys(pipe, ann, session.seat, mid_game)
+                await _play_by_keys(pipe, lambda: ann, session.seat, mid_game)
                 first.cancel(PAUSE)  # what SIGHUP and SIGTERM do
                 with pytest.raises(asyncio.CancelledError):
                     await first
@@ -425,12 +455,12 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
                 continued = screens[1].flow.game
                 assert continued is not None and continued.moves == moves  # on the table, no new deal
                 assert screens[1].flow.match.played == 1  # game 1 counts in the score
-                await _play_by_keys(pipe, ann, session.seat, hosting.done)
+                await _play_by_keys(pipe, lambda: ann, session.seat, hosting.done)
                 while not second.done():  # no other match
                     pipe.send_text("n\r")
                     await asyncio.wait({second}, timeout=0.2)
                 report = await second
-            await host_channel.close()
+            await net.host_channel.close()
             return report, await hosting, len(moves), statuses
 
     report, host_report, moves, statuses = run(scenario())
@@ -462,10 +492,9 @@ def test_a_rematch_after_a_continued_match_is_restart_safe_too(
 
     from cli.app import screen as screen_module
     from cli.app.network_opponent import play_duel
-    from p2p.connect import Listener, Redial, join, listening_socket
+    from p2p.connect import Redial
     from p2p.duel import PAUSE
     from p2p.saved import SavedMatch, load_saved, restore
-    from tests.test_p2p_helpers import accept_all
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "screen-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "screen-config"))
@@ -473,34 +502,25 @@ def test_a_rematch_after_a_continued_match_is_restart_safe_too(
     state = tmp_path / "bob-unfinished.json"
     ann_side, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
 
-    async def keys(pipe: PipeInput, ann: NetworkOpponent, seat: int, done: Callable[[], bool]) -> None:
-        """Bob's moves by Tab and Enter, yes to the next game and to the rematch, until ``done()``."""
-        sent: tuple[int, int, int, float] = (0, 0, -1, 0.0)
-        while not done():
-            match, now = ann.duel.match, asyncio.get_running_loop().time()
-            game = match.game
-            ours = game is not None and game.result is None and game.position.turn == seat
-            where = (id(ann.duel), match.number, -1 if game is None else len(game.moves))
-            if (sent[:3] != where and ours) or now - sent[3] > 0.5:
-                pipe.send_text("\t\r" if ours else "\r")
-                sent = (*where, now)
-            await asyncio.sleep(0.01)
-
     async def scenario() -> tuple[Report, Report, list[tuple[bytes, int]]]:
-        sock = listening_socket("127.0.0.1", 0)
-        async with Listener(sock, ann_side.me, "ann", Terms(Rules(), 1), ann_side.known) as listener:
-            invite = listener.invite([("127.0.0.1", sock.getsockname()[1])])
-            channel, session = await join(invite, bob.me, "bob", bob.known, accept_all)
-            host_channel, host_session = await listener.first()
+        async with _joined(ann_side, bob, 1) as net:
+            invite, channel, session = net.invite, net.channel, net.session
             patience = Patience(forfeit_after=30)
-            ann = NetworkOpponent(host_channel, host_session, ann_side.me, ann_side.home, listener, patience)
+            ann = NetworkOpponent(net.host_channel, net.host_session, ann_side.me, ann_side.home, net.listener,
+                                  patience)  # fmt: skip
             hosting = asyncio.create_task(_drive(ann, 1, 2, Notes()))  # a match and its rematch
 
             def mid_game(offset: int) -> Callable[[], bool]:
-                match = lambda: ann.duel.match  # noqa: E731
-                return lambda: ann._offset == offset and (game := match().game) is not None and len(game.moves) >= 2
+                """Bob stops at the third move of the match (``offset`` 0) or of the rematch (1)."""
 
-            saved, restored, stopped = SavedMatch(state), None, []
+                def reached() -> bool:
+                    game = ann.duel.match.game
+                    return ann._offset == offset and game is not None and len(game.moves) >= 2
+
+                return reached
+
+            saved, restored = SavedMatch(state), None
+            stopped: list[tuple[bytes, int]] = []
             for stop in (mid_game(0), mid_game(1), hosting.done):
                 redial = Redial(invite, bob.me, "bob", bob.known, session, 0.05, 0.2)
                 if restored is not None:
@@ -513,7 +533,7 @@ def test_a_rematch_after_a_continued_match_is_restart_safe_too(
                     if restored is None:
                         await asyncio.sleep(0.05)
                         pipe.send_text("c\r")  # the trump question
-                    await keys(pipe, ann, session.seat, stop)
+                    await _play_by_keys(pipe, lambda: ann.duel, session.seat, stop)
                     if stop == hosting.done:  # the last screen plays to the end
                         while not screen.done():  # no third match
                             pipe.send_text("n\r")
