@@ -8,6 +8,7 @@ import argparse
 import asyncio
 import io
 import json
+import re
 import shlex
 import shutil
 import signal
@@ -396,6 +397,12 @@ def test_closing_the_terminal_of_an_interactive_join_pauses_and_the_same_line_co
     verified = verify(record.read_text())
     assert verified.complete and verified.match.transcript.hex() == summary["transcript"]
     assert not list(_unfinished(tmp_path, "bob").iterdir())
+    # what bob's history shows: the one game, once (the screen went on in its record of it)
+    history = subprocess.run([*TRUMPS, "history"], capture_output=True, text=True, env=_env(tmp_path / "bob"),
+                             timeout=LIMIT, check=True).stdout  # fmt: skip
+    (row,) = [line for line in history.splitlines() if " ann " in line]
+    assert row.split()[3] in ("won", "lost", "draw") and "abandoned" not in history, history
+    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d ann ", row), history  # when it began, and whom against
 
 
 # ------------------------------------------- a match joined from the LAN list, without an invite

@@ -479,6 +479,7 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
     rows = history_rows(games, records)
     assert len(games) == 2 and [row.file for row in rows] == [path.name for path in games]
     assert all(row.result.split()[0] in ("won", "lost", "draw") for row in rows), rows
+    assert {row.opponent for row in rows} == {"ann"} and all(row.date[:2] == "20" for row in rows), rows
 
 
 def test_a_rematch_after_a_continued_match_is_restart_safe_too(

@@ -23,6 +23,17 @@ from cli.app.resume import SavedGame
 from cli.i18n import _
 from engine import TAKE, Card, Game, Illegal, IllegalMoveError, Move, Outcome, Reason, Rules
 
+RECORD_DATE = "%Y-%m-%d %H:%M:%S UTC"
+"""How a game record's ``Date`` header is written (``datetime.strftime``)."""
+
+
+def game_headers(opponent: str, me: int, match: MatchScore, date: str) -> dict[str, str]:
+    """A game record's headers besides the deal: when it began, who sat where (the local player
+    in seat ``me``), and which game of ``match`` it is."""
+    names = [opponent, opponent]
+    names[me] = MY_NAME
+    return {"Date": date, "Players": f"{names[0]} vs {names[1]}", "Match": f"game {match.number} of {match.games}"}
+
 
 @dataclass
 class GameFlow:
@@ -105,19 +116,10 @@ class GameFlow:
 
     def begin(self, deal: Deal, date: str) -> str:
         """Put the dealt game on the table; what to tell the player."""
-        names = [self.opponent.name, self.opponent.name]
-        names[deal.me] = MY_NAME
         self.me, self.dealer = deal.me, deal.dealer
         self.match.me = deal.me  # the score reads the local player's seat from the match
-        self.game = Game.from_deal(
-            deal.seed,
-            deal.dealer,
-            deal.trumps,
-            self.rules,
-            Date=date,
-            Players=f"{names[0]} vs {names[1]}",
-            Match=f"game {self.match.number} of {self.match.games}",
-        )
+        headers = game_headers(self.opponent.name, deal.me, self.match, date)
+        self.game = Game.from_deal(deal.seed, deal.dealer, deal.trumps, self.rules, **headers)
         self.result, self.left = "", False
         if self.match.games == 1:
             text = _("Your game: you dealt.") if deal.dealer == self.me else _("Your game: {name} dealt.")

@@ -453,7 +453,10 @@ def _in_progress(
     """The game of the continued ``match`` that was dealt and not finished, for the screen to
     continue at its last move (a copy: the duel's own game goes on in the match), in the game
     record the stopped screen kept of it (found from the time of ``saved``'s match record)."""
+    from datetime import UTC, datetime
+
     from cli import storage
+    from cli.app.flow import RECORD_DATE, game_headers
     from cli.app.resume import SavedGame, interrupted_record
 
     if match.game is None or match.dealer is None:
@@ -462,7 +465,9 @@ def _in_progress(
     for move in match.game.moves:
         game.play(move)
     record = None if saved is None else saved.record
-    path = storage.new_record_path() if record is None else interrupted_record(game, record.name[:16])
+    path, kept = (storage.new_record_path(), {}) if record is None else interrupted_record(game, record.name[:16])
+    date = kept.get("Date") or datetime.now(UTC).strftime(RECORD_DATE)  # when the game began, if known
+    game.headers.update(game_headers(opponent.name, opponent.seat, score, date))
     return SavedGame(game, score, path, opponent, opponent.seat, match.number)
 
 

@@ -24,7 +24,7 @@ from cli.app.board import move_words
 from cli.app.cards import SUIT_NAMES, card_text, move_text, suit_text
 from cli.app.chat import ChatLog
 from cli.app.coach import Coach
-from cli.app.flow import GameFlow
+from cli.app.flow import RECORD_DATE, GameFlow
 from cli.app.help_view import HelpView
 from cli.app.match import MatchScore
 from cli.app.move_line import MoveLine, Question, yes_no
@@ -184,7 +184,7 @@ class GameScreen:
             self.end(exc)
 
     def _start_game(self, deal: Deal) -> None:
-        text = self.flow.begin(deal, datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"))
+        text = self.flow.begin(deal, datetime.now(UTC).strftime(RECORD_DATE))
         self.coach.close()  # the analysis of the last game stops: its search would slow the new one
         self.saver.new_game()
         self.line.new_hand()
