@@ -710,6 +710,33 @@ def test_a_forfeit_in_the_last_game_shows_the_match_over(
     run(session, script)
 
 
+class SteadyOpponent(ScriptedOpponent):
+    """A friend who moves at once and never leaves by himself."""
+
+    async def move(self, game: Game) -> Move:
+        return game.position.legal_moves()[0]
+
+
+def test_a_peer_leaving_between_games_ends_the_match_on_the_screen() -> None:
+    bob = SteadyOpponent()
+    session = GameScreen(bob, MatchScore(games=3), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.play_out()
+        assert session.line.question is not None and "Next: game 2 of 3" in session.line.question.prompt
+        bob.table.end(OpponentLeft("The connection to Bob is closed."))
+        assert session.line.question is not None
+        assert session.line.question.prompt == "The match is over. Quit? [Y/n]"
+        screen = d.screen()
+        assert screen.splitlines()[0].startswith(" Your trumps │ You ♠ vs Bob ♣ │ Match over │ ")
+        assert "The connection to Bob is closed." in screen and "Match over: " in screen
+        await d.keys("n" + ENTER + F5)
+        assert session.message == "The match is over: Ctrl-Q quits." and session.flow.match.played == 1
+        await d.keys(CTRL_Q)
+
+    run(session, script)
+
+
 @pytest.mark.parametrize("games", [1, 3])
 def test_quitting_a_network_game_says_the_opponent_wins_it(games: int) -> None:
     bob = ScriptedOpponent()

@@ -263,7 +263,11 @@ class GameScreen:
         if self._task is not None and self._task is not asyncio.current_task():
             self._task.cancel()
         if self.flow.game is not None and self.flow.game.result is not None:  # the result stays on the board
+            self.flow.left = isinstance(reason, OpponentLeft)
             self._say(str(reason), error=True)
+            if self.flow.match_ended:  # no next game or match to offer; why stays in the chat
+                self.chat(str(reason))
+                self.ask(yes_no(_("The match is over. Quit? [Y/n]"), "yes", self._quit_answer))
             return
         self._save()
         self._say(self.flow.end(reason), error=True)
