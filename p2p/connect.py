@@ -169,7 +169,9 @@ class Listener:
         self.hello_timeout = hello_timeout
         self.approve = approve
         self.approvals = Approvals()
-        self._playing_lan = False
+        self.playing_lan = False
+        """Whether the playing joiner came by the LAN knock: then its return may come by it too
+        (a restarted host continuing such a match sets it with :attr:`playing`)."""
         self._question: asyncio.Future[bool] | None = None
         self.log = RefusalLog()
         self.refusals: collections.deque[tuple[str, P2PError]] = collections.deque(maxlen=64)
@@ -264,7 +266,7 @@ class Listener:
         self._channels[key] = channel
         lan = (
             self.approve is not None
-            and (self.playing is None or self._playing_lan)  # then only for the LAN joiner's return
+            and (self.playing is None or self.playing_lan)  # then only for the LAN joiner's return
             and self.approvals.welcome(source)
         )
         machine = HostHandshake(self.me, self.name, self.terms, self.secret, self._seen, lan)
@@ -281,7 +283,7 @@ class Listener:
                 self._admit(session, machine)  # someone else may have won meanwhile
             if not returning:
                 self.playing = session  # before any await: a second joiner confirmed meanwhile is busy
-                self._playing_lan = machine.lan_knock
+                self.playing_lan = machine.lan_knock
             await perform(channel, machine.admit())
         except P2PError as exc:  # a decline too: it is unauthenticated, anyone could send it
             if session is not None and self.playing is session:

@@ -259,7 +259,8 @@ class Duel:
     def _next_match(self) -> Duel:
         return Duel(
             self.channel, self.session, self.me, self.player, self.records, self.peer_timeout, self.match,
-            self.reconnector, self.patience, self.status, now=self.now,
+            self.reconnector, self.patience, self.status,
+            None if self.saved is None else self.saved.for_rematch(), now=self.now,
         )  # fmt: skip
 
     async def say(self, text: str) -> None:

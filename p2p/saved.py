@@ -4,13 +4,18 @@ The signed chain is in the record (:mod:`p2p.record`); what it cannot hold is ke
 JSON file beside it (mode 0600, written atomically, deleted when the match ends):
 
 ``{"saved": "your-trumps unfinished match", "format": 1, "record": path, "pledges": {game:
-{"pref", "secret"}}, "invite": text-or-null}``
+{"pref", "secret"}}, "invite": text-or-null, "lan": bool}``
 
 - ``pledges``: this side's own commitment secrets for games not yet revealed, written *before*
   the commitment goes out, so that a program restarted between its commit and its reveal can
   still reveal (docs/protocol.md, "Restarts");
 - ``invite``: the host's invite (addresses, fingerprint, secret), so that a restarted host
-  listens where the joiner redials and proves the same secret.
+  listens where the joiner redials and proves the same secret; for a joiner that found its
+  host on the LAN, the LAN entry's (addresses and fingerprint, then ``/`` and no secret: the
+  empty :data:`~p2p.handshake.LAN_SECRET`), so that a restarted ``trumps join`` without an
+  invite redials it (an invite line's joiner has ``null``: the same line finds its file);
+- ``lan`` (the host's side; ``false`` when left out): its joiner came by the LAN knock, so a
+  restarted host takes that joiner's LAN knock back (and only that joiner's).
 
 Everything read back is checked: a file that is not such a state, or whose pledge does not open
 the record's commitment, raises :class:`SavedMatchError` and is left in place (nothing is lost).
@@ -19,14 +24,15 @@ the record's commitment, raises :class:`SavedMatchError` and is left in place (n
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from p2p.crypto import tagged_hash
+from p2p.crypto import base32, tagged_hash
 from p2p.errors import P2PError
 from p2p.fairdeal import Pledge
 from p2p.files import write_atomically
-from p2p.invite import Invite
+from p2p.handshake import LAN_SECRET
+from p2p.invite import SECRET_BYTES, Invite
 from p2p.messages import Commit, Reveal
 from p2p.record import Verified, verify
 from p2p.text import N_, Text
@@ -46,6 +52,21 @@ def joined_file(directory: Path, invite: Invite) -> Path:
     return directory / f"joined-{name}.json"
 
 
+def lan_joined(directory: Path) -> Invite | None:
+    """The LAN entry of the newest unfinished match joined from the LAN list (no invite line
+    finds it again), or ``None``. A file that cannot be read is passed over here: continuing
+    reads the chosen one again and says what is wrong with it."""
+    found = []
+    for path in directory.glob("joined-*.json"):
+        try:
+            saved, when = load_saved(path), path.stat().st_mtime
+        except (SavedMatchError, OSError):
+            continue
+        if saved.invite is not None and saved.invite.secret == LAN_SECRET:
+            found.append((when, saved.invite))
+    return max(found, key=lambda item: item[0])[1] if found else None
+
+
 class SavedMatchError(P2PError):
     """A saved unfinished match that cannot be read or does not fit its record."""
 
@@ -59,8 +80,11 @@ class SavedMatch:
     record: Path | None = None
     """The match record (set once the duel names it)."""
     invite: Invite | None = None
-    """The host's invite; ``None`` for a joiner."""
+    """The host's invite; for a joiner, the LAN entry it found its host by (its secret
+    :data:`~p2p.handshake.LAN_SECRET`), else ``None``."""
     pledges: dict[int, Pledge] = field(default_factory=dict)
+    lan: bool = False
+    """The host's side: its joiner came by the LAN knock (and so comes back by it)."""
 
     def keep(self, game: int, pledge: Pledge) -> None:
         """Save our pledge for ``game`` (before its commitment is sent)."""
@@ -75,12 +99,18 @@ class SavedMatch:
             "record": None if self.record is None else str(self.record),
             "pledges": {str(n): {"pref": p.pref, "secret": p.secret.hex()} for n, p in self.pledges.items()},
             "invite": None if self.invite is None else str(self.invite),
+            "lan": self.lan,
         }
         write_atomically(self.path, json.dumps(state).encode(), mode=0o600)
 
     def discard(self) -> None:
         """The match ended: nothing is left to continue."""
         self.path.unlink(missing_ok=True)
+
+    def for_rematch(self) -> SavedMatch:
+        """The state of a rematch on the same connection, in the same file: the same invite and
+        way in, no record yet and no pledges (its duel writes it before its first link)."""
+        return SavedMatch(self.path, invite=self.invite, lan=self.lan)
 
 
 def load_saved(path: Path) -> SavedMatch:
@@ -94,9 +124,12 @@ def load_saved(path: Path) -> SavedMatch:
     record, invite, pledges = state.get("record"), state.get("invite"), state.get("pledges")
     if not isinstance(record, str) or not isinstance(pledges, dict):
         raise _corrupt(path, Text(N_("the record or the pledges are missing")))
-    saved = SavedMatch(path, Path(record))
+    lan = state.get("lan", False)
+    if not isinstance(lan, bool):
+        raise _corrupt(path, Text(N_("an unreadable invite or pledge ({error})"), error=f"lan: {lan!r}"))
+    saved = SavedMatch(path, Path(record), lan=lan)
     try:
-        saved.invite = None if invite is None else Invite.parse(str(invite))
+        saved.invite = None if invite is None else _invite(str(invite))
         for number, pledge in pledges.items():
             secret = bytes.fromhex(pledge["secret"])
             if not number.isdigit() or len(secret) != 32 or not isinstance(pledge["pref"], str):
@@ -105,6 +138,14 @@ def load_saved(path: Path) -> SavedMatch:
     except (P2PError, ValueError, TypeError, KeyError) as exc:
         raise _corrupt(path, Text(N_("an unreadable invite or pledge ({error})"), error=exc)) from None
     return saved
+
+
+def _invite(text: str) -> Invite:
+    """An invite as saved: a LAN entry's text ends in ``/`` (the empty secret, which no invite
+    line has); the rest is checked as any invite is."""
+    if not text.endswith("/"):
+        return Invite.parse(text)
+    return replace(Invite.parse(text + base32(bytes(SECRET_BYTES))), secret=LAN_SECRET)
 
 
 def restore(saved: SavedMatch) -> Verified:

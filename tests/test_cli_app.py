@@ -651,7 +651,8 @@ def test_a_game_the_opponent_leaves_is_awarded_and_counts_in_the_match() -> None
         await d.until(lambda: session.line.question is not None)
         screen = d.screen()
         assert "Bob left after the deal: you win by forfeit." in screen
-        assert "Match: You 1 - Bob 0" in screen and "You 1 - Bob 0" in screen.splitlines()[0]
+        assert "Match over: You win the match (You 1 - Bob 0)" in screen
+        assert "│ Match over │ You 1 - Bob 0" in screen.splitlines()[0]  # no "game 2 of 3" to come
         assert session.flow.match.played == 1 and session.flow.match.next_dealer == 0  # the loser deals next
         await d.keys(ENTER)
 
@@ -670,6 +671,68 @@ def test_a_game_the_opponent_is_awarded_says_so() -> None:
         await d.until(lambda: session.thinking_since is None)  # the pending move was cancelled
         assert "You 0 - Bob 1" in d.screen().splitlines()[0]
         await d.keys(ENTER)
+
+    run(session, script)
+
+
+@pytest.mark.parametrize(
+    ("awarded", "why", "result", "score", "outcome"),
+    [
+        (1, "Bob stayed away too long", "you win by forfeit", "You 1½ - Bob ½", "You win the match"),
+        (0, "You stayed away too long", "Bob wins by forfeit", "You ½ - Bob 1½", "Bob wins the match"),
+    ],
+)
+def test_a_forfeit_in_the_last_game_shows_the_match_over(
+    awarded: int, why: str, result: str, score: str, outcome: str
+) -> None:
+    """The header no longer names a game in progress once the last one was awarded: it says the
+    match is over, and the table gives the forfeit and the match's outcome (the player sits in
+    seat 1)."""
+    bob = ScriptedOpponent()
+    session = GameScreen(bob, MatchScore(games=2, played=1, halves=[1, 1]), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.thinking_since is not None)
+        assert "│ Game 2 of 2 │" in d.screen().splitlines()[0]
+        bob.table.end(OpponentLeft(why, awarded=awarded))
+        await d.until(lambda: session.line.question is not None)
+        screen = d.screen()
+        assert screen.splitlines()[0] == f" Your trumps │ Match over │ {score}"
+        assert "Game 2 of 2" not in screen
+        assert f"★ {why}: {result}." in screen and f"Match over: {outcome} ({score})" in screen
+        assert session.line.question is not None and session.line.question.prompt == "The match is over. Quit? [Y/n]"
+        halves = list(session.flow.match.halves)
+        await d.keys("n" + ENTER + F5)  # stay, then ask for a deal: the duel is over, nothing is dealt
+        assert session.message == "The match is over: Ctrl-Q quits." and session.flow.game is None
+        assert session.flow.match.halves == halves and f"Match over: {outcome} ({score})" in d.screen()
+        await d.keys(CTRL_Q)
+
+    run(session, script)
+
+
+class SteadyOpponent(ScriptedOpponent):
+    """A friend who moves at once and never leaves by himself."""
+
+    async def move(self, game: Game) -> Move:
+        return game.position.legal_moves()[0]
+
+
+def test_a_peer_leaving_between_games_ends_the_match_on_the_screen() -> None:
+    bob = SteadyOpponent()
+    session = GameScreen(bob, MatchScore(games=3), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.play_out()
+        assert session.line.question is not None and "Next: game 2 of 3" in session.line.question.prompt
+        bob.table.end(OpponentLeft("The connection to Bob is closed."))
+        assert session.line.question is not None
+        assert session.line.question.prompt == "The match is over. Quit? [Y/n]"
+        screen = d.screen()
+        assert screen.splitlines()[0].startswith(" Your trumps │ You ♠ vs Bob ♣ │ Match over │ ")
+        assert "The connection to Bob is closed." in screen and "Match over: " in screen
+        await d.keys("n" + ENTER + F5)
+        assert session.message == "The match is over: Ctrl-Q quits." and session.flow.match.played == 1
+        await d.keys(CTRL_Q)
 
     run(session, script)
 

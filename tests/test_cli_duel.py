@@ -76,7 +76,30 @@ def test_a_host_stopped_before_anyone_joined_does_not_mention_a_record(tmp_path:
     assert status == 130
     assert err.splitlines()[-1] == "trumps host: stopped before the match began"
     assert "record" not in err
+    # bound to 127.0.0.1: the invite works on this machine only, and the note says so
+    assert "(That address works only on this machine: nobody elsewhere can join." in err
+    assert "nearby" not in err and "forward TCP port" not in err
     assert not list((tmp_path / "ann" / "data").glob("trumps/matches/*.jsonl"))
+
+
+@pytest.mark.parametrize(
+    ("first", "note"),
+    [("::1", "works only on this machine"), ("127.0.0.1", "works only on this machine"),
+     ("192.168.1.20", "only works nearby"), ("11.0.0.1", None)],
+)  # fmt: skip
+def test_how_a_friend_can_reach_the_invite_s_first_address(
+    first: str, note: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cli.commands import duel
+    from cli.i18n import translated
+    from p2p.portmap import MapResult
+
+    said: list[str] = []
+    monkeypatch.setattr(duel, "_say", lambda text: said.append(translated(text)))
+    duel._say_reach(True, MapResult(), first, 47111)
+    assert [note in line for line in said] == ([True] if note else [])
+    duel._say_reach(False, MapResult(), first, 47111)  # --advertise: the host said where
+    assert len(said) == (1 if note else 0)
 
 
 def test_headless_sides_say_who_kept_the_suit_both_asked_for(tmp_path: Path) -> None:

@@ -8,23 +8,37 @@ import argparse
 import asyncio
 import io
 import json
+import re
 import shlex
 import shutil
 import signal
 import subprocess
+import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from cli.commands.duel import add_join_arguments, run_join
 from p2p.duel import Report
+from p2p.errors import P2PError
 from p2p.fairdeal import Pledge
+from p2p.handshake import LAN_SECRET
 from p2p.invite import Invite
 from p2p.record import verify
 from p2p.saved import SavedMatch, SavedMatchError, joined_file, load_saved, restore
 from tests.test_p2p_e2e import LIMIT, TRUMPS, _env, _host, _join, _outcome
+
+if TYPE_CHECKING:
+    from cli.home import Home
+    from p2p.channel import Channel
+    from p2p.duel import Reconnector
+    from p2p.handshake import Session
+    from p2p.identity import Identity
+    from p2p.record import Verified
+    from tests.test_p2p_helpers import Side
 
 Outcome = tuple[int, dict[str, object], str]
 
@@ -149,6 +163,8 @@ _STATE = {"saved": "your-trumps unfinished match", "format": 1, "record": "r.jso
         ({"pledges": {"1": {"pref": "S", "secret": "00" * 31}}}, "an unreadable invite or pledge"),
         ({"pledges": {"x": {"pref": "S", "secret": "00" * 32}}}, "an unreadable invite or pledge"),
         ({"pledges": {}, "invite": "nowhere"}, "an unreadable invite or pledge"),
+        ({"pledges": {}, "invite": "127.0.0.1:9/" + "a" * 31 + "/"}, "an unreadable invite or pledge"),
+        ({"pledges": {}, "lan": "yes"}, "an unreadable invite or pledge"),
         ({"pledges": [1]}, "the record or the pledges are missing"),
     ],
 )
@@ -381,3 +397,190 @@ def test_closing_the_terminal_of_an_interactive_join_pauses_and_the_same_line_co
     verified = verify(record.read_text())
     assert verified.complete and verified.match.transcript.hex() == summary["transcript"]
     assert not list(_unfinished(tmp_path, "bob").iterdir())
+    # what bob's history shows: the one game, once (the screen went on in its record of it)
+    history = subprocess.run([*TRUMPS, "history"], capture_output=True, text=True, env=_env(tmp_path / "bob"),
+                             timeout=LIMIT, check=True).stdout  # fmt: skip
+    (row,) = [line for line in history.splitlines() if " ann " in line]
+    assert row.split()[3] in ("won", "lost", "draw") and "abandoned" not in history, history
+    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d ann ", row), history  # when it began, and whom against
+
+
+# ------------------------------------------- a match joined from the LAN list, without an invite
+
+
+def _homes(monkeypatch: pytest.MonkeyPatch, root: Path) -> None:
+    for variable, folder in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_STATE_HOME", "state")):
+        monkeypatch.setenv(variable, str(root / folder))
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def _pausing(
+    channel: Channel, session: Session, me: Identity, home: Home, reconnector: Reconnector,
+    saved: SavedMatch | None, restored: Verified | None,
+) -> Report:  # fmt: skip
+    """A bot's play (a ``Play``) whose program is stopped (``PAUSE``: SIGTERM) in game 1's third move."""
+    from p2p.duel import PAUSE, Duel
+    from p2p.liveness import Patience
+    from p2p.players import BotPlayer
+
+    duel = Duel(channel, session, me, BotPlayer("easy"), home.records, 30, None, reconnector,
+                Patience(forfeit_after=30), None, saved)  # fmt: skip
+    playing = asyncio.ensure_future(duel.run())
+    for _ in range(int(LIMIT / 0.01)):
+        if duel.match.game is not None and len(duel.match.game.moves) >= 2:
+            break
+        await asyncio.sleep(0.01)
+    playing.cancel(PAUSE)
+    await playing
+    raise AssertionError("a paused duel ends in CancelledError")
+
+
+class _Peer(threading.Thread):
+    """The other side, a bot in a thread (and event loop) of its own, waiting up to 30 s for the
+    restarted side to come back; ``report`` once the match ended."""
+
+    def __init__(self, play: Callable[[], Awaitable[Report]]) -> None:
+        super().__init__(daemon=True)
+        self.play = play
+        self.report: Report | None = None
+
+    def run(self) -> None:
+        self.report = asyncio.run(asyncio.wait_for(self.play(), 3 * LIMIT))
+
+    def finished(self) -> Report:
+        self.join(3 * LIMIT)
+        assert self.report is not None, "the peer did not finish"
+        return self.report
+
+
+async def _bot(channel: Channel, session: Session, side: Side, back: Reconnector) -> Report:
+    from p2p.duel import Duel
+    from p2p.liveness import Patience
+    from p2p.players import BotPlayer
+
+    duel = Duel(channel, session, side.me, BotPlayer("easy"), side.home.records, 30, None, back,
+                Patience(forfeit_after=30))  # fmt: skip
+    try:
+        return await duel.run()
+    finally:
+        await duel.channel.close()
+
+
+def test_a_lan_joined_match_is_continued_by_running_trumps_join_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bob found ann in the LAN list (the empty secret, no invite line) and his program was stopped
+    mid-game; ann's host, which no longer announces the game, waits. ``trumps join`` again finds the
+    saved match with where ann listens, continues it without browsing, and the match completes."""
+    from cli.commands import duel as commands
+    from engine import Rules
+    from p2p.connect import Listener, listening_socket
+    from p2p.handshake import Terms
+    from tests.test_p2p_helpers import Side
+
+    ann = Side.make(tmp_path, "ann")
+    port = _free_port()
+    lan = Invite((("127.0.0.1", port),), ann.me.fingerprint, LAN_SECRET)
+
+    async def hosting() -> Report:
+        async def person(name: str, address: str, code: str) -> bool:
+            return True
+
+        sock = listening_socket("127.0.0.1", port)
+        async with Listener(sock, ann.me, "ann", Terms(Rules(), 1), ann.known, approve=person) as listener:
+            channel, session = await listener.first()
+            return await _bot(channel, session, ann, listener)
+
+    host = _Peer(hosting)
+    host.start()
+    _homes(monkeypatch, tmp_path / "bob")
+    monkeypatch.setattr(commands, "_choose_host", lambda args: lan)  # bob picks ann from the list
+    parser = argparse.ArgumentParser()
+    add_join_arguments(parser)
+    assert run_join(parser.parse_args(["--name", "bob", "--yes", "--timeout", "30"]), _pausing) == 1
+    assert "paused; run the same command again to continue the match" in capsys.readouterr().err
+    (state,) = (tmp_path / "bob" / "data" / "trumps" / "unfinished").glob("joined-*.json")
+    assert load_saved(state).invite == lan  # where ann listens, kept for the restart
+
+    def no_browsing(args: argparse.Namespace) -> Invite:
+        raise AssertionError("ann no longer announces the game: the saved entry is redialed")
+
+    monkeypatch.setattr(commands, "_choose_host", no_browsing)
+    again = parser.parse_args(["--name", "bob", "--bot", "easy", "--json", "--timeout", "30"])
+    assert run_join(again) == 0  # the same command (a bot answers the question with yes)
+    out, err = capsys.readouterr()
+    assert "Continuing the unfinished match with ann" in err
+    summary, ann_report = json.loads(out.splitlines()[-1]), host.finished()
+    assert summary["end"] == ann_report.end == "complete"
+    assert summary["transcript"] == ann_report.match.transcript.hex()
+    assert not state.exists()
+
+
+def test_a_host_restarted_over_a_lan_joined_match_takes_its_joiner_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ann let bob in from the LAN list; her program is stopped mid-game. ``trumps host`` again
+    takes bob's LAN knock back (he has no invite secret), and only his: the match completes."""
+    from cli.commands import duel as commands
+    from cli.commands.duel import add_host_arguments, run_host
+    from cli.home import Home
+    from p2p.connect import Redial, join
+    from p2p.identity import load_identity
+    from p2p.saved import hosted_file
+    from tests.test_p2p_helpers import Side, accept_all
+
+    class Unannounced:  # the LAN announcement, left out of a test (nothing is multicast)
+        def __init__(self, *args: object) -> None:
+            pass
+
+        async def __aenter__(self) -> Unannounced:
+            return self
+
+        async def __aexit__(self, *exc: object) -> None:
+            return None
+
+    async def person(name: str, address: str, code: str) -> bool:
+        return name == "bob"
+
+    _homes(monkeypatch, tmp_path / "ann")
+    monkeypatch.setattr("p2p.discovery.Announcement", Unannounced)
+    monkeypatch.setattr("p2p.addresses.is_loopback", lambda bind: False)  # it would take no LAN knock
+    monkeypatch.setattr(commands, "_ask_person", person)
+    port = _free_port()
+    lan = Invite((("127.0.0.1", port),), load_identity(Home.default().identity_file).fingerprint, LAN_SECRET)
+    bob = Side.make(tmp_path, "bob")
+
+    async def joining() -> Report:
+        for _ in range(int(LIMIT / 0.05)):  # until ann's program listens
+            try:
+                channel, session = await join(lan, bob.me, "bob", bob.known, accept_all)
+                break
+            except (OSError, P2PError):
+                await asyncio.sleep(0.05)
+        return await _bot(channel, session, bob, Redial(lan, bob.me, "bob", bob.known, session, 0.05, 0.2))
+
+    joiner = _Peer(joining)
+    joiner.start()
+    parser = argparse.ArgumentParser()
+    add_host_arguments(parser)
+    options = ["--port", str(port), "--bind", "127.0.0.1", "--no-map", "--name", "ann", "--timeout", "30"]
+    assert run_host(parser.parse_args(options), _pausing) == 1
+    assert "paused; run the same command again" in capsys.readouterr().err
+    state = hosted_file(Home.default().unfinished)
+    assert load_saved(state).lan  # bob came by the LAN knock: he will come back by it
+    monkeypatch.undo()  # as the host is started again: on loopback, with no one asked
+    _homes(monkeypatch, tmp_path / "ann")
+    assert run_host(parser.parse_args([*options, "--bot", "easy", "--json"])) == 0
+    out, err = capsys.readouterr()
+    assert "Continuing the unfinished match with bob" in err
+    summary, bob_report = json.loads(out.splitlines()[-1]), joiner.finished()
+    assert summary["end"] == bob_report.end == "complete" and bob_report.reconnects == 1
+    assert summary["transcript"] == bob_report.match.transcript.hex()
+    assert not state.exists()

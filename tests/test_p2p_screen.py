@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
 
+from cli import storage
 from cli.app.match import MatchScore as ScreenMatch
 from cli.app.network_opponent import NetworkOpponent
 from cli.app.opponent import Deal, OpponentLeft
+from cli.history import history_rows
 from engine import Game, Outcome, Rules
 from p2p.duel import Duel, Report
 from p2p.errors import RecordError
@@ -25,6 +28,11 @@ from tests.test_p2p_helpers import Pair, Side, connect_pair, run
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import PipeInput
+
+    from p2p.channel import Channel
+    from p2p.connect import Listener
+    from p2p.handshake import Session
+    from p2p.invite import Invite
 
 
 async def _drive(opponent: NetworkOpponent, games: int, total: int, notes: Notes) -> list[Outcome]:
@@ -345,18 +353,46 @@ def test_different_first_choices_need_no_word(tmp_path: Path) -> None:
     assert ann.trumps == "SD" and ann.note == bob.note == ""
 
 
-async def _play_by_keys(pipe: PipeInput, duel: Duel, seat: int, done: Callable[[], bool]) -> None:
+async def _play_by_keys(pipe: PipeInput, duel: Callable[[], Duel], seat: int, done: Callable[[], bool]) -> None:
     """Play ``seat``'s moves on the screen by Tab and Enter (once per turn, again should a key come
-    early) and go on to the next game, until ``done()``; bounded by the test's limit on the match."""
-    sent: tuple[int, int, float] = (0, -1, 0.0)
+    early) and say yes to the next game and match, until ``done()``; ``duel()`` is the peer's duel
+    of the match in play (a rematch has its own). Bounded by the test's limit on the match."""
+    sent: tuple[int, int, int, float] = (0, 0, -1, 0.0)
     while not done():
-        game, now = duel.match.game, asyncio.get_running_loop().time()
+        playing = duel()
+        match, now = playing.match, asyncio.get_running_loop().time()
+        game = match.game
         ours = game is not None and game.result is None and game.position.turn == seat
-        moves = -1 if game is None else len(game.moves)
-        if (sent[:2] != (duel.match.number, moves) and ours) or now - sent[2] > 0.5:
+        where = (id(playing), match.number, -1 if game is None else len(game.moves))
+        if (sent[:3] != where and ours) or now - sent[3] > 0.5:
             pipe.send_text("\t\r" if ours else "\r")  # play a legal move; yes, the next game
-            sent = (duel.match.number, moves, now)
+            sent = (*where, now)
         await asyncio.sleep(0.01)
+
+
+class Joined(NamedTuple):
+    """Ann's listener and invite, bob's side of the connection and ann's."""
+
+    listener: Listener
+    invite: Invite
+    channel: Channel
+    session: Session
+    host_channel: Channel
+    host_session: Session
+
+
+@contextlib.asynccontextmanager
+async def _joined(ann: Side, bob: Side, games: int) -> AsyncIterator[Joined]:
+    """Ann listening on loopback (a :class:`~p2p.connect.Listener`, bob's way back after a restart)
+    and bob joined by her invite."""
+    from p2p.connect import Listener, join, listening_socket
+    from tests.test_p2p_helpers import accept_all
+
+    sock = listening_socket("127.0.0.1", 0)
+    async with Listener(sock, ann.me, "ann", Terms(Rules(), games), ann.known) as listener:
+        invite = listener.invite([("127.0.0.1", sock.getsockname()[1])])
+        channel, session = await join(invite, bob.me, "bob", bob.known, accept_all)
+        yield Joined(listener, invite, channel, session, *await listener.first())
 
 
 def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
@@ -370,10 +406,9 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
 
     from cli.app import screen as screen_module
     from cli.app.network_opponent import play_duel
-    from p2p.connect import Listener, Redial, join, listening_socket
+    from p2p.connect import Redial
     from p2p.duel import PAUSE
     from p2p.saved import SavedMatch, load_saved, restore
-    from tests.test_p2p_helpers import accept_all
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "screen-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "screen-config"))
@@ -385,15 +420,12 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
     ann_side, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
 
     async def scenario() -> tuple[Report, Report, int, list[str]]:
-        sock = listening_socket("127.0.0.1", 0)
-        async with Listener(sock, ann_side.me, "ann", Terms(Rules(), 2), ann_side.known) as listener:
-            invite = listener.invite([("127.0.0.1", sock.getsockname()[1])])
-            channel, session = await join(invite, bob.me, "bob", bob.known, accept_all)
-            host_channel, host_session = await listener.first()
+        async with _joined(ann_side, bob, 2) as net:
+            invite, channel, session = net.invite, net.channel, net.session
             patience = Patience(forfeit_after=30)
             statuses: list[str] = []
-            ann = Duel(host_channel, host_session, ann_side.me, BotPlayer("easy"), ann_side.home.records, 30,
-                       None, listener, patience, statuses.append)  # fmt: skip
+            ann = Duel(net.host_channel, net.host_session, ann_side.me, BotPlayer("easy"), ann_side.home.records,
+                       30, None, net.listener, patience, statuses.append)  # fmt: skip
             hosting = asyncio.create_task(ann.run())
             redial = Redial(invite, bob.me, "bob", bob.known, session, 0.05, 0.2)
             with create_pipe_input() as pipe:
@@ -404,7 +436,7 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
                 await asyncio.sleep(0.05)
                 pipe.send_text("c\r")  # the trump question
                 mid_game = lambda: ann.match.number == 2 and ann.match.game is not None and len(ann.match.game.moves) >= 3  # noqa: E731
-                await _play_by_keys(pipe, ann, session.seat, mid_game)
+                await _play_by_keys(pipe, lambda: ann, session.seat, mid_game)
                 first.cancel(PAUSE)  # what SIGHUP and SIGTERM do
                 with pytest.raises(asyncio.CancelledError):
                     await first
@@ -423,12 +455,12 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
                 continued = screens[1].flow.game
                 assert continued is not None and continued.moves == moves  # on the table, no new deal
                 assert screens[1].flow.match.played == 1  # game 1 counts in the score
-                await _play_by_keys(pipe, ann, session.seat, hosting.done)
+                await _play_by_keys(pipe, lambda: ann, session.seat, hosting.done)
                 while not second.done():  # no other match
                     pipe.send_text("n\r")
                     await asyncio.wait({second}, timeout=0.2)
                 report = await second
-            await host_channel.close()
+            await net.host_channel.close()
             return report, await hosting, len(moves), statuses
 
     report, host_report, moves, statuses = run(scenario())
@@ -440,4 +472,95 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
         verified = verify(side.record.read_text())
         assert verified.complete and verified.match.transcript == report.match.transcript
     assert not state.exists()  # the match ended: nothing left to continue
-    assert len(list((tmp_path / "bob" / "data").rglob("matches/*.jsonl"))) == 1  # one record, continued
+    records = list((tmp_path / "bob" / "data").rglob("matches/*.jsonl"))
+    assert len(records) == 1  # one record, continued
+    # the history lists each game once: the screen's record of the interrupted game was continued
+    games = storage.record_paths()
+    rows = history_rows(games, records)
+    assert len(games) == 2 and [row.file for row in rows] == [path.name for path in games]
+    assert all(row.result.split()[0] in ("won", "lost", "draw") for row in rows), rows
+    assert {row.opponent for row in rows} == {"ann"} and all(row.date[:2] == "20" for row in rows), rows
+
+
+def test_a_rematch_after_a_continued_match_is_restart_safe_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bob's program is stopped (``PAUSE``) in the match, continued on a new screen, and stopped
+    again in the rematch that follows: the rematch's state is on disk as the match's was, his third
+    screen continues it at the same move, and both rematch records end complete, one transcript."""
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from cli.app import screen as screen_module
+    from cli.app.network_opponent import play_duel
+    from p2p.connect import Redial
+    from p2p.duel import PAUSE
+    from p2p.saved import SavedMatch, load_saved, restore
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "screen-data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "screen-config"))
+    monkeypatch.setattr(screen_module, "RESULT_GRACE", 0.3)
+    state = tmp_path / "bob-unfinished.json"
+    ann_side, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+
+    async def scenario() -> tuple[Report, Report, list[tuple[bytes, int]]]:
+        async with _joined(ann_side, bob, 1) as net:
+            invite, channel, session = net.invite, net.channel, net.session
+            patience = Patience(forfeit_after=30)
+            ann = NetworkOpponent(net.host_channel, net.host_session, ann_side.me, ann_side.home, net.listener,
+                                  patience)  # fmt: skip
+            hosting = asyncio.create_task(_drive(ann, 1, 2, Notes()))  # a match and its rematch
+
+            def mid_game(offset: int) -> Callable[[], bool]:
+                """Bob stops at the third move of the match (``offset`` 0) or of the rematch (1)."""
+
+                def reached() -> bool:
+                    game = ann.duel.match.game
+                    return ann._offset == offset and game is not None and len(game.moves) >= 2
+
+                return reached
+
+            saved, restored = SavedMatch(state), None
+            stopped: list[tuple[bytes, int]] = []
+            for stop in (mid_game(0), mid_game(1), hosting.done):
+                redial = Redial(invite, bob.me, "bob", bob.known, session, 0.05, 0.2)
+                if restored is not None:
+                    channel = (await redial.reconnect())[0]
+                with create_pipe_input() as pipe:
+                    screen = asyncio.create_task(
+                        play_duel(channel, session, bob.me, bob.home, redial, saved, restored,
+                                  patience=patience, input=pipe, output=DummyOutput())
+                    )  # fmt: skip
+                    if restored is None:
+                        await asyncio.sleep(0.05)
+                        pipe.send_text("c\r")  # the trump question
+                    await _play_by_keys(pipe, lambda: ann.duel, session.seat, stop)
+                    if stop == hosting.done:  # the last screen plays to the end
+                        while not screen.done():  # no third match
+                            pipe.send_text("n\r")
+                            await asyncio.wait({screen}, timeout=0.2)
+                        report = await screen
+                        break
+                    screen.cancel(PAUSE)  # SIGHUP, SIGTERM
+                    with pytest.raises(asyncio.CancelledError):
+                        await screen
+                assert state.exists(), f"stopped in match {len(stopped) + 1}: its state is on disk"
+                restored = restore(saved := load_saved(state))
+                session = restored.session
+                assert restored.match.game is not None
+                stopped.append((restored.match.session_id, len(restored.match.game.moves)))
+            await hosting
+            ann.close()
+            return report, await ann.finished(), stopped
+
+    report, host_report, stopped = run(scenario())
+    (match_root, match_moves), (rematch_root, rematch_moves) = stopped
+    assert match_root != rematch_root and match_moves >= 2 and rematch_moves >= 2
+    assert report.match.session_id == host_report.match.session_id == rematch_root
+    assert report.end == host_report.end == "complete", (report.error, host_report.error)
+    assert report.match.transcript == host_report.match.transcript
+    for side in (report, host_report):
+        verified = verify(side.record.read_text())
+        assert verified.complete and verified.match.transcript == report.match.transcript
+    assert not state.exists()
+    assert len(list((tmp_path / "bob" / "data").rglob("matches/*.jsonl"))) == 2  # the match, the rematch

@@ -23,6 +23,17 @@ from cli.app.resume import SavedGame
 from cli.i18n import _
 from engine import TAKE, Card, Game, Illegal, IllegalMoveError, Move, Outcome, Reason, Rules
 
+RECORD_DATE = "%Y-%m-%d %H:%M:%S UTC"
+"""How a game record's ``Date`` header is written (``datetime.strftime``)."""
+
+
+def game_headers(opponent: str, me: int, match: MatchScore, date: str) -> dict[str, str]:
+    """A game record's headers besides the deal: when it began, who sat where (the local player
+    in seat ``me``), and which game of ``match`` it is."""
+    names = [opponent, opponent]
+    names[me] = MY_NAME
+    return {"Date": date, "Players": f"{names[0]} vs {names[1]}", "Match": f"game {match.number} of {match.games}"}
+
 
 @dataclass
 class GameFlow:
@@ -40,6 +51,8 @@ class GameFlow:
     """Games dealt in this session (what the opponent's ``deal`` counts)."""
     result: str = ""
     """How the game just ended, in words (empty while it goes on)."""
+    left: bool = False
+    """Whether the opponent left (:class:`~cli.app.opponent.OpponentLeft`) before the game's end."""
 
     @property
     def my_turn(self) -> bool:
@@ -55,6 +68,13 @@ class GameFlow:
     def their_name(self) -> str:
         """The opponent's name as the screen shows it."""
         return shown_name(self.opponent.name)
+
+    @property
+    def match_ended(self) -> bool:
+        """Whether the match is over before its games are: a peer that left (the game awarded by
+        forfeit, or not) ended the duel, and with it the match; a failing opponent (a broken
+        plug-in) or an AI ends only its game."""
+        return self.left and not self.opponent.local
 
     @property
     def game_number(self) -> int:
@@ -96,20 +116,11 @@ class GameFlow:
 
     def begin(self, deal: Deal, date: str) -> str:
         """Put the dealt game on the table; what to tell the player."""
-        names = [self.opponent.name, self.opponent.name]
-        names[deal.me] = MY_NAME
         self.me, self.dealer = deal.me, deal.dealer
         self.match.me = deal.me  # the score reads the local player's seat from the match
-        self.game = Game.from_deal(
-            deal.seed,
-            deal.dealer,
-            deal.trumps,
-            self.rules,
-            Date=date,
-            Players=f"{names[0]} vs {names[1]}",
-            Match=f"game {self.match.number} of {self.match.games}",
-        )
-        self.result = ""
+        headers = game_headers(self.opponent.name, deal.me, self.match, date)
+        self.game = Game.from_deal(deal.seed, deal.dealer, deal.trumps, self.rules, **headers)
+        self.result, self.left = "", False
         if self.match.games == 1:
             text = _("Your game: you dealt.") if deal.dealer == self.me else _("Your game: {name} dealt.")
         elif deal.dealer == self.me:
@@ -240,6 +251,7 @@ class GameFlow:
 
     def end(self, reason: Exception) -> str:
         """The game cannot go on: score a game awarded to a seat, and say what happened."""
+        self.left = isinstance(reason, OpponentLeft)
         if isinstance(reason, OpponentLeft):
             why = str(reason) or _("{name} left").format(name=self.their_name)
             self.result = why if reason.awarded is None else self._award(why, reason.awarded)

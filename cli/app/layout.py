@@ -125,7 +125,9 @@ class Board:
             me = _("You") + " " + suit_text(trumps[s.flow.me], self._ascii)
             them = s.flow.their_name + " " + suit_text(trumps[self._them()], self._ascii)
             parts.append(("", "│ " + _("{me} vs {them}").format(me=me, them=them) + " "))
-        if s.flow.match.games > 1:
+        if s.flow.match_ended:
+            parts.append(("", "│ " + _("Match over") + " "))
+        elif s.flow.match.games > 1:
             game = _("Game {number} of {games}").format(number=s.flow.game_number, games=s.flow.match.games)
             parts.append(("", f"│ {game} "))
         short = s.flow.their_name.split(" (")[0]  # the level is named just before
@@ -238,8 +240,14 @@ class Board:
         lines = wrapped("class:result", " ★ ", s.flow.result, width)
         if s.flow.match.played or s.flow.match.matches:
             score = s.flow.match.headline(_("You"), s.flow.their_name)
-            text = _("Match: {score}") if s.flow.match.games > 1 else _("Score: {score}")
-            lines += wrapped("class:muted", "   ", text.format(score=score), width)
+            if s.flow.match_ended and s.flow.match.games > 1:
+                winner = s.flow.match.winner_text(s.flow.their_name)
+                text = _("Match over: {winner} ({score})").format(winner=winner, score=score)
+            elif s.flow.match.games > 1:
+                text = _("Match: {score}").format(score=score)
+            else:
+                text = _("Score: {score}").format(score=score)
+            lines += wrapped("class:muted", "   ", text, width)
         return lines
 
     def _turn(self) -> tuple[str, str, str]:

@@ -418,7 +418,7 @@ async def play_duel(
         rules=terms.rules,
         trump=trump[0] if trump else None,
         last_trump=remembered.get("trump"),
-        resume=None if match is None else _in_progress(match, score, opponent),
+        resume=None if match is None else _in_progress(match, score, opponent, saved),
         show_opponent=True,
     )
     if match is not None and screen.resume is None:
@@ -447,18 +447,28 @@ def _score(games: int, seat: int, match: Match | None) -> MatchScore:
     return score
 
 
-def _in_progress(match: Match, score: MatchScore, opponent: NetworkOpponent) -> SavedGame | None:
+def _in_progress(
+    match: Match, score: MatchScore, opponent: NetworkOpponent, saved: SavedMatch | None
+) -> SavedGame | None:
     """The game of the continued ``match`` that was dealt and not finished, for the screen to
-    continue at its last move (a copy: the duel's own game goes on in the match)."""
+    continue at its last move (a copy: the duel's own game goes on in the match), in the game
+    record the stopped screen kept of it (found from the time of ``saved``'s match record)."""
+    from datetime import UTC, datetime
+
     from cli import storage
-    from cli.app.resume import SavedGame
+    from cli.app.flow import RECORD_DATE, game_headers
+    from cli.app.resume import SavedGame, interrupted_record
 
     if match.game is None or match.dealer is None:
         return None
     game = Game.from_deal(match.seed, match.dealer, match.trumps, match.game.start.rules)
     for move in match.game.moves:
         game.play(move)
-    return SavedGame(game, score, storage.new_record_path(), opponent, opponent.seat, match.number)
+    record = None if saved is None else saved.record
+    path, kept = (storage.new_record_path(), {}) if record is None else interrupted_record(game, record.name[:16])
+    date = kept.get("Date") or datetime.now(UTC).strftime(RECORD_DATE)  # when the game began, if known
+    game.headers.update(game_headers(opponent.name, opponent.seat, score, date))
+    return SavedGame(game, score, path, opponent, opponent.seat, match.number)
 
 
 def run_command(args: argparse.Namespace, command: str) -> int:

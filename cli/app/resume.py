@@ -1,4 +1,5 @@
-"""Reading back the unfinished game that ``trumps`` offers to continue."""
+"""Reading back the unfinished game that ``trumps`` offers to continue, and the game record of
+the game a restarted duel continues."""
 
 from __future__ import annotations
 
@@ -49,3 +50,21 @@ def load_unfinished() -> tuple[SavedGame | None, str]:
         return None, ""
     match = MatchScore(saved.games, saved.me, saved.played, list(saved.halves))
     return SavedGame(game, match, saved.path, AIOpponent(saved.level), saved.me), ""
+
+
+def interrupted_record(game: Game, since: str) -> tuple[Path, dict[str, str]]:
+    """The game record the screen kept of ``game`` before its program stopped, for a continued
+    duel to go on writing (so that the history lists the game once), and the headers it was
+    written with: the newest unfinished record of the same deal among those made from ``since``
+    on (a match record's time, ``20261130T101500Z``); a fresh name and no headers when there
+    is none."""
+    for path in reversed(storage.record_paths()):
+        if path.name[:20].replace("-", "") < since:
+            break  # older than the match: the game cannot be there
+        try:
+            kept = Game.from_record(storage.read_text(path))
+        except (storage.StorageError, RecordError):
+            continue
+        if kept.start == game.start and kept.result is None:
+            return path, dict(kept.headers)
+    return storage.new_record_path(), {}

@@ -24,7 +24,7 @@ from cli.app.board import move_words
 from cli.app.cards import SUIT_NAMES, card_text, move_text, suit_text
 from cli.app.chat import ChatLog
 from cli.app.coach import Coach
-from cli.app.flow import GameFlow
+from cli.app.flow import RECORD_DATE, GameFlow
 from cli.app.help_view import HelpView
 from cli.app.match import MatchScore
 from cli.app.move_line import MoveLine, Question, yes_no
@@ -184,7 +184,7 @@ class GameScreen:
             self.end(exc)
 
     def _start_game(self, deal: Deal) -> None:
-        text = self.flow.begin(deal, datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"))
+        text = self.flow.begin(deal, datetime.now(UTC).strftime(RECORD_DATE))
         self.coach.close()  # the analysis of the last game stops: its search would slow the new one
         self.saver.new_game()
         self.line.new_hand()
@@ -263,11 +263,19 @@ class GameScreen:
         if self._task is not None and self._task is not asyncio.current_task():
             self._task.cancel()
         if self.flow.game is not None and self.flow.game.result is not None:  # the result stays on the board
+            self.flow.left = isinstance(reason, OpponentLeft)
             self._say(str(reason), error=True)
+            if self.flow.match_ended:  # no next game or match to offer; why stays in the chat
+                self.chat(str(reason))
+                self.ask(yes_no(_("The match is over. Quit? [Y/n]"), "yes", self._quit_answer))
             return
         self._save()
         self._say(self.flow.end(reason), error=True)
-        self.ask(yes_no(_("The game cannot go on. Quit? [Y/n]"), "yes", self._quit_answer))
+        if self.flow.match_ended:
+            question = _("The match is over. Quit? [Y/n]")
+        else:
+            question = _("The game cannot go on. Quit? [Y/n]")
+        self.ask(yes_no(question, "yes", self._quit_answer))
 
     def offer_claim(self, why: str | None) -> None:
         """Ask whether to claim the game while the peer is away (``None``: it is back)."""
@@ -479,6 +487,9 @@ class GameScreen:
         ):
             self._answer("yes")
             return
+        if self.flow.match_ended:  # the duel is over: nothing more can be dealt
+            self._say(_("The match is over: Ctrl-Q quits."), error=True)
+            return
         if self.flow.in_progress and not self.flow.opponent.local:
             self._say(_("A network game cannot be abandoned for a new one."), error=True)
             return
@@ -513,6 +524,8 @@ class GameScreen:
     def _quit_answer(self, answer: str) -> None:
         if answer == "yes":
             self._exit()
+        elif self.flow.match_ended:
+            self._say(_("The match is over: Ctrl-Q quits."))
         elif self.flow.game is None:
             self._say(_("F5 deals a new game, Ctrl-Q quits."))
         else:

@@ -233,14 +233,14 @@ def _fail(command: str, error: Exception, as_json: bool, end: str = "refused") -
 
 
 def _is_local(host: str) -> bool:
-    """Whether ``host`` is an address that only this machine or its LAN can reach."""
+    """Whether ``host`` is an address that only its LAN can reach (loopback: see :func:`_say_reach`)."""
     import ipaddress
 
     try:
         address = ipaddress.ip_address(host.split("%")[0])
     except ValueError:
         return False
-    return address.is_private or address.is_loopback or address.is_link_local
+    return address.is_private or address.is_link_local
 
 
 def _describe(terms: Terms) -> str:
@@ -614,6 +614,8 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     local = host_addresses(args.bind, **families)
     announce = not args.no_announce and not is_loopback(args.bind)
     approve = None if args.bot is not None or not announce else _ask_person  # a bot takes only invites
+    # a continued match awaits its joiner alone: by the LAN knock if it came so (nobody is asked then)
+    returns_by_lan = _ask_person if restored is not None and saved is not None and saved.lan else None
 
     async def main() -> Report:
         ipv4, ipv6 = ([], []) if args.no_map else default_mappers(args.bind, **families)
@@ -623,7 +625,7 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
             Listener(
                 sock, me, name, terms, known, _say,
                 None if saved is None or saved.invite is None else saved.invite.secret,
-                approve=None if restored is not None else approve,  # a continued match awaits its joiner
+                approve=returns_by_lan or (None if restored is not None else approve),
             ) as listener,
         ):  # fmt: skip
             reachable = [(args.advertise, port)] if args.advertise else mapping.result.reachable(local, port)
@@ -631,6 +633,7 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
             if restored is not None:
                 assert saved is not None and saved.invite is not None
                 invite, listener.playing = saved.invite, restored.session  # only that joiner gets in
+                listener.playing_lan = saved.lan
                 _say_continuing(restored)
             elif saved is not None:
                 saved.invite = invite
@@ -659,6 +662,8 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
                             listener.approve = None  # nobody finds it: only invites
                             _say(exc)
                     channel, session = await listener.first()
+                if saved is not None:
+                    saved.lan = listener.playing_lan  # on disk with the duel's first save, before any link
             stage.playing = True
             start = time.monotonic()
             _flush()  # before a full screen takes the terminal
@@ -672,6 +677,8 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
 def _say_reach(asked: bool, mapped: MapResult, first: str, port: int) -> None:
     """Say on stderr how a friend can reach us: what the router did, or the manual steps when
     nothing outside can reach the invite's first address (``asked``: no ``--advertise``)."""
+    from p2p.addresses import is_loopback
+
     if mapped.mapped is not None:
         lease = mapped.mapped
         template = N_("Your router opened port {port} ({method}); the invite uses {address}.")
@@ -679,7 +686,14 @@ def _say_reach(asked: bool, mapped: MapResult, first: str, port: int) -> None:
     if mapped.pinhole is not None:
         template = N_("Your router's firewall lets IPv6 connections in to port {port} ({method}).")
         _say(Text(template, port=mapped.pinhole.external_port, method=mapped.pinhole.method))
-    if asked and mapped.mapped is None and _is_local(first):
+    if asked and mapped.mapped is None and is_loopback(first):
+        template = N_(
+            "(That address works only on this machine: nobody elsewhere can join. To play across "
+            "your network or the internet, leave out --bind or give one of this machine's network "
+            "addresses.)"
+        )
+        _say(Text(template))
+    elif asked and mapped.mapped is None and _is_local(first):
         if mapped.failures:
             reasons = "; ".join(f"{method}: {translated(error)}" for method, error in mapped.failures)
             _say(Text(N_("Your router did not open the port ({reasons})."), reasons=reasons))
@@ -746,14 +760,19 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     """``trumps join INVITE``: connect, agree on the rules, play the match (with ``play`` unless ``--bot``)."""
     import time
 
+    from cli.home import Home
     from p2p.connect import Redial, join
     from p2p.errors import P2PError
+    from p2p.handshake import LAN_SECRET
     from p2p.identity import KnownPeers
     from p2p.invite import Invite
-    from p2p.saved import joined_file
+    from p2p.saved import joined_file, lan_joined
 
     try:
-        invite = Invite.parse(args.invite) if args.invite is not None else _choose_host(args)
+        if args.invite is not None:
+            invite = Invite.parse(args.invite)
+        else:  # a match joined from the LAN list continues first: its host no longer announces it
+            invite = lan_joined(Home.default().unfinished) or _choose_host(args)
     except P2PError as exc:
         return _fail("join", exc, args.json)
     except KeyboardInterrupt:
@@ -770,6 +789,8 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         return _fail("join", InterruptedError(Text(N_("stopped before the match began"))), args.json)
     if saved is None:  # the host waits for the saved match: joining anew would be refused
         return _fail("join", InterruptedError(Text(N_("the unfinished match was not continued"))), args.json)
+    if invite.secret == LAN_SECRET:
+        saved.invite = invite  # no invite line to give again: a restart redials this entry
 
     yes_words = _yes_words()
     stage = Stage()
