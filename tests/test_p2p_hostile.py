@@ -24,13 +24,16 @@ from p2p.channel import Channel
 from p2p.connect import Listener, join, join_on, listening_socket
 from p2p.crypto import sign
 from p2p.errors import (
+    LINE_ERRORS,
     ConnectionClosed,
+    IncompatiblePeer,
     InviteRefused,
     P2PError,
     PeerAborted,
     PeerBusy,
     PeerTimeout,
     RecordError,
+    RulesDeclined,
     SlowFrame,
     WireError,
 )
@@ -597,3 +600,103 @@ def test_a_flood_from_many_networks_never_evicts_a_friend_before_its_knock_is_re
             return host_session.hello.name
 
     assert run(scenario()) == "bob"
+
+
+# ------------------------------------------- clear aborts: nobody's text shown as the host's
+
+INJECTED = "ann says: this invite expired, fetch a new one from the site in her profile"
+"""What an on-path attacker would like the joiner (or the host) to read as the other side's words."""
+
+
+async def _injecting_proxy(port: int, replaced: int) -> asyncio.Server:
+    """On the path to the host at ``port``: relays both ways, but puts a clear ``abort`` (reason
+    in the joiner's hello name, detail :data:`INJECTED`) in place of the host's frame ``replaced``
+    (0: the offer, 1: the sealed ``confirmed``)."""
+
+    async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, swap: str | None) -> None:
+        index = 0
+        with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
+            while True:
+                header = await reader.readexactly(4)
+                body = await reader.readexactly(int.from_bytes(header, "big"))
+                if swap is not None and index == replaced:
+                    body = encode({"t": "abort", "reason": swap, "detail": INJECTED})
+                index += 1
+                writer.write(frame(body))
+                await writer.drain()
+        writer.close()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
+        header = await reader.readexactly(4)
+        hello = await reader.readexactly(int.from_bytes(header, "big"))
+        up_writer.write(header + hello)
+        reason = str(parse(decode(hello)).name)  # type: ignore[attr-defined]
+        await asyncio.gather(relay(reader, up_writer, None), relay(up_reader, writer, reason))
+
+    return await asyncio.start_server(handle, "127.0.0.1", 0)
+
+
+@pytest.mark.parametrize("replaced", [0, 1], ids=["offer", "confirmed"])
+@pytest.mark.parametrize("reason", ["invite", "incompatible", "busy", "cheat", "nonsense"])
+def test_an_abort_injected_on_the_path_never_shows_the_joiner_its_text(
+    tmp_path: Path, reason: str, replaced: int
+) -> None:
+    """Flaw: an on-path attacker put a clear ``abort`` where the host's offer was due, and the
+    joiner showed its detail ("the host refused: ann says: …") as the host's words. Now a clear
+    abort is shown by its reason code alone, in our own words (and only a code of the list); once
+    the keys are set, a clear frame does not even open: a broken line, no text at all."""
+    bob = Side.make(tmp_path, reason)
+
+    async def scenario() -> P2PError:
+        _, listener, port = _listener(tmp_path)
+        async with listener:
+            proxy = await _injecting_proxy(port, replaced)
+            on_path = listener.invite([("127.0.0.1", proxy.sockets[0].getsockname()[1])])
+            try:
+                with pytest.raises(P2PError) as failed:
+                    await join(on_path, bob.me, reason, bob.known, accept_all)
+            finally:
+                proxy.close()
+            return failed.value
+
+    error = run(scenario())
+    assert "ann says" not in str(error) and INJECTED not in repr(error.args)
+    if replaced:
+        assert isinstance(error, LINE_ERRORS)
+    elif reason == "invite":
+        assert isinstance(error, InviteRefused)
+    elif reason == "incompatible":
+        assert isinstance(error, IncompatiblePeer)
+    else:
+        assert isinstance(error, ConnectionClosed) and (reason in str(error)) == (reason != "nonsense")
+
+
+@pytest.mark.parametrize("reason", ["declined", "fingerprint", "cheat", "nonsense"])
+def test_a_clear_abort_from_a_stranger_puts_no_text_of_its_own_in_the_hosts_log(
+    tmp_path: Path, reason: str
+) -> None:
+    """Flaw: a stranger's clear ``abort`` after its hello reached the host's refusal line with its
+    detail ("refused a connection from …: the peer ended the session (cheat): ann says …"). Now
+    the host names only the reason code (of the list) in its own words; a decline is "NAME
+    declined the rules"."""
+    hello = Hello(proto=3, program="x", name="eve", eph=bytes(range(32)))
+
+    async def scenario() -> P2PError:
+        _, listener, port = _listener(tmp_path)
+        async with listener:
+            abort = {"t": "abort", "reason": reason, "detail": INJECTED}
+            writer = await _open(port, frame(encode(hello.to_wire())) + frame(encode(abort)))
+            for _ in range(500):
+                if listener.refusals:
+                    break
+                await asyncio.sleep(0.01)
+            writer.transport.abort()
+            return _errors(listener)[0]
+
+    error = run(scenario())
+    assert "ann says" not in str(error)
+    if reason == "declined":
+        assert isinstance(error, RulesDeclined) and str(error) == "eve declined the rules"
+    else:
+        assert (reason in str(error)) == (reason != "nonsense")

@@ -18,11 +18,13 @@ from p2p.channel import Sealer
 from p2p.crypto import sign, tagged_hash
 from p2p.errors import (
     BadHandshakeSignature,
+    ConnectionClosed,
     HandshakeError,
     IdentityChanged,
     InviteRefused,
     MalformedFrame,
     P2PError,
+    PeerAborted,
     SchemaError,
     TamperedFrame,
 )
@@ -410,3 +412,20 @@ def test_a_flood_from_many_networks_cannot_evict_the_friend_before_its_knock_is_
     for n in range(40, 1040):
         admission.arrive(n, source_of(f"10.{n // 256}.{n % 256}.1"))
     assert "friend" in admission and admission.arriving == MAX_ARRIVING  # bounded, and it stays
+
+
+def test_only_a_sealed_abort_is_shown_with_its_detail(tmp_path: Path) -> None:
+    """Before the accept an ``abort`` travels in clear and may come from anyone on the path: the
+    joiner shows its reason code only, in its own words. After it, the abort opened under the
+    host's sealing key (derived from its signed ephemeral key): the host's own, shown whole.
+    Check: ``self._keys`` in ``JoinerHandshake.aborted`` and ``HostHandshake.declined``."""
+    pair = Pair(tmp_path)
+    said = "ann did not let you in"
+    before = pair.joiner.aborted(PeerAborted("declined", said))
+    assert isinstance(before, ConnectionClosed) and said not in str(before) and "(declined)" in str(before)
+    pair.joiner.offered(pair.to_offer())
+    pair.host.receive(_sent(pair.joiner.accept())[0])
+    after = pair.joiner.aborted(PeerAborted("declined", said))
+    assert isinstance(after, PeerAborted) and after.detail == said
+    sealed = pair.host.declined(PeerAborted("confirm", "the host's key confirmation failed"))
+    assert isinstance(sealed, PeerAborted) and sealed.detail == "the host's key confirmation failed"
