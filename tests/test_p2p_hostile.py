@@ -700,3 +700,16 @@ def test_a_clear_abort_from_a_stranger_puts_no_text_of_its_own_in_the_hosts_log(
         assert isinstance(error, RulesDeclined) and str(error) == "eve declined the rules"
     else:
         assert (reason in str(error)) == (reason != "nonsense")
+
+
+def test_a_clear_abort_injected_mid_match_is_a_broken_line_not_the_peers_word(tmp_path: Path) -> None:
+    """Someone on the path slips a clear ``abort cheat`` between the joiner's sealed frames mid-game:
+    the host opens it as a sealed frame, which it is not, so it is a line error (the kind a match
+    resumes from, with a way back: ``test_a_frame_that_fails_authentication_resumes``), never an
+    abort: its reason and text are not read. Check: every frame after the accept goes through
+    ``Sealer.open``."""
+    injected = frame(encode({"t": "abort", "reason": "cheat", "detail": INJECTED}))
+    host_report, _ = run(bot_duel(tmp_path, games=1, meddle=lambda i, f: [injected, f] if i == 3 else [f]))
+    assert isinstance(host_report.error, LINE_ERRORS) and host_report.end == "corrupted"
+    assert "ann says" not in str(host_report.error)
+    assert "ann says" not in host_report.record.read_text()
