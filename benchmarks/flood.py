@@ -39,6 +39,9 @@ from p2p.handshake import Terms
 from p2p.identity import Identity, KnownPeers, load_identity
 from p2p.invite import Invite
 
+FRIEND = "127.0.0.1"
+"""The friend's source (the flood comes from 127.10.0.1 and up)."""
+
 
 class CountingAdmission(Admission):
     """Admission that also counts the arrivals between each connection's arrival and its flight."""
@@ -49,6 +52,9 @@ class CountingAdmission(Admission):
         self._at: dict[Hashable, int] = {}
         self.overtaken: list[int] = []
         """For each first flight read: how many connections arrived after it did."""
+        self._friends: set[Hashable] = set()
+        self.evicted = 0
+        """The friend's connections dropped before their first flight was read."""
 
     @property
     def reserved(self) -> str | None:
@@ -62,7 +68,11 @@ class CountingAdmission(Admission):
     def arrive(self, key: Hashable, source: str) -> list[Hashable]:
         self.arrivals += 1
         self._at[key] = self.arrivals
-        return super().arrive(key, source)
+        if source == FRIEND:
+            self._friends.add(key)
+        dropped = super().arrive(key, source)
+        self.evicted += sum(key in self._friends for key in dropped)
+        return dropped
 
     def flown(self, key: Hashable, proven: bool) -> list[Hashable] | None:
         self.overtaken.append(self.arrivals - self._at.pop(key))
@@ -70,6 +80,7 @@ class CountingAdmission(Admission):
 
     def leave(self, key: Hashable) -> None:
         self._at.pop(key, None)
+        self._friends.discard(key)
         super().leave(key)
 
 
@@ -125,12 +136,15 @@ async def main(joins: int, networks: int, seconds: float) -> None:
         stop.set()
         flooder.join()
     print(f"flood: {rate:.0f} connections/s from {networks} networks, never sending")
-    print(f"joins: {len(times)} of {len(times) + len(failures)} admitted", *failures[:3], sep="\n  ")
+    print(f"joins: {len(times)} of {len(times) + len(failures)} admitted")
+    for failure, count in collections.Counter(failures).most_common():
+        print(f"  {count} failed: {failure}")
     if times:
         print(f"handshake under the flood: median {statistics.median(times) * 1000:.1f} ms, "
               f"max {max(times) * 1000:.1f} ms")  # fmt: skip
     print(f"arrivals between a connection's arrival and its first flight read: "
           f"at most {max(admission.overtaken)} (first-flight slots: {MAX_ARRIVING})")  # fmt: skip
+    print(f"friend's connections evicted before their first flight was read: {admission.evicted}")
 
 
 def _join(invite: Invite, me: Identity, known: KnownPeers) -> str | None:
