@@ -176,14 +176,16 @@ def test_silent_and_half_open_sockets_are_dropped(tmp_path: Path) -> None:
         async with listener:
             silent = await _open(port)  # connects, never speaks
             half = await _open(port, b"\x00\x00")  # half a header, then nothing (a vanished peer)
+            hello = Hello(proto=3, program="x", name="eve", eph=bytes(range(32)))
+            knockless = await _open(port, frame(encode(hello.to_wire())))  # the first flight's half
             await asyncio.sleep(0.6)
             assert not listener.pending
-            silent.transport.abort()
-            half.transport.abort()
+            for writer in (silent, half, knockless):
+                writer.transport.abort()
             refused.extend(_errors(listener))
 
     run(scenario())
-    assert [type(error) for error in refused] == [PeerTimeout, PeerTimeout]
+    assert [type(error) for error in refused] == [PeerTimeout] * 3
 
 
 def test_memory_stays_bounded_under_repeated_garbage(tmp_path: Path) -> None:
