@@ -121,7 +121,7 @@ async def main(joins: int, networks: int, seconds: float) -> None:
         flooder = threading.Thread(target=flood, args=(port, networks, stop, opened))
         flooder.start()
         await asyncio.sleep(1.0)  # the flood in full swing
-        start, begun = time.monotonic(), opened[0]
+        start, begun, accepted = time.monotonic(), opened[0], admission.arrivals
         times, failures = [], []
         for _ in range(joins):
             if time.monotonic() - start > seconds:
@@ -132,10 +132,12 @@ async def main(joins: int, networks: int, seconds: float) -> None:
                 failures.append(failure)
                 continue
             times.append(time.monotonic() - began)
-        rate = (opened[0] - begun) / (time.monotonic() - start)
+        took = time.monotonic() - start
+        rate, accept_rate = (opened[0] - begun) / took, (admission.arrivals - accepted) / took
         stop.set()
         flooder.join()
-    print(f"flood: {rate:.0f} connections/s from {networks} networks, never sending")
+    print(f"flood: {rate:.0f} connections/s from {networks} networks, never sending; "
+          f"the host accepted {accept_rate:.0f}/s")  # fmt: skip
     print(f"joins: {len(times)} of {len(times) + len(failures)} admitted")
     for failure, count in collections.Counter(failures).most_common():
         print(f"  {count} failed: {failure}")

@@ -76,26 +76,66 @@ def network_of(source: str) -> str:
 
 @dataclass
 class _Stage:
-    """One stage of the pool: connections by key with their sources, bounded in all and per source."""
+    """One stage of the pool: connections by key with their sources, oldest first, bounded in
+    all and per source. Each decision costs a few dictionary steps per member at most, and no
+    address parsing but the newcomer's: under a flood it runs for every connection accepted."""
 
     capacity: int
     per_source: int
     evict_own: bool
     """Whether a source beyond its share replaces its own oldest (else its newest is refused)."""
-    members: dict[Hashable, str] = field(default_factory=dict)
+    _sources: dict[Hashable, str] = field(default_factory=dict)
+    _by_source: dict[str, dict[Hashable, None]] = field(default_factory=dict)
+    _networks: dict[str, str] = field(default_factory=dict)
+    """The network of each source present."""
+    _crowd: collections.Counter[str] = field(default_factory=collections.Counter)
+    """Members per network."""
 
     def room(self, source: str, reserved: str | None) -> list[Hashable] | None:
         """The members to drop so that one more from ``source`` fits; ``None``: it is refused."""
-        mine = [k for k, s in self.members.items() if s == source]
+        mine = self._by_source.get(source, {})
         if len(mine) >= self.per_source:
-            return [mine[0]] if self.evict_own or source == reserved else None
-        if len(self.members) < self.capacity:
+            return [next(iter(mine))] if self.evict_own or source == reserved else None
+        if len(self._sources) < self.capacity:
             return []
-        others = [(k, s) for k, s in self.members.items() if s != reserved] or list(self.members.items())
-        crowd = collections.Counter(network_of(s) for _, s in others)
+        spared = self._by_source.get(reserved, {}) if reserved is not None else {}
+        crowd = self._crowd
+        if spared:
+            crowd = collections.Counter(crowd)
+            crowd[self._networks[str(reserved)]] -= len(spared)
         most = max(crowd.values())
+        if not most:  # every member is the reserved source's
+            return [next(iter(self._sources))]
         # the oldest of the network holding the most: a flood makes room out of itself
-        return [next(k for k, s in others if crowd[network_of(s)] == most)]
+        return [next(k for k, s in self._sources.items() if k not in spared and crowd[self._networks[s]] == most)]
+
+    def add(self, key: Hashable, source: str) -> None:
+        """``key`` from ``source`` joins, the newest."""
+        self._sources[key] = source
+        self._by_source.setdefault(source, {})[key] = None
+        network = self._networks.setdefault(source, network_of(source))
+        self._crowd[network] += 1
+
+    def remove(self, key: Hashable) -> str | None:
+        """``key`` leaves; its source (``None`` if it was not here)."""
+        source = self._sources.pop(key, None)
+        if source is None:
+            return None
+        mine = self._by_source[source]
+        del mine[key]
+        network = self._networks[source]
+        self._crowd[network] -= 1
+        if not self._crowd[network]:
+            del self._crowd[network]
+        if not mine:
+            del self._by_source[source], self._networks[source]
+        return source
+
+    def __len__(self) -> int:
+        return len(self._sources)
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._sources
 
 
 @dataclass
@@ -132,7 +172,7 @@ class Admission:
         """The connection's first flight was read and its knock taken (``proven``: under the invite
         secret): the pending handshakes to drop to make room for it, or ``None`` if it is itself
         refused (its source has its share of pending ones already, or it was dropped meanwhile)."""
-        source = self._arriving.members.pop(key, None)
+        source = self._arriving.remove(key)
         if source is None:
             return None
         if proven:
@@ -144,31 +184,31 @@ class Admission:
         drop = stage.room(source, self.reserved)
         if drop is not None:
             for k in drop:
-                del stage.members[k]
-            stage.members[key] = source
+                stage.remove(k)
+            stage.add(key, source)
         return drop
 
     def prove(self, key: Hashable) -> None:
         """The pending connection is not to be dropped to make room (the LAN joiner being asked about)."""
-        if self._pending.members.pop(key, None) is not None:
+        if self._pending.remove(key) is not None:
             self._proven.add(key)
 
     def leave(self, key: Hashable) -> None:
         """The connection's handshake ended (either way)."""
-        self._arriving.members.pop(key, None)
-        self._pending.members.pop(key, None)
+        self._arriving.remove(key)
+        self._pending.remove(key)
         self._proven.discard(key)
 
     @property
     def arriving(self) -> int:
         """Connections whose first flight is not read yet."""
-        return len(self._arriving.members)
+        return len(self._arriving)
 
     def __len__(self) -> int:
-        return len(self._arriving.members) + len(self._pending.members) + len(self._proven)
+        return len(self._arriving) + len(self._pending) + len(self._proven)
 
     def __contains__(self, key: Hashable) -> bool:
-        return key in self._arriving.members or key in self._pending.members or key in self._proven
+        return key in self._arriving or key in self._pending or key in self._proven
 
 
 MAX_QUESTIONS_PER_SOURCE = 2
