@@ -87,3 +87,8 @@ def test_refusals_held_back_are_counted_in_a_later_line() -> None:
     assert log.held(0.5) is None  # not yet: at most one line a second
     assert str(log.held(1.1)) == "refused 1 more connection"
     assert log.held(5.0) is None  # nothing left to tell
+
+
+def test_a_stage_held_by_the_reserved_source_alone_drops_its_oldest() -> None:
+    admission = Admission(max_arriving=2, max_per_source=4, reserved="203.0.113.9")
+    assert [admission.arrive(i, "203.0.113.9") for i in range(3)] == [[], [], [0]]
