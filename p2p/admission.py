@@ -1,12 +1,14 @@
 """Who the host lets in while handshakes are pending, and how refusals are reported: pure decisions.
 
-:class:`Admission` bounds the handshakes in progress: at most
-:data:`MAX_PENDING` that have not proven the invite secret, at most
-:data:`MAX_PER_SOURCE` of those from one source (an IPv4 address, an IPv6 /64);
-when the pool is full, the oldest unproven one of the network (IPv4 /24, IPv6
-/48) holding the most makes room. A handshake that proved the secret is never
-evicted, and the source the playing peer last came from has a reserved slot: its
-newest connection replaces its oldest instead of being refused. :class:`Approvals`
+:class:`Admission` bounds the connections in progress in two stages. Until its
+first flight (hello and knock) is read, a connection holds a cheap slot: at most
+:data:`MAX_ARRIVING` of those, :data:`MAX_PER_SOURCE` per source (an IPv4
+address, an IPv6 /64). Then a knock that proved the invite secret is never
+evicted; other handshakes (LAN knocks) are pending: at most :data:`MAX_PENDING`,
+:data:`MAX_PER_SOURCE` per source. A full stage drops the oldest of the network
+(IPv4 /24, IPv6 /48) holding the most, and the source the playing peer last came
+from has a reserved slot: its newest connection replaces its oldest instead of
+being refused. :class:`Approvals`
 bounds the questions a LAN knock puts to the host's person: one at a time, a few
 per source, none for a source once declined, a few in all. :class:`RefusalLog`
 turns refusals into at most one line per
@@ -23,9 +25,19 @@ from dataclasses import dataclass, field
 from p2p.text import N_, Text, ntext
 
 MAX_PENDING = 16
-"""Handshakes at most in progress that have not proven the invite secret."""
+"""Handshakes at most in progress, their first flight read, that have not proven the invite
+secret (LAN knocks: any other knock is answered at once)."""
 MAX_PER_SOURCE = 4
-"""Of those, at most this many from one source address (IPv4) or /64 (IPv6)."""
+"""Of those, at most this many from one source address (IPv4) or /64 (IPv6); as many of the
+connections whose first flight is not read yet."""
+MAX_ARRIVING = 256
+"""Connections at most whose first flight (hello and knock) is not read yet: more than the
+listener accepts in the few event-loop turns between a connection's accept and the reading of a
+first flight sent with it (:data:`ACCEPT_BATCH` a turn), so no flood evicts such a connection."""
+ACCEPT_BATCH = 64
+"""Connections the listener accepts at most in one event-loop turn (and its listen backlog)."""
+FIRST_FLIGHT_TIMEOUT = 10.0
+"""Seconds a new connection may take to send its hello and knock (a joiner sends both at once)."""
 
 
 def host_of(address: str) -> str:
@@ -63,49 +75,140 @@ def network_of(source: str) -> str:
 
 
 @dataclass
+class _Stage:
+    """One stage of the pool: connections by key with their sources, oldest first, bounded in
+    all and per source. Each decision costs a few dictionary steps per member at most, and no
+    address parsing but the newcomer's: under a flood it runs for every connection accepted."""
+
+    capacity: int
+    per_source: int
+    evict_own: bool
+    """Whether a source beyond its share replaces its own oldest (else its newest is refused)."""
+    _sources: dict[Hashable, str] = field(default_factory=dict)
+    _by_source: dict[str, dict[Hashable, None]] = field(default_factory=dict)
+    _networks: dict[str, str] = field(default_factory=dict)
+    """The network of each source present."""
+    _crowd: collections.Counter[str] = field(default_factory=collections.Counter)
+    """Members per network."""
+
+    def room(self, source: str, reserved: str | None) -> list[Hashable] | None:
+        """The members to drop so that one more from ``source`` fits; ``None``: it is refused."""
+        mine = self._by_source.get(source, {})
+        if len(mine) >= self.per_source:
+            return [next(iter(mine))] if self.evict_own or source == reserved else None
+        if len(self._sources) < self.capacity:
+            return []
+        spared = self._by_source.get(reserved, {}) if reserved is not None else {}
+        crowd = self._crowd
+        if spared:
+            crowd = collections.Counter(crowd)
+            crowd[self._networks[str(reserved)]] -= len(spared)
+        most = max(crowd.values())
+        if not most:  # every member is the reserved source's
+            return [next(iter(self._sources))]
+        # the oldest of the network holding the most: a flood makes room out of itself
+        return [next(k for k, s in self._sources.items() if k not in spared and crowd[self._networks[s]] == most)]
+
+    def add(self, key: Hashable, source: str) -> None:
+        """``key`` from ``source`` joins, the newest."""
+        self._sources[key] = source
+        self._by_source.setdefault(source, {})[key] = None
+        network = self._networks.setdefault(source, network_of(source))
+        self._crowd[network] += 1
+
+    def remove(self, key: Hashable) -> str | None:
+        """``key`` leaves; its source (``None`` if it was not here)."""
+        source = self._sources.pop(key, None)
+        if source is None:
+            return None
+        mine = self._by_source[source]
+        del mine[key]
+        network = self._networks[source]
+        self._crowd[network] -= 1
+        if not self._crowd[network]:
+            del self._crowd[network]
+        if not mine:
+            del self._by_source[source], self._networks[source]
+        return source
+
+    def __len__(self) -> int:
+        return len(self._sources)
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._sources
+
+
+@dataclass
 class Admission:
-    """The pending handshakes, by a key per connection, and which to drop for a new one."""
+    """The connections a host holds before they are let in, in two stages, and whom to drop.
+
+    A new connection *arrives* in the first-flight stage: a cheap slot (a socket and a few
+    hundred bytes) until its hello and knock are read, at most :data:`MAX_ARRIVING` in all and
+    :data:`MAX_PER_SOURCE` per source, a source beyond its share replacing its own oldest. Once
+    its first flight is read (:meth:`flown`), a knock that proved the invite secret is never
+    dropped; any other handshake still going on (a LAN knock) is *pending*: at most
+    :data:`MAX_PENDING` of those, :data:`MAX_PER_SOURCE` per source. In either stage a full one
+    drops the oldest of the network holding the most, the reserved source left out."""
 
     max_pending: int = MAX_PENDING
     max_per_source: int = MAX_PER_SOURCE
+    max_arriving: int = MAX_ARRIVING
     reserved: str | None = None
     """The source of the playing peer's last connection (its reserved slot)."""
-    _pending: dict[Hashable, tuple[str, bool]] = field(default_factory=dict)
+    _arriving: _Stage = field(init=False)
+    _pending: _Stage = field(init=False)
+    _proven: set[Hashable] = field(default_factory=set)
 
-    def arrive(self, key: Hashable, source: str) -> list[Hashable] | None:
-        """A new connection from ``source``: the connections to drop to make room for it, or
-        ``None`` if it is itself refused (its source has its share already)."""
-        unproven = [(k, s) for k, (s, proven) in self._pending.items() if not proven]
-        mine = [k for k, s in unproven if s == source]
-        drop: list[Hashable] = []
-        if len(mine) >= self.max_per_source:
-            if source != self.reserved:
-                return None
-            drop.append(mine[0])
-        elif len(unproven) >= self.max_pending:
-            others = [(k, s) for k, s in unproven if s != self.reserved] or unproven
-            crowd = collections.Counter(network_of(s) for _, s in others)
-            # the oldest of the network holding the most: a flood makes room out of itself
-            drop.append(next(k for k, s in others if crowd[network_of(s)] == max(crowd.values())))
-        for k in drop:
-            del self._pending[k]
-        self._pending[key] = (source, False)
+    def __post_init__(self) -> None:
+        self._arriving = _Stage(self.max_arriving, self.max_per_source, evict_own=True)
+        self._pending = _Stage(self.max_pending, self.max_per_source, evict_own=False)
+
+    def arrive(self, key: Hashable, source: str) -> list[Hashable]:
+        """A new connection from ``source``, its first flight not read yet: the connections to
+        drop to make room for it (first-flight ones only: nobody later is ever dropped for it)."""
+        return self._enter(self._arriving, key, source) or []
+
+    def flown(self, key: Hashable, proven: bool) -> list[Hashable] | None:
+        """The connection's first flight was read and its knock taken (``proven``: under the invite
+        secret): the pending handshakes to drop to make room for it, or ``None`` if it is itself
+        refused (its source has its share of pending ones already, or it was dropped meanwhile)."""
+        source = self._arriving.remove(key)
+        if source is None:
+            return None
+        if proven:
+            self._proven.add(key)
+            return []
+        return self._enter(self._pending, key, source)
+
+    def _enter(self, stage: _Stage, key: Hashable, source: str) -> list[Hashable] | None:
+        drop = stage.room(source, self.reserved)
+        if drop is not None:
+            for k in drop:
+                stage.remove(k)
+            stage.add(key, source)
         return drop
 
     def prove(self, key: Hashable) -> None:
-        """The connection proved the invite secret: it is never dropped to make room."""
-        if key in self._pending:
-            self._pending[key] = (self._pending[key][0], True)
+        """The pending connection is not to be dropped to make room (the LAN joiner being asked about)."""
+        if self._pending.remove(key) is not None:
+            self._proven.add(key)
 
     def leave(self, key: Hashable) -> None:
         """The connection's handshake ended (either way)."""
-        self._pending.pop(key, None)
+        self._arriving.remove(key)
+        self._pending.remove(key)
+        self._proven.discard(key)
+
+    @property
+    def arriving(self) -> int:
+        """Connections whose first flight is not read yet."""
+        return len(self._arriving)
 
     def __len__(self) -> int:
-        return len(self._pending)
+        return len(self._arriving) + len(self._pending) + len(self._proven)
 
     def __contains__(self, key: Hashable) -> bool:
-        return key in self._pending
+        return key in self._arriving or key in self._pending or key in self._proven
 
 
 MAX_QUESTIONS_PER_SOURCE = 2

@@ -20,7 +20,15 @@ import time
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 
-from p2p.admission import Admission, Approvals, RefusalLog, host_of, source_of
+from p2p.admission import (
+    ACCEPT_BATCH,
+    FIRST_FLIGHT_TIMEOUT,
+    Admission,
+    Approvals,
+    RefusalLog,
+    host_of,
+    source_of,
+)
 from p2p.channel import Channel
 from p2p.errors import (
     BadHandshakeSignature,
@@ -102,19 +110,25 @@ async def _refuse(channel: Channel, machine: HostHandshake | JoinerHandshake) ->
 async def host_handshake(
     channel: Channel,
     machine: HostHandshake,
-    hello_timeout: float = HANDSHAKE_TIMEOUT,
-    proven: Callable[[], None] = lambda: None,
+    first_flight_timeout: float = FIRST_FLIGHT_TIMEOUT,
+    flown: Callable[[], None] = lambda: None,
 ) -> Session:
     """Drive the host's machine on ``channel`` until the joiner confirmed the keys (admission
-    and the host's ``confirmed`` are the caller's); ``proven`` is called once the knock proved
-    the invite secret."""
+    and the host's ``confirmed`` are the caller's): the hello and knock within
+    ``first_flight_timeout`` seconds together, then ``flown()`` (it raises to refuse the
+    connection) before the offer goes out, then the accept and the confirm."""
+    try:
+        async with asyncio.timeout(first_flight_timeout):
+            await perform(channel, machine.receive(await channel.recv()))  # the hello: no answer
+            offer = machine.receive(await channel.recv())
+    except TimeoutError:
+        raise PeerTimeout(Text(N_("the peer did not send anything in time"))) from None
+    except PeerAborted as exc:
+        raise machine.declined(exc) from None
+    flown()
+    await perform(channel, offer)
     while machine.session is None:
-        if machine.hello is None:
-            timeout = hello_timeout
-        elif machine.offer is not None and not channel.sealed:
-            timeout = DECISION_TIMEOUT  # the joiner reads the rules
-        else:
-            timeout = HANDSHAKE_TIMEOUT
+        timeout = HANDSHAKE_TIMEOUT if channel.sealed else DECISION_TIMEOUT  # the joiner reads the rules
         try:
             message = await channel.recv(timeout)
         except PeerAborted as exc:
@@ -124,8 +138,6 @@ async def host_handshake(
                 raise
             raise machine.unconfirmed() from None  # its confirm is not sealed under our keys
         await perform(channel, machine.receive(message))
-        if machine.proven:
-            proven()
     return machine.session
 
 
@@ -135,10 +147,11 @@ class Listener:
     to resume after a drop, and everyone else gets the same ``busy``.
 
     Every connection runs its handshake in its own task, admitted by :class:`Admission`
-    (bounded pending handshakes, a cap per source, proven handshakes never evicted, a
-    reserved slot for the playing peer's source), each frame within ``deadline`` seconds
-    of its header, so that garbage, slow, silent or half-open connections cost little and
-    never stop the host from serving its player. Refusals go to ``refused`` at most once a
+    (a cheap bounded slot until its hello and knock are read, then bounded pending
+    handshakes, a cap per source, proven handshakes never evicted, a reserved slot for
+    the playing peer's source), each frame within ``deadline`` seconds of its header, so
+    that garbage, slow, silent or half-open connections cost little and never stop the
+    host from serving its player. Refusals go to ``refused`` at most once a
     second (the rest counted), never to the terminal directly.
     """
 
@@ -153,12 +166,12 @@ class Listener:
         secret: bytes | None = None,
         admission: Admission | None = None,
         deadline: float = FRAME_DEADLINE,
-        hello_timeout: float = HANDSHAKE_TIMEOUT,
+        hello_timeout: float = FIRST_FLIGHT_TIMEOUT,
         approve: Approve | None = None,
     ) -> None:
         """``secret``: the invite's (a fresh one when ``None``: see :meth:`invite`); ``deadline``:
         seconds each frame's body may take after its header; ``hello_timeout``: seconds a new
-        connection may stay silent before its hello; ``approve``: the host's person, asked about
+        connection may take to send its hello and knock; ``approve``: the host's person, asked about
         each LAN joiner (one knocking with :data:`~p2p.handshake.LAN_SECRET`) until a match is
         on; ``None`` (a bot, a host that does not announce): LAN knocks get the stranger's refusal."""
         self.sock, self.me, self.name, self.terms, self.known = sock, me, name, terms, known
@@ -197,7 +210,7 @@ class Listener:
         return len(self.admission)
 
     async def __aenter__(self) -> Listener:
-        self._server = await asyncio.start_server(self._handle, sock=self.sock)
+        self._server = await asyncio.start_server(self._handle, sock=self.sock, backlog=ACCEPT_BATCH)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -255,14 +268,7 @@ class Listener:
         channel = Channel(reader, writer, self.deadline)
         key = id(channel)
         address, source = channel.peer_address, source_of(channel.peer_host)
-        drop = self.admission.arrive(key, source)
-        if drop is None:
-            channel.abort()
-            self._refusal(address, PeerBusy(Text(N_("too many connections from this address at once"))))
-            return
-        for old in drop:
-            if (evicted := self._channels.pop(old, None)) is not None:
-                evicted.abort()
+        self._evict(self.admission.arrive(key, source))
         self._channels[key] = channel
         lan = (
             self.approve is not None
@@ -273,7 +279,7 @@ class Listener:
         session: Session | None = None
         try:
             session = await host_handshake(
-                channel, machine, self.hello_timeout, lambda: self.admission.prove(key)
+                channel, machine, self.hello_timeout, lambda: self._flown(key, machine)
             )
             returning = self.playing is not None
             self._admit(session, machine)
@@ -301,6 +307,19 @@ class Listener:
         else:
             self.known.check(session.hello.name, session.accept.key)  # checked in _admit
             self._first.set_result((channel, session))
+
+    def _evict(self, keys: list[Hashable]) -> None:
+        for key in keys:
+            if (evicted := self._channels.pop(key, None)) is not None:
+                evicted.abort()
+
+    def _flown(self, key: Hashable, machine: HostHandshake) -> None:
+        """The connection's hello and knock were read and its knock taken: from the first-flight
+        slots into the handshakes (a proven one for good), or refused if its source has its share."""
+        drop = self.admission.flown(key, machine.proven)
+        if drop is None:
+            raise PeerBusy(Text(N_("too many connections from this address at once")))
+        self._evict(drop)
 
     def _admit(self, session: Session, machine: HostHandshake) -> None:
         """Whether a confirmed joiner may play: once a match is on (or won), the one answer

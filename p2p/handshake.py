@@ -46,6 +46,7 @@ from engine import Rules
 from p2p.crypto import fingerprint, mac, mac_ok, sign, signature_ok, tagged_hash, verification_code
 from p2p.errors import (
     BadHandshakeSignature,
+    ConnectionClosed,
     FingerprintMismatch,
     HandshakeError,
     IdentityChanged,
@@ -240,6 +241,28 @@ def _exchange(secret: X25519PrivateKey, peer_eph: bytes) -> bytes:
         raise HandshakeError(Text(N_("the peer's ephemeral key is degenerate"))) from None
 
 
+ABORT_REASONS = frozenset(
+    {"incompatible", "invite", "fingerprint", "identity", "declined", "confirm", "busy", "protocol"}
+    | {"cheat", "forfeit", "quit", "lost", "pause"}
+)
+"""The reason codes of an ``abort`` (docs/protocol.md, "Abort reasons"): the only words of a clear
+one that are ever shown."""
+INCOMPATIBLE_HOST = N_(
+    "it runs another protocol version than this trumps {version} (protocol {ours}): "
+    "both must run compatible versions"
+)
+"""What a clear ``abort incompatible`` from the host is shown as (its own detail is not shown)."""
+
+
+def clear_abort(abort: PeerAborted, template: str) -> ConnectionClosed:
+    """A clear ``abort`` during the handshake, as a lost connection: nothing proves who sent it
+    (anyone on the path could), so its detail is never shown, only its reason code if it is one
+    of :data:`ABORT_REASONS` (``template`` has a ``{reason}`` field); a redial tries again."""
+    if abort.reason not in ABORT_REASONS:
+        return ConnectionClosed(Text(N_("the peer closed the connection")))
+    return ConnectionClosed(Text(template, reason=abort.reason))
+
+
 class _Machine:
     """What both sides share: the refusal to send when a step fails."""
 
@@ -302,11 +325,14 @@ class HostHandshake(_Machine):
         raise self._refuse("protocol", HandshakeError(Text(N_("a message after the handshake was complete"))))
 
     def declined(self, abort: PeerAborted) -> P2PError:
-        """What the joiner's ``abort`` means: :class:`RulesDeclined` for a decline (it may come from
-        anyone on the path, since nothing is authenticated yet), else the abort itself."""
+        """What the joiner's ``abort`` means. A sealed one (after the accept) is the joiner's own:
+        the abort itself. A clear one may come from anyone on the path, so none of its text is
+        shown: :class:`RulesDeclined` for a decline, else its reason code (:func:`clear_abort`)."""
+        if self._keys is not None:
+            return abort
         if abort.reason == "declined" and self.hello is not None:
             return RulesDeclined(Text(N_("{name} declined the rules"), name=self.hello.name))
-        return abort
+        return clear_abort(abort, N_("the connection was ended ({reason}) before the joiner proved who it is"))
 
     def admit(self) -> list[Action]:
         """Let the confirmed joiner in: the host's own confirmation."""
@@ -407,12 +433,19 @@ class JoinerHandshake(_Machine):
         return [Send(self.hello), Send(self.knock)]
 
     def aborted(self, abort: PeerAborted) -> P2PError:
-        """What the host's ``abort`` means (a protocol-2 host's "incompatible" names both versions)."""
+        """What the host's ``abort`` means. A sealed one (after the accept) is the host's own: the
+        abort itself, its detail shown. A clear one (before the offer) may come from anyone on the
+        path, so none of its text is shown: the host's two clear refusals in our own words
+        (another protocol version, no proof of the invite secret), any other reason code
+        as :func:`clear_abort`."""
+        if self._keys is not None:
+            return abort
         if abort.reason == "incompatible":
-            return IncompatiblePeer(Text(N_("the host refused: {detail}"), detail=abort.detail))
+            other = Text(INCOMPATIBLE_HOST, version=program_version(), ours=PROTOCOL)
+            return IncompatiblePeer(Text(N_("the host refused: {detail}"), detail=other))
         if abort.reason == "invite":
-            return InviteRefused(Text(N_("the host refused: {detail}"), detail=abort.detail))
-        return abort
+            return InviteRefused(Text(N_("the host refused: {detail}"), detail=Text(INVITE_REFUSAL)))
+        return clear_abort(abort, N_("the connection was ended ({reason}) before the host proved who it is"))
 
     def offered(self, message: Message) -> Terms:
         """Check the host's offer; the terms to accept or decline."""

@@ -2,24 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from p2p.admission import Admission, RefusalLog, source_of
 
 
-def test_a_source_gets_its_share_and_no_more() -> None:
+def _pending(admission: Admission, key: str | int, source: str) -> list[Hashable] | None:
+    """A LAN knock from ``source``: it arrives, and its first flight is read without the secret."""
+    admission.arrive(key, source)
+    return admission.flown(key, proven=False)
+
+
+def test_a_source_gets_its_share_of_pending_handshakes_and_no_more() -> None:
     admission = Admission(max_pending=16, max_per_source=4)
-    assert [admission.arrive(i, "192.0.2.1") for i in range(4)] == [[], [], [], []]
-    assert admission.arrive(4, "192.0.2.1") is None  # refused: the others' slots stay free
-    assert admission.arrive(5, "192.0.2.2") == []
+    assert [_pending(admission, i, "192.0.2.1") for i in range(4)] == [[], [], [], []]
+    assert _pending(admission, 4, "192.0.2.1") is None  # refused: the others' slots stay free
+    assert _pending(admission, 5, "192.0.2.2") == []
 
 
 def test_a_full_pool_drops_its_oldest_unproven_handshake_never_a_proven_one() -> None:
     admission = Admission(max_pending=3, max_per_source=4)
     admission.arrive("bob", "198.51.100.7")
-    admission.prove("bob")  # bob's knock proved the invite secret: he is reading the rules
+    admission.flown("bob", proven=True)  # bob's knock proved the invite secret: he is reading the rules
     for i in range(3):
-        admission.arrive(i, "192.0.2.1")
-    assert admission.arrive(3, "192.0.2.2") == [0]
-    assert admission.arrive(4, "192.0.2.3") == [1]
+        _pending(admission, i, "192.0.2.1")
+    assert _pending(admission, 3, "192.0.2.2") == [0]
+    assert _pending(admission, 4, "192.0.2.3") == [1]
     assert "bob" in admission and len(admission) == 4
 
 
@@ -27,12 +35,35 @@ def test_the_playing_peers_source_has_a_reserved_slot() -> None:
     """Another program behind the same address (or a flood from it) cannot keep the peer out: its
     newest connection replaces its oldest unproven one instead of being refused."""
     admission = Admission(max_pending=4, max_per_source=2, reserved="203.0.113.9")
-    assert admission.arrive("a", "203.0.113.9") == []
-    assert admission.arrive("b", "203.0.113.9") == []
-    assert admission.arrive("back", "203.0.113.9") == ["a"]
+    assert _pending(admission, "a", "203.0.113.9") == []
+    assert _pending(admission, "b", "203.0.113.9") == []
+    assert _pending(admission, "back", "203.0.113.9") == ["a"]
     for i in range(4):
-        admission.arrive(i, f"192.0.2.{i}")
+        _pending(admission, i, f"192.0.2.{i}")
     assert "back" in admission  # the pool made room from elsewhere
+
+
+def test_a_source_beyond_its_share_of_first_flight_slots_replaces_its_own_oldest() -> None:
+    """Before its first flight is read nothing is known of a connection, so a source's newest
+    one takes its own oldest one's slot: sharing an address with a flooder costs the friend only
+    the flooder's rate, never a refusal, and nobody else's slot."""
+    admission = Admission(max_arriving=8, max_per_source=2)
+    assert admission.arrive("other", "192.0.2.9") == []
+    assert [admission.arrive(i, "192.0.2.1") for i in range(5)] == [[], [], [0], [1], [2]]
+    assert "other" in admission and admission.arriving == 3
+
+
+def test_full_first_flight_slots_drop_the_busiest_networks_oldest_and_nothing_later() -> None:
+    admission = Admission(max_arriving=4, max_pending=4)
+    _pending(admission, "lan", "198.51.100.1")
+    admission.arrive("bob", "198.51.100.2")
+    admission.flown("bob", proven=True)
+    for i in range(4):
+        admission.arrive(i, f"192.0.2.{i}")  # one /24
+    assert admission.arrive("friend", "203.0.113.5") == [0]
+    assert admission.arrive("next", "203.0.113.6") == [1]  # still the /24 holding the most
+    assert all(key in admission for key in ("lan", "bob", "friend", "next"))
+    assert admission.flown(0, proven=True) is None  # dropped meanwhile: its late flight gets nothing
 
 
 def test_ipv6_sources_are_counted_per_64_and_mapped_ipv4_as_ipv4() -> None:
@@ -56,3 +87,8 @@ def test_refusals_held_back_are_counted_in_a_later_line() -> None:
     assert log.held(0.5) is None  # not yet: at most one line a second
     assert str(log.held(1.1)) == "refused 1 more connection"
     assert log.held(5.0) is None  # nothing left to tell
+
+
+def test_a_stage_held_by_the_reserved_source_alone_drops_its_oldest() -> None:
+    admission = Admission(max_arriving=2, max_per_source=4, reserved="203.0.113.9")
+    assert [admission.arrive(i, "203.0.113.9") for i in range(3)] == [[], [], [0]]

@@ -19,18 +19,21 @@ from hypothesis import strategies as st
 
 from cli.commands import verify as verify_command
 from engine import Rules
-from p2p.admission import Admission
+from p2p.admission import MAX_ARRIVING, Admission
 from p2p.channel import Channel
-from p2p.connect import Listener, join, listening_socket
+from p2p.connect import Listener, join, join_on, listening_socket
 from p2p.crypto import sign
 from p2p.errors import (
+    LINE_ERRORS,
     ConnectionClosed,
+    IncompatiblePeer,
     InviteRefused,
     P2PError,
     PeerAborted,
     PeerBusy,
     PeerTimeout,
     RecordError,
+    RulesDeclined,
     SlowFrame,
     WireError,
 )
@@ -61,11 +64,11 @@ async def _open_from(source: str, port: int, data: bytes = b"") -> asyncio.Strea
 
 
 def _listener(
-    root: Path, max_pending: int = 16, per_source: int = 4, **limits: float
+    root: Path, max_pending: int = 16, per_source: int = 4, arriving: int = MAX_ARRIVING, **limits: float
 ) -> tuple[Side, Listener, int]:
     ann = Side.make(root, "ann")
     sock = listening_socket("127.0.0.1", 0)
-    admission = Admission(max_pending=max_pending, max_per_source=per_source)
+    admission = Admission(max_pending=max_pending, max_per_source=per_source, max_arriving=arriving)
     listener = Listener(
         sock,
         ann.me,
@@ -86,7 +89,7 @@ def test_a_burst_of_hostile_connections_stays_bounded_and_the_friend_gets_in(tmp
     bob = Side.make(tmp_path, "bob")
 
     async def scenario() -> tuple[float, int, int]:
-        _, listener, port = _listener(tmp_path, max_pending=8, hello_timeout=5, deadline=5)
+        _, listener, port = _listener(tmp_path, max_pending=8, arriving=32, hello_timeout=5, deadline=5)
         async with listener:
             most = 0
             kinds = [b"", b"\x00\x00\x00\x40" + b"x", b"\xff\xff\xff\xff", b"\x00\x00\x00\x03\xc1\xc1\xc1"]
@@ -108,7 +111,7 @@ def test_a_burst_of_hostile_connections_stays_bounded_and_the_friend_gets_in(tmp
             return took, most, listener.refused_count
 
     took, most, refused = run(scenario())
-    assert most <= 8
+    assert most <= 32  # first-flight slots: none of these ever got further
     assert took < 2.0
     assert refused >= 100  # every hostile connection was turned away, none crashed the host
 
@@ -173,14 +176,16 @@ def test_silent_and_half_open_sockets_are_dropped(tmp_path: Path) -> None:
         async with listener:
             silent = await _open(port)  # connects, never speaks
             half = await _open(port, b"\x00\x00")  # half a header, then nothing (a vanished peer)
+            hello = Hello(proto=3, program="x", name="eve", eph=bytes(range(32)))
+            knockless = await _open(port, frame(encode(hello.to_wire())))  # the first flight's half
             await asyncio.sleep(0.6)
             assert not listener.pending
-            silent.transport.abort()
-            half.transport.abort()
+            for writer in (silent, half, knockless):
+                writer.transport.abort()
             refused.extend(_errors(listener))
 
     run(scenario())
-    assert [type(error) for error in refused] == [PeerTimeout, PeerTimeout]
+    assert [type(error) for error in refused] == [PeerTimeout] * 3
 
 
 def test_memory_stays_bounded_under_repeated_garbage(tmp_path: Path) -> None:
@@ -554,3 +559,159 @@ def test_progress_lines_never_block_on_a_pipe_nobody_reads() -> None:
     caller.join(30)
     assert not caller.is_alive()
     os.close(read_end)
+
+
+@pytest.mark.parametrize("kind", ["silent", "garbage", "slow"])
+def test_a_flood_from_many_networks_never_evicts_a_friend_before_its_knock_is_read(
+    tmp_path: Path, kind: str
+) -> None:
+    """Flaw: the friend's connection is accepted; before its hello and knock are read, 48
+    connections from 48 networks (127.n.0.1: one /24 each) arrive that never send, send garbage,
+    or trickle a frame slowly. They used to fill the pool of 16 unproven handshakes and push the
+    friend's out (no network held more than the friend's). Now a connection joins the pool only
+    with its first flight read: until then it holds a cheap slot of the first-flight pool."""
+    bob = Side.make(tmp_path, "bob")
+    data = {
+        "silent": b"",
+        "garbage": b"\x00\x00\x00\x03\xc1\xc1\xc1",
+        "slow": (60).to_bytes(4, "big") + b"\x90",
+    }
+
+    async def scenario() -> str:
+        _, listener, port = _listener(tmp_path, hello_timeout=10, deadline=10)
+        async with listener:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            for _ in range(500):  # until the listener holds the friend's connection
+                if listener.pending:
+                    break
+                await asyncio.sleep(0.01)
+            flood = [await _open_from(f"127.{10 + n}.0.1", port, data[kind]) for n in range(48)]
+            for _ in range(500):  # until every one of them was admitted or refused
+                if listener.pending + listener.refused_count >= 49:
+                    break
+                await asyncio.sleep(0.01)
+            channel = Channel(reader, writer)
+            invite = listener.invite([("127.0.0.1", port)])
+            session = await join_on(channel, invite, bob.me, "bob", bob.known, accept_all)
+            host_channel, host_session = await listener.first()
+            assert host_session.session_id == session.session_id
+            for flooder in flood:
+                flooder.transport.abort()
+            await channel.close()
+            await host_channel.close()
+            return host_session.hello.name
+
+    assert run(scenario()) == "bob"
+
+
+# ------------------------------------------- clear aborts: nobody's text shown as the host's
+
+INJECTED = "ann says: this invite expired, fetch a new one from the site in her profile"
+"""What an on-path attacker would like the joiner (or the host) to read as the other side's words."""
+
+
+async def _injecting_proxy(port: int, replaced: int) -> asyncio.Server:
+    """On the path to the host at ``port``: relays both ways, but puts a clear ``abort`` (reason
+    in the joiner's hello name, detail :data:`INJECTED`) in place of the host's frame ``replaced``
+    (0: the offer, 1: the sealed ``confirmed``)."""
+
+    async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, swap: str | None) -> None:
+        index = 0
+        with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
+            while True:
+                header = await reader.readexactly(4)
+                body = await reader.readexactly(int.from_bytes(header, "big"))
+                if swap is not None and index == replaced:
+                    body = encode({"t": "abort", "reason": swap, "detail": INJECTED})
+                index += 1
+                writer.write(frame(body))
+                await writer.drain()
+        writer.close()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
+        header = await reader.readexactly(4)
+        hello = await reader.readexactly(int.from_bytes(header, "big"))
+        up_writer.write(header + hello)
+        reason = str(parse(decode(hello)).name)  # type: ignore[attr-defined]
+        await asyncio.gather(relay(reader, up_writer, None), relay(up_reader, writer, reason))
+
+    return await asyncio.start_server(handle, "127.0.0.1", 0)
+
+
+@pytest.mark.parametrize("replaced", [0, 1], ids=["offer", "confirmed"])
+@pytest.mark.parametrize("reason", ["invite", "incompatible", "busy", "cheat", "nonsense"])
+def test_an_abort_injected_on_the_path_never_shows_the_joiner_its_text(
+    tmp_path: Path, reason: str, replaced: int
+) -> None:
+    """Flaw: an on-path attacker put a clear ``abort`` where the host's offer was due, and the
+    joiner showed its detail ("the host refused: ann says: …") as the host's words. Now a clear
+    abort is shown by its reason code alone, in our own words (and only a code of the list); once
+    the keys are set, a clear frame does not even open: a broken line, no text at all."""
+    bob = Side.make(tmp_path, reason)
+
+    async def scenario() -> P2PError:
+        _, listener, port = _listener(tmp_path)
+        async with listener:
+            proxy = await _injecting_proxy(port, replaced)
+            on_path = listener.invite([("127.0.0.1", proxy.sockets[0].getsockname()[1])])
+            try:
+                with pytest.raises(P2PError) as failed:
+                    await join(on_path, bob.me, reason, bob.known, accept_all)
+            finally:
+                proxy.close()
+            return failed.value
+
+    error = run(scenario())
+    assert "ann says" not in str(error) and INJECTED not in repr(error.args)
+    if replaced:
+        assert isinstance(error, LINE_ERRORS)
+    elif reason == "invite":
+        assert isinstance(error, InviteRefused)
+    elif reason == "incompatible":
+        assert isinstance(error, IncompatiblePeer)
+    else:
+        assert isinstance(error, ConnectionClosed) and (reason in str(error)) == (reason != "nonsense")
+
+
+@pytest.mark.parametrize("reason", ["declined", "fingerprint", "cheat", "nonsense"])
+def test_a_clear_abort_from_a_stranger_puts_no_text_of_its_own_in_the_hosts_log(
+    tmp_path: Path, reason: str
+) -> None:
+    """Flaw: a stranger's clear ``abort`` after its hello reached the host's refusal line with its
+    detail ("refused a connection from …: the peer ended the session (cheat): ann says …"). Now
+    the host names only the reason code (of the list) in its own words; a decline is "NAME
+    declined the rules"."""
+    hello = Hello(proto=3, program="x", name="eve", eph=bytes(range(32)))
+
+    async def scenario() -> P2PError:
+        _, listener, port = _listener(tmp_path)
+        async with listener:
+            abort = {"t": "abort", "reason": reason, "detail": INJECTED}
+            writer = await _open(port, frame(encode(hello.to_wire())) + frame(encode(abort)))
+            for _ in range(500):
+                if listener.refusals:
+                    break
+                await asyncio.sleep(0.01)
+            writer.transport.abort()
+            return _errors(listener)[0]
+
+    error = run(scenario())
+    assert "ann says" not in str(error)
+    if reason == "declined":
+        assert isinstance(error, RulesDeclined) and str(error) == "eve declined the rules"
+    else:
+        assert (reason in str(error)) == (reason != "nonsense")
+
+
+def test_a_clear_abort_injected_mid_match_is_a_broken_line_not_the_peers_word(tmp_path: Path) -> None:
+    """Someone on the path slips a clear ``abort cheat`` between the joiner's sealed frames mid-game:
+    the host opens it as a sealed frame, which it is not, so it is a line error (the kind a match
+    resumes from, with a way back: ``test_a_frame_that_fails_authentication_resumes``), never an
+    abort: its reason and text are not read. Check: every frame after the accept goes through
+    ``Sealer.open``."""
+    injected = frame(encode({"t": "abort", "reason": "cheat", "detail": INJECTED}))
+    host_report, _ = run(bot_duel(tmp_path, games=1, meddle=lambda i, f: [injected, f] if i == 3 else [f]))
+    assert isinstance(host_report.error, LINE_ERRORS) and host_report.end == "corrupted"
+    assert "ann says" not in str(host_report.error)
+    assert "ann says" not in host_report.record.read_text()

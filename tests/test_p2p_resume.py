@@ -393,8 +393,8 @@ def test_a_flood_while_resuming_after_a_cut_does_not_keep_the_joiner_out(tmp_pat
         writers, count = [], 0
         while not stop.is_set():
             if count == 30:
-                full.set()  # the pending pool has been full for a while
-            source = f"127.0.2.{1 + count % 40}"
+                full.set()  # each flooding address has filled its share of slots for a while
+            source = f"127.0.2.{1 + count % 5}"
             with contextlib.suppress(OSError):
                 _, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
                 writers.append(writer)

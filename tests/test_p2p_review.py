@@ -13,16 +13,18 @@ from pathlib import Path
 
 import pytest
 
-from p2p.admission import Admission, source_of
+from p2p.admission import MAX_ARRIVING, Admission, source_of
 from p2p.channel import Sealer
 from p2p.crypto import sign, tagged_hash
 from p2p.errors import (
     BadHandshakeSignature,
+    ConnectionClosed,
     HandshakeError,
     IdentityChanged,
     InviteRefused,
     MalformedFrame,
     P2PError,
+    PeerAborted,
     SchemaError,
     TamperedFrame,
 )
@@ -217,25 +219,30 @@ def test_one_source_however_its_address_is_written(address: str, source: str) ->
 
 def test_a_flood_from_other_sources_never_takes_the_reserved_slot() -> None:
     """The playing joiner's source keeps its slot while strangers from many /64s fill the pool again
-    and again. Check: ``Admission.arrive`` drops the oldest unproven handshake *not* from the reserved source."""
-    admission = Admission(reserved=source_of("2001:db8:0:1::5"))
-    assert admission.arrive("bob", source_of("2001:db8:0:1::5")) == []
-    for n in range(200):
-        assert admission.arrive(n, source_of(f"2001:db8:1:{n}::9")) is not None
-    assert "bob" in admission and len(admission) == 16
+    and again, in either stage. Check: ``_Stage.room`` drops the oldest *not* from the reserved source."""
+    back = source_of("2001:db8:0:1::5")
+    admission = Admission(reserved=back, max_arriving=16)
+    assert admission.arrive("bob", back) == []
+    assert admission.arrive("lan-bob", back) == [] and admission.flown("lan-bob", proven=False) == []
+    for n in range(201):
+        stranger = source_of(f"2001:db8:1:{n}::9")
+        admission.arrive(n, stranger)
+        if n % 2:  # half of them LAN knocks, pending
+            assert admission.flown(n, proven=False) is not None
+    assert "bob" in admission and "lan-bob" in admission
+    assert admission.arriving == 16 and len(admission) == 32
 
 
 def test_a_burst_from_four_addresses_cannot_evict_the_friend_before_its_knock_is_read() -> None:
     """Flaw: the friend's connection is unproven until its knock has been read, one event-loop turn
     or a round trip after it was accepted. 16 connections from just 4 addresses arriving meanwhile
     (one accept batch) dropped it, the oldest unproven one, so a sustained flood from 4 machines kept
-    the friend out. Now the pool makes room from the source holding the most pending handshakes
-    (oldest first there): a flood must come from at least 16 sources to push anyone else out."""
+    the friend out. Now each source beyond its share replaces its own oldest first-flight slot."""
     admission = Admission()
     admission.arrive("friend", source_of("198.51.100.7"))
     for n in range(64):
         admission.arrive(n, source_of(f"192.0.2.{n % 4}"))
-    assert "friend" in admission and len(admission) == 16
+    assert "friend" in admission and admission.arriving == 17
 
 
 def test_the_host_is_not_awarded_the_absence_of_a_joiner_that_could_claim_its_stall() -> None:
@@ -346,7 +353,7 @@ def test_a_burst_from_many_addresses_of_one_network_cannot_evict_the_friend(frie
     """The burst above, from 64 /64s of one /48 (or 64 addresses of one IPv4 /24), which one hosting
     account holds: each /64 is its own source (its own share), but the pool makes room out of the
     network holding the most. Check: :func:`p2p.admission.network_of` in ``Admission.arrive``."""
-    admission = Admission()
+    admission = Admission(max_arriving=16)
     admission.arrive("friend", source_of(friend))
     for n in range(64):
         admission.arrive(n, source_of(flood.format(n=n)))
@@ -389,3 +396,36 @@ def test_a_failed_append_leaves_no_torn_line_in_the_record(
     writer.close()
     verified = verify(writer.path.read_text())
     assert len(verified.match.links) == 10 and not verified.truncated
+
+
+def test_a_flood_from_many_networks_cannot_evict_the_friend_before_its_knock_is_read() -> None:
+    """Flaw: the pool of 16 unproven handshakes counted a connection from its accept, before its
+    first flight (hello + knock) was read. A flood from 16 networks or more (one connection each,
+    so no network holds more than the friend's) then dropped the oldest: 16 arrivals between the
+    friend's accept and the reading of its knock evicted it, whatever its proof."""
+    admission = Admission()
+    admission.arrive("friend", source_of("198.51.100.7"))
+    for n in range(40):
+        admission.arrive(n, source_of(f"10.{n}.0.1"))  # 40 /24s, one connection each
+    assert "friend" in admission
+    assert admission.flown("friend", proven=True) == []  # its knock proved the secret
+    for n in range(40, 1040):
+        admission.arrive(n, source_of(f"10.{n // 256}.{n % 256}.1"))
+    assert "friend" in admission and admission.arriving == MAX_ARRIVING  # bounded, and it stays
+
+
+def test_only_a_sealed_abort_is_shown_with_its_detail(tmp_path: Path) -> None:
+    """Before the accept an ``abort`` travels in clear and may come from anyone on the path: the
+    joiner shows its reason code only, in its own words. After it, the abort opened under the
+    host's sealing key (derived from its signed ephemeral key): the host's own, shown whole.
+    Check: ``self._keys`` in ``JoinerHandshake.aborted`` and ``HostHandshake.declined``."""
+    pair = Pair(tmp_path)
+    said = "ann did not let you in"
+    before = pair.joiner.aborted(PeerAborted("declined", said))
+    assert isinstance(before, ConnectionClosed) and said not in str(before) and "(declined)" in str(before)
+    pair.joiner.offered(pair.to_offer())
+    pair.host.receive(_sent(pair.joiner.accept())[0])
+    after = pair.joiner.aborted(PeerAborted("declined", said))
+    assert isinstance(after, PeerAborted) and after.detail == said
+    sealed = pair.host.declined(PeerAborted("confirm", "the host's key confirmation failed"))
+    assert isinstance(sealed, PeerAborted) and sealed.detail == "the host's key confirmation failed"
