@@ -8,6 +8,7 @@ a win scores 1, a draw 1/2. Budgets are per move. Commands::
     python benchmarks/ai.py speed --seconds 0.3
     python benchmarks/ai.py solve --seconds 0.3 --small --cards 8,10,12,14,16
     python benchmarks/ai.py horizon --positions 8 --budgets 0.5,2
+    python benchmarks/ai.py horizon --positions 12 --budgets 0.5,2 --before-end 4,10,20,40
     python benchmarks/ai.py tune --deals 40 --nodes 1500 --rounds 2
 
 Agents: ``random``, ``greedy`` (the one-ply baseline) and the levels of
@@ -23,10 +24,10 @@ import math
 import random
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, count, islice
 from pathlib import Path
 
 # Run as a script, this folder heads sys.path and this file would shadow the engine package.
@@ -290,35 +291,59 @@ def solve(args: argparse.Namespace) -> None:
         )
 
 
-def game_positions(
-    cards: Sequence[int], count: int, base: int, nodes: int
-) -> dict[int, list[tuple[Position, tuple[Position, ...]]]]:
-    """Positions from self-play games, with their history: for each N in ``cards``, the first
-    position of a game with N cards in both hands and a choice, from the first ``count`` games
-    that have one. The games are played by the alpha-beta search alone at ``nodes`` a move
-    (deterministic, and the same positions however the proofs change)."""
-    found: dict[int, list[tuple[Position, tuple[Position, ...]]]] = {n: [] for n in cards}
+Sample = list[tuple[Position, tuple[Position, ...]]]
+"""Positions from self-play games, each with the game's positions before it."""
 
-    def agent(position: Position, history: Sequence[Position], rng: random.Random) -> Move:
-        moves = position.legal_moves()
-        if len(moves) == 1:
-            return moves[0]
-        return search(position, history[:-1], nodes=nodes, proof_share=0).move
 
-    rng = random.Random(base)
-    index = 0
-    while any(len(found[n]) < count for n in cards) and index < 20 * count:
+def self_play_games(base: int, nodes: int) -> Iterator[Game]:
+    """The finished games of the deals of series ``base``, in order, played by the alpha-beta search
+    alone at ``nodes`` a move (deterministic, and the same games however the proofs change)."""
+    for index in count():
         seed, trumps = deal_spec(base, index)
-        index += 1
         game = Game(deal(seed, 0, trumps))
-        wanted = {n for n in cards if len(found[n]) < count}
         while game.result is None:
             position = game.position
+            moves = position.legal_moves()
+            game.play(moves[0] if len(moves) == 1 else search(position, game.positions[:-1], nodes=nodes, proof_share=0).move)
+        yield game
+
+
+def with_a_choice(game: Game, index: int) -> int | None:
+    """The last position at or before ``index`` in ``game`` where the mover has a choice of moves."""
+    for earlier in range(index, -1, -1):
+        if len(game.positions[earlier].legal_moves()) > 1:
+            return earlier
+    return None
+
+
+def positions_by_cards(cards: Sequence[int], count: int, base: int, nodes: int) -> dict[int, Sample]:
+    """For each N in ``cards``, the first position of a game with N cards in both hands (the other
+    36 - N on the pile) and a choice, from the first ``count`` games that have one."""
+    found: dict[int, Sample] = {n: [] for n in cards}
+    games = self_play_games(base, nodes)
+    for _ in range(20 * count):
+        if all(len(found[n]) >= count for n in cards):
+            break
+        game = next(games)
+        wanted = {n for n in cards if len(found[n]) < count}
+        for index, position in enumerate(game.positions[:-1]):
             held = hand_cards(position)
             if held in wanted and len(position.legal_moves()) > 1:
-                found[held].append((position, game.positions[:-1]))
+                found[held].append((position, game.positions[:index]))
                 wanted.discard(held)
-            game.play(agent(position, game.positions, rng))
+    return found
+
+
+def positions_before_the_end(moves: Sequence[int], count: int, base: int, nodes: int) -> dict[int, Sample]:
+    """For each M in ``moves``, from each of ``count`` games, the position M moves before the game's
+    end (or the last one before it with a choice), where the game is that long."""
+    found: dict[int, Sample] = {m: [] for m in moves}
+    for game in islice(self_play_games(base, nodes), count):
+        last = len(game.positions) - 1  # the final position, where nobody moves
+        for m in moves:
+            index = with_a_choice(game, last - m) if last >= m else None
+            if index is not None:
+                found[m].append((game.positions[index], game.positions[:index]))
     return found
 
 
@@ -328,19 +353,26 @@ def own_turns(history: Sequence[Position], player: int) -> list[int]:
 
 
 def horizon(args: argparse.Namespace) -> None:
-    """How often the search proves the value of positions from real games, by cards in hand."""
-    cards = [int(n) for n in args.cards.split(",")]
+    """How often the search proves the value of positions from real games, by cards in hand or by
+    moves before the end of the game."""
     budgets = sorted(float(b) for b in args.budgets.split(","))
     start = time.perf_counter()
-    found = game_positions(cards, args.positions, args.base, args.game_nodes)
+    if args.before_end:
+        rows = [int(m) for m in args.before_end.split(",")]
+        found = positions_before_the_end(rows, args.positions, args.base, args.game_nodes)
+        by, label = "by M moves before the end of the game", "M"
+    else:
+        rows = [int(n) for n in args.cards.split(",")]
+        found = positions_by_cards(rows, args.positions, args.base, args.game_nodes)
+        by, label = "by N cards in both hands", "N"
     warm = f", each after the player's {args.warm} turns before with one cache" if args.warm else ""
     print(
         f"positions from self-play ({args.game_nodes} nodes a move, series {args.base}), "
-        f"by N cards in both hands{warm}; generated in {time.perf_counter() - start:.0f} s"
+        f"{by}{warm}; generated in {time.perf_counter() - start:.0f} s"
     )
     header = "  ".join(f"proven in {b:g} s (draws)" for b in budgets)
-    print(f"   N  {header}  median time to proof  nodes/s")
-    for n in cards:
+    print(f"   {label}  {header}  median time to proof  nodes/s")
+    for n in rows:
         proofs: dict[float, list[tuple[float, int]]] = {b: [] for b in budgets}
         nodes = 0
         spent = 0.0
@@ -448,6 +480,11 @@ def main() -> None:
     sub.set_defaults(run=tune)
     sub = commands.add_parser("horizon", help="share of positions from real games the search proves")
     sub.add_argument("--cards", default="10,12,14,16,18,20,22,24", help="cards in both hands")
+    sub.add_argument(
+        "--before-end",
+        metavar="MOVES",
+        help="instead of by cards: by moves before the end of the game (e.g. 4,10,20,40)",
+    )
     sub.add_argument("--positions", type=int, default=8, help="positions for each number of cards")
     sub.add_argument("--budgets", default="0.5,2", help="thinking times, comma-separated")
     sub.add_argument("--game-nodes", type=int, default=2000, help="the games' node budget a move")

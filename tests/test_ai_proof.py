@@ -11,7 +11,7 @@ from engine import Game, Position, Rules
 from engine.ai import ProofCache, choose
 from engine.ai.board import move_of
 from engine.ai.proof import DRAW, LOSS, WIN, prove, safe_lead
-from engine.ai.search import MATE_BOUND, search
+from engine.ai.search import MATE, MATE_BOUND, search
 from tests.test_ai_exact import random_endgame, solve_all
 
 
@@ -113,6 +113,18 @@ def test_positions_from_real_games_get_their_exact_value(notation: str, value: i
     winner = position.turn if value == WIN else 1 - position.turn
     assert forces_win(position, winner, plies, {})
     assert not forces_win(position, winner, plies - 1, {})  # so the ply count is no loose bound
+
+
+def test_the_question_that_looks_cheaper_is_asked_first() -> None:
+    # Four moves from the end of a real game: 28 cards against 3, the side with 28 to move and lost
+    # in four choices. Its 351 moves make every try to win dear and vain; asking the two questions
+    # in turn at each depth, the proof spent 4 million nodes on that and never reached the loss.
+    position = Position.from_notation(
+        "QHAH6C/7S8S9STSJSQSKSAS6H7H8H9HJHKH6D7D8D9DTDJDQDKDAD7CJCQCKCAC/8CTC6STH9C HD 1"
+    )
+    proof = prove(position, nodes=300_000)
+    assert (proof.value, proof.length) == (LOSS, 4)
+    assert search(position, nodes=400_000, proof_share=0).score == -(MATE - 4)  # found independently
 
 
 @pytest.mark.parametrize("pickup", ["forced", "voluntary"])

@@ -9,6 +9,12 @@ one side attacks (wants the answer to go its way, a win for itself) and the
 other defends, and a leaf the search cannot settle — the depth ran out, or the
 line came back to a position on the search path — goes to the defender.
 
+The two questions deepen each on its own (iterative deepening, forced pick-ups
+cost no depth), and the one whose next iteration looks cheaper goes first: with
+thirty cards against three, trying to win for the thirty is dear and vain, while
+their loss may be four choices deep. Asking both at every depth in turn spent the
+budget on the first.
+
 Why that is exact, and what the table may keep:
 
 - *An attacker's success is a real forced win*, whatever the path: its proof
@@ -89,7 +95,8 @@ class Proof:
     length: int
     """For a win or a loss, the choices in the longest line of its proof."""
     depth: int
-    """The deepest iteration completed."""
+    """The depth (in choices) to which both questions were searched without an answer; a question
+    answered "no" with no horizon met counts as searched to any depth."""
     nodes: int
     losing: frozenset[int]
     """Move codes proven to lose (found on the way; not necessarily all of them)."""
@@ -335,32 +342,44 @@ def prove(
     value: int | None = None
     move = -1
     proof_length = 0
-    completed = 0
-    no_win = no_loss = False  # solved: the mover cannot win / cannot lose
+    # The two questions deepen each on its own, the one whose next iteration looks cheaper first:
+    # one is often far dearer than the other (a side with thirty cards trying in vain to win
+    # against three), and the cheap one alone may settle the value.
+    depths = {WIN: 1, DRAW: 1}  # the next depth of each question: a win? not a loss (at least a draw)?
+    expected = {WIN: 0, DRAW: 0}  # the nodes its next iteration is expected to take
+    took = {WIN: 0, DRAW: 0}  # the nodes its last iteration took
+    solved: set[int] = set()  # the questions answered "no" with no horizon met
     keeper = -1  # a move that is proven not to lose
     losing: set[int] = set()
     path.discard(root)  # the root itself is searched (a line coming back to it repeats it)
     try:
-        for depth in range(1, MAX_DEPTH + 1):
+        while open_questions := [q for q in (WIN, DRAW) if q not in solved and depths[q] <= MAX_DEPTH]:
+            b = min(open_questions, key=lambda q: (expected[q], -q))
             hit, taint = False, None
-            if not no_win:
-                if at_least(me, opp, pile, turn, 1, depth, 0):
-                    value, move, proof_length = WIN, table.get(root, _UNKNOWN)[6], length
-                    break
-                no_win = not hit
-            hit, taint = False, None
-            if not no_loss:
-                if not at_least(me, opp, pile, turn, 0, depth, 0):
-                    value, proof_length = LOSS, length
-                    break
-                no_loss = not hit
-                keeper = table.get(root, _UNKNOWN)[6]
-            if no_win and no_loss:
-                value, move = DRAW, keeper
+            before = count
+            answer = at_least(me, opp, pile, turn, b, depths[b], 0)
+            # An iteration costs about as many times the one before as that one did its own
+            # (bounded, so that one cheap start does not make the next look dear for ever).
+            last, took[b] = took[b], count - before
+            expected[b] = took[b] * min(16, max(2, took[b] // max(1, last)))
+            if b and answer:
+                value, move, proof_length = WIN, table.get(root, _UNKNOWN)[6], length
                 break
-            completed = depth
+            if not b and not answer:
+                value, proof_length = LOSS, length
+                break
+            if not hit:
+                solved.add(b)
+            if not b:
+                keeper = table.get(root, _UNKNOWN)[6]
+            depths[b] += 1
+        else:
+            if len(solved) == 2:
+                value, move = DRAW, keeper
     except _Aborted:
         pass
+    unsettled = [depths[q] - 1 for q in (WIN, DRAW) if q not in solved]
+    completed = min(unsettled) if unsettled else max(depths.values()) - 1
     if value is None or value == LOSS:
         losing = _losing_moves(position, table)
     return Proof(value, move, proof_length, completed, count, frozenset(losing))
