@@ -90,11 +90,14 @@ def skeleton(name: str) -> str:
 
     Unicode TR39's idea on the data of ``confusable-homoglyphs`` (Unicode's confusables
     table): compatibility forms folded (NFKC), invisible (default-ignorable) characters removed,
-    case folded, each non-ASCII character that has an ASCII look-alike replaced by it, and the
+    case folded, each non-ASCII character that has an ASCII look-alike replaced by it (a Latin
+    letter with a diacritic or a hook, or a small capital, by its plain letter), and the
     ASCII look-alikes of :data:`_ASCII_LOOK_ALIKES` made one, so that "b\\u043eb" (a Cyrillic
     o), "bob\\ufe0f" (a variation selector), "b0b" and "Bob" are all "bob".
 
     >>> skeleton("b\u043eb") == skeleton("bob\ufe0f") == skeleton("b0b") == skeleton("Bob") == "bob"
+    True
+    >>> skeleton("\u0299ob") == skeleton("\u0253ob") == "bob"  # a small capital B, a b with a hook
     True
     """
     visible = _INVISIBLE.sub("", unicodedata.normalize("NFKC", name))
@@ -125,8 +128,27 @@ def _latin_look_alikes(text: str) -> str:
             else confusables.is_confusable(char, preferred_aliases=["latin"], greedy=True)
         )
         homoglyphs = [g["c"] for item in found or [] for g in item["homoglyphs"] if g["c"].isascii()]
-        letters.append(homoglyphs[0] if homoglyphs else char)
+        letters.append(homoglyphs[0] if homoglyphs else _plain_latin(char))
     return "".join(letters)
+
+
+_LATIN_LETTER = re.compile(
+    r"LATIN (SMALL |CAPITAL )?LETTER (?:SMALL CAPITAL |DOTLESS |SCRIPT )?([A-Z]|ALPHA|IOTA)(?: WITH .+)?"
+)
+"""The Unicode names of Latin letters that look like a plain one: with a diacritic, a hook, a
+stroke or a bar (``WITH ...``), a small capital, dotless, script, and the Latin alpha and iota."""
+
+
+def _plain_latin(char: str) -> str:
+    """The plain ASCII letter a Latin letter looks like ("\u0299", a small capital B, is "b";
+    "\u0253", b with a hook, is "b"), or ``char`` itself. No confusables table has these: they
+    are letters of the Latin script itself."""
+    match = _LATIN_LETTER.fullmatch(unicodedata.name(char, ""))
+    if match is None:
+        return char
+    case, letter = match.groups()
+    plain = {"ALPHA": "A", "IOTA": "I"}.get(letter, letter)
+    return plain if case == "CAPITAL " else plain.lower()
 
 
 class KnownPeers:
