@@ -166,6 +166,15 @@ async def _silent() -> None:
     await asyncio.Event().wait()
 
 
+async def _host_against(host_end: Channel, ann: Side, secret: bytes, joiner: Coroutine[object, object, None]) -> object:
+    """Ann's host handshake on ``host_end`` while the ``joiner`` script plays the other end."""
+    script = asyncio.ensure_future(joiner)
+    try:
+        return await host_handshake(host_end, HostHandshake(ann.me, "ann", Terms(Rules()), secret))
+    finally:
+        script.cancel()
+
+
 @pytest.mark.parametrize(
     ("joiner_stops", "limit"),
     [
@@ -195,11 +204,7 @@ def test_the_host_waits_10_s_for_the_first_flight_30_s_for_later_messages_600_s_
                 await perform(join_end, joiner.accept()[:2])  # the accept, and no confirm
             await _silent()
 
-        script = asyncio.ensure_future(stopping())
-        try:
-            return await host_handshake(host_end, HostHandshake(ann.me, "ann", Terms(Rules()), secret))
-        finally:
-            script.cancel()
+        return await _host_against(host_end, ann, secret, stopping())
 
     at, error = _gave_up_at(work)
     assert at == limit and "did not send anything in time" in str(error)
@@ -256,11 +261,7 @@ def test_a_frame_body_is_due_within_30_s_of_its_header(tmp_path: Path) -> None:
             join_end.writer.write((100).to_bytes(4, "big"))
             await _silent()
 
-        script = asyncio.ensure_future(header_only())
-        try:
-            return await host_handshake(host_end, HostHandshake(ann.me, "ann", Terms(Rules()), secret))
-        finally:
-            script.cancel()
+        return await _host_against(host_end, ann, secret, header_only())
 
     at, error = _gave_up_at(work)
     assert at == 50.0 and isinstance(error, SlowFrame)
