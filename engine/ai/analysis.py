@@ -6,7 +6,10 @@ engine/ai/proof.py). A move whose position was won and is now drawn or lost
 (or drawn and now lost) is a *mistake*, and the move the search found keeps
 the value; where the values are not both proven the verdict is *estimated*,
 with the evaluation (in cards, from the mover's view) of the move played and
-of the best move found.
+of the best move found. An estimate whose best move found looks much better is
+graded (:attr:`Verdict.grade`) *doubtful* or an *estimated mistake*: a
+judgement of the evaluation, never a proof (the thresholds are measured by
+``benchmarks/coach.py``).
 
 :func:`analyze` yields one :class:`Verdict` a move, in order, so that a caller
 can show its progress and stop when it likes. With a node budget the verdicts
