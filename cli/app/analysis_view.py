@@ -100,7 +100,7 @@ def analysis_container(screen: GameScreen) -> Container:
     return replay_board(
         view.replay,
         [
-            text_window(view.status, Dimension(min=1, max=3), wrap_lines=True),
+            text_window(view.status, Dimension(min=1, max=4), wrap_lines=True),
             text_window(view.key_bar, 1, style="class:keybar"),
         ],
     )
