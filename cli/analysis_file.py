@@ -2,7 +2,9 @@
 
 ``trumps analyze`` and the analysis screen write it; ``trumps replay`` reads it back and shows
 each move's verdict. The JSON is also what ``trumps analyze --json`` prints: keys and verdict
-names in English, as the engine has them.
+names in English, as the engine has them. An estimate's ``grade`` (``doubtful``, ``estimated
+mistake`` or ``null``) is written for other programs but not read back: it follows from the
+estimates, so a file written before grades existed shows them too.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ def analysis_json(spec: str, verdicts: Iterable[Verdict], complete: bool) -> str
             "better": None if v.better is None else str(v.better),
             "played_estimate": v.played,
             "best_estimate": v.best,
+            "grade": v.grade,
         }
         for v in verdicts
     ]

@@ -3,29 +3,44 @@ what the hint found (F2)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from cli.i18n import _, ngettext
 from engine import Move
 from engine.ai import Advice
-from engine.ai.analysis import DRAW_TO_LOSS, ESTIMATED, FORCED, KEPT, WIN_TO_DRAW, WIN_TO_LOSS, Verdict
-from engine.ai.proof import DRAW, WIN
+from engine.ai.analysis import (
+    DOUBTFUL,
+    DRAW_TO_LOSS,
+    ESTIMATED,
+    ESTIMATED_MISTAKE,
+    FORCED,
+    KEPT,
+    WIN_TO_DRAW,
+    WIN_TO_LOSS,
+    Verdict,
+)
+from engine.ai.proof import DRAW, LOSS, WIN
 
 
 def verdict_words(verdict: Verdict, show: Callable[[Move], str] = str) -> str:
     """What the analysis says of the move: ``kept the win (proven)``, ``turned a win into a loss;
-    better: K♠,6♥ (proven)``, ``estimated -1.5 cards; best found: 7♦, +0.5``; moves by ``show``."""
+    better: K♠,6♥ (proven)``, ``doubtful (estimated): this move -1.5 cards; best found: 7♦, +0.5
+    cards``; moves by ``show``."""
     better = show(verdict.better) if verdict.better is not None else ""
     kind = verdict.kind
     if kind == FORCED:
         return _("forced")
     if kind == ESTIMATED:
+        label = {
+            None: _("estimated"),
+            DOUBTFUL: _("doubtful (estimated)"),
+            ESTIMATED_MISTAKE: _("estimated mistake (not proven)"),
+        }[verdict.grade]
+        best = _value_words(verdict.before, verdict.best)
         if verdict.better is None:
-            return _("estimated {played:+.1f} cards: the best move found").format(played=verdict.best or 0.0)
-        return _("estimated {played:+.1f} cards; best found: {move}, {best:+.1f}").format(
-            played=verdict.played if verdict.played is not None else 0.0,
-            move=better,
-            best=verdict.best or 0.0,
+            return _("{label}: {best}, the best move found").format(label=label, best=best)
+        return _("{label}: this move {played}; best found: {move}, {best}").format(
+            label=label, played=_value_words(verdict.after, verdict.played), move=better, best=best
         )
     if kind == KEPT:
         text = {1: _("kept the win"), 0: _("kept the draw"), -1: _("lost already")}[verdict.before or 0]
@@ -36,6 +51,36 @@ def verdict_words(verdict: Verdict, show: Callable[[Move], str] = str) -> str:
             DRAW_TO_LOSS: _("turned a draw into a loss; better: {move}"),
         }[kind].format(move=better)
     return _("{verdict} (proven)").format(verdict=text)
+
+
+def _value_words(value: int | None, cards: float | None) -> str:
+    """One side of an estimate: ``+1.5 cards``, or ``a proven win`` where the search proved it."""
+    if value is not None:
+        return {WIN: _("a proven win"), DRAW: _("a proven draw"), LOSS: _("a proven loss")}[value]
+    return _("{cards:+.1f} cards").format(cards=cards or 0.0)
+
+
+def marks_words(verdicts: Iterable[Verdict]) -> str:
+    """How many moves the coach marks: ``1 proven mistake, 3 doubtful moves (estimated)`` (the
+    proven mistakes always named, the estimates when there are some)."""
+    verdicts = list(verdicts)
+    proven = sum(verdict.mistake for verdict in verdicts)
+    estimated = sum(verdict.grade == ESTIMATED_MISTAKE for verdict in verdicts)
+    doubtful = sum(verdict.grade == DOUBTFUL for verdict in verdicts)
+    parts = [ngettext("{count} proven mistake", "{count} proven mistakes", proven).format(count=proven)]
+    if estimated:
+        parts.append(
+            ngettext(
+                "{count} estimated mistake", "{count} estimated mistakes", estimated
+            ).format(count=estimated)
+        )
+    if doubtful:
+        parts.append(
+            ngettext(
+                "{count} doubtful move (estimated)", "{count} doubtful moves (estimated)", doubtful
+            ).format(count=doubtful)
+        )
+    return ", ".join(parts)
 
 
 def advice_words(advice: Advice, show: Callable[[Move], str] = str) -> str:

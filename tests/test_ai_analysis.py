@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from itertools import islice
 
-from engine import Game, Position, deal
+from engine import Game, Move, Position, deal
 from engine.ai import analysis, choose
 from engine.ai.analysis import analyze
 from engine.ai.proof import DRAW, LOSS, WIN
@@ -72,3 +72,42 @@ def test_moves_beyond_the_proofs_are_estimated_with_the_evaluation() -> None:
     assert estimated and all(v.best is not None and v.played is not None for v in estimated)
     assert not any(v.proven for v in estimated)
     assert verdicts == list(islice(analyze(game, nodes=3_000), 3))  # deterministic with a node budget
+
+
+def _estimate(played: float, best: float, better: str | None = "7D") -> analysis.Verdict:
+    move = Move.parse("6D")
+    return analysis.Verdict(
+        0, 0, move, analysis.ESTIMATED, None, None, None if better is None else Move.parse(better), played, best
+    )
+
+
+def test_an_estimate_is_graded_by_how_far_the_best_move_found_looks_better() -> None:
+    doubtful, mistake = analysis.DOUBTFUL_DROP, analysis.MISTAKE_DROP
+    assert 0 < doubtful < mistake
+    assert _estimate(1.0, 1.0 + doubtful - 0.01).grade is None
+    assert _estimate(1.0, 1.0 + doubtful).grade == analysis.DOUBTFUL
+    assert _estimate(-2.0, -2.0 + mistake - 0.01).grade == analysis.DOUBTFUL
+    assert _estimate(-2.0, -2.0 + mistake).grade == analysis.ESTIMATED_MISTAKE
+    assert _estimate(-5.0, 5.0, better=None).grade is None  # the search's own move: only noise
+    proven = analysis.Verdict(0, 0, Move.parse("6D"), analysis.WIN_TO_LOSS, WIN, LOSS, Move.parse("7D"), None, None)
+    assert proven.grade is None and proven.mistake  # a proof is never graded as an estimate
+
+
+def test_the_grades_follow_the_estimates_of_a_real_game_and_never_claim_a_proof() -> None:
+    game = Game(deal(bytes([16]) * 32, 0, "SH"))
+    while game.result is None:
+        level = "easy" if game.position.turn == 0 else "medium"
+        game.play(choose(game.position, level, history=game.positions))
+    verdicts = list(analyze(game, nodes=3_000))
+    graded = [v for v in verdicts if v.grade is not None]
+    assert graded and verdicts == list(analyze(game, nodes=3_000))  # deterministic with a node budget
+    for verdict in verdicts:
+        assert verdict.kind != analysis.ESTIMATED or verdict.after != WIN  # a winning move proves the win
+        if verdict.grade is None:
+            continue
+        assert verdict.kind == analysis.ESTIMATED and not verdict.proven and not verdict.mistake
+        assert verdict.better is not None and verdict.better != verdict.move
+        assert verdict.better in game.positions[verdict.index].legal_moves()
+        drop = verdict.best - verdict.played  # type: ignore[operator]
+        wanted = analysis.ESTIMATED_MISTAKE if drop >= analysis.MISTAKE_DROP else analysis.DOUBTFUL
+        assert drop >= analysis.DOUBTFUL_DROP and verdict.grade == wanted

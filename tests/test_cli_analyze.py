@@ -12,7 +12,8 @@ import pytest
 
 from cli import main as cli_main
 from engine import Game, Position
-from engine.ai.analysis import analyze
+from engine.ai.analysis import DOUBTFUL, ESTIMATED_MISTAKE, analyze
+from tests.test_cli_coach import ESTIMATE_NODES, estimated_game
 
 MOVES = ("QH,KD", "take", "9H", "QH,TC", "take", "KD", "take", "8H")  # QH,KD throws the win away
 
@@ -95,7 +96,41 @@ def test_the_verdicts_as_json_for_one_player(record: Path, capsys: pytest.Captur
         "better": None,
         "played_estimate": None,
         "best_estimate": None,
+        "grade": None,
     }
+
+
+def _with_nodes(game: Game, players: Any, seconds: float, nodes: int | None = None) -> Iterator[Any]:
+    return analyze(game, players, nodes=ESTIMATE_NODES)  # deterministic, unlike the command's seconds
+
+
+def test_estimated_mistakes_and_doubtful_moves_in_text_and_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import engine.ai.analysis
+
+    game = estimated_game()
+    game.headers["Players"] = "Ann vs Bob"
+    path = tmp_path / "estimated.txt"
+    path.write_text(game.to_record(), encoding="utf-8")
+    verdicts = list(analyze(game, nodes=ESTIMATE_NODES))
+    graded = {v.index: v.grade for v in verdicts if v.grade is not None}
+    assert set(graded.values()) == {DOUBTFUL, ESTIMATED_MISTAKE}  # the game this test needs
+    monkeypatch.setattr(engine.ai.analysis, "analyze", _with_nodes)
+    assert cli_main.main(["analyze", str(path), "--no-save"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    labels = {DOUBTFUL: "doubtful (estimated): ", ESTIMATED_MISTAKE: "estimated mistake (not proven): "}
+    for index, grade in graded.items():
+        assert lines[index].split(" — ", 1)[1].startswith(labels[grade] + "this move ")
+    assert not any(line.endswith("(proven)") for line in lines if "estimated" in line)
+    proven = sum(v.mistake for v in verdicts)
+    doubtful = sum(grade == DOUBTFUL for grade in graded.values())
+    assert lines[-1].startswith(f"{proven} proven mistake") and lines[-1].endswith(
+        f", {doubtful} doubtful move{'s' * (doubtful > 1)} (estimated)"
+    )
+    assert cli_main.main(["analyze", str(path), "--no-save", "--json"]) == 0
+    moves = json.loads(capsys.readouterr().out)["moves"]
+    assert [m["grade"] for m in moves] == [v.grade for v in verdicts]
 
 
 def test_the_verdicts_speak_the_players_language(record: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,6 +4,7 @@ saved for the replay), the hint that says why, and the replay showing a saved an
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from pathlib import Path
 
@@ -16,9 +17,9 @@ from cli.app.replay import Replay, replay_application
 from cli.app.screen import GameScreen
 from cli.coach_words import advice_words, verdict_words
 from cli.commands.replay import _analysis
-from engine import Game, Move, Position
-from engine.ai import Advice, advise
-from engine.ai.analysis import WIN_TO_LOSS, analyze
+from engine import Game, Move, Position, deal
+from engine.ai import Advice, advise, choose
+from engine.ai.analysis import DOUBTFUL, ESTIMATED_MISTAKE, WIN_TO_LOSS, analyze
 from engine.ai.proof import DRAW, LOSS, WIN
 from tests.test_cli_app import (
     ENTER,
@@ -39,6 +40,7 @@ __all__ = ["homes"]  # the fixture: saved games and config in a temporary home
 F6, HOME, END, ESC = "\x1b[17~", "\x1b[H", "\x1b[F", "\x1b"
 MOVES = ("QH,KD", "take", "9H", "QH,TC", "take", "KD", "take", "8H")  # QH,KD throws the win away
 NODES = 20_000
+ESTIMATE_NODES = 3_000
 
 
 def lost_game() -> Game:
@@ -80,7 +82,7 @@ def test_the_analysis_opens_after_the_game_runs_and_is_saved(homes: Path) -> Non
     verdicts, played = seen["count"].split()
     assert verdicts == played and int(played) > 0  # a verdict on each of the player's moves
     assert seen["done"].startswith(" Analysis │") and re.search(
-        r"proven mistakes? in your|No proven mistake", seen["done"]
+        r"In your moves: \d+ proven mistakes?|No proven mistake and no doubtful move", seen["done"]
     )
     assert "Esc close" in seen["done"] and seen["typed"] == ""
     assert "Play again?" in seen["closed"]  # back to the game's end
@@ -110,11 +112,61 @@ def test_left_and_right_step_through_the_mistakes_on_the_board() -> None:
 
     run(session, script, SizedOutput(80, 24))
     summary, mistake, at_end, at_first = seen
-    assert "1 proven mistake in your moves: ←/→ go through it." in summary
+    assert "In your moves: 1 proven mistake. ←/→ go through it." in summary
     assert "Q♥ K♦ ??" in summary or "Q♥,K♦ ??" in summary  # the move log marks it
     assert "Move 1 of 8: You played" in mistake and "turned a win into a loss; better:" in mistake
-    assert "Mistake 1 of 1." in mistake
+    assert "Marked move 1 of 1: proven mistake." in mistake
     assert (at_end, at_first) == ("None", "0")
+
+
+def estimated_game() -> Game:
+    """A finished game of "You" (easy, seat 0) against medium, beyond the proofs of a small budget
+    for most of it: its verdicts are mostly estimates."""
+    game = Game(deal(bytes([16]) * 32, 0, "SH"), {"Players": "You vs AI (medium)"})
+    while game.result is None:
+        level = "easy" if game.position.turn == 0 else "medium"
+        game.play(choose(game.position, level, history=game.positions))
+    return game
+
+
+def test_estimated_mistakes_and_doubtful_moves_are_marked_as_estimates() -> None:
+    game = estimated_game()
+    graded = [v for v in analyze(game, (0,), nodes=ESTIMATE_NODES) if v.grade is not None]
+    assert {v.grade for v in graded} == {DOUBTFUL, ESTIMATED_MISTAKE}  # the game this test needs
+    session = ai_session(trump="S")
+    session.coach = Coach(seconds=None, nodes=ESTIMATE_NODES)
+    seen: list[str] = []
+
+    async def script(d: Driver) -> None:
+        await d.my_turn()
+        session.flow.game = game
+        await d.keys(F6)
+        await d.until(lambda: session.coach.complete)
+        seen.append(d.screen())
+        for _ in graded:
+            await d.keys(RIGHT)
+            seen.append(d.screen())
+
+    run(session, script, SizedOutput(100, 40))
+    summary, *steps = seen
+    doubtful = sum(v.grade == DOUBTFUL for v in graded)
+    estimated = len(graded) - doubtful
+    counts = (
+        f"0 proven mistakes, {estimated} estimated mistake{'s' * (estimated > 1)}, "
+        f"{doubtful} doubtful move{'s' * (doubtful > 1)} (estimated)"
+    )
+    assert f"In your moves: {counts}. ←/→ go through them." in " ".join(summary.split())
+    for number, (verdict, screen) in enumerate(zip(graded, steps, strict=True), 1):
+        mark, label = {
+            DOUBTFUL: ("?!", "doubtful (estimated): this move "),
+            ESTIMATED_MISTAKE: ("(?)", "estimated mistake (not proven): this move "),
+        }[verdict.grade]  # type: ignore[index]
+        assert f"Move {verdict.index + 1} of {len(game.moves)}: You played" in screen
+        assert f"{mark} {label}" in screen
+        assert f"Marked move {number} of {len(graded)}: estimate, not proven." in screen
+        log = [line for line in screen.splitlines() if re.search(rf"\b{verdict.index + 1} You ", line)]
+        assert log and log[0].rstrip().endswith(" " + mark)  # the move log marks it
+        assert "(proven)" not in screen  # an estimate never reads as a proof
 
 
 def test_the_hint_says_why() -> None:
@@ -150,7 +202,9 @@ def test_the_replay_shows_a_saved_analysis(homes: Path) -> None:
     save_analysis(str(record), analyze(game, (0,), nodes=NODES))
     verdicts, note = _analysis(str(record), game)
     assert sorted(verdicts) == [0, 2, 4, 6] and verdicts[0].kind == WIN_TO_LOSS
-    assert note == "With the coach's analysis: 1 mistake, marked ? in the moves."
+    assert note == (
+        "With the coach's analysis: 1 proven mistake; marked in the moves (? and ?? proven, (?) and ?! estimated)."
+    )
     replay = Replay(game, "lost.txt", verdicts=verdicts, note=note)
     seen: list[str] = []
 
@@ -168,9 +222,45 @@ def test_the_replay_shows_a_saved_analysis(homes: Path) -> None:
             await asyncio.wait_for(task, 5)
 
     asyncio.run(main())
-    assert "With the coach's analysis: 1 mistake" in seen[0]  # the note, wrapped in the table
+    assert "With the coach's analysis: 1 proven mistake" in seen[0]  # the note, wrapped in the table
     assert "?? turned a win into a loss; better:" in seen[1] and "(proven)" in seen[1]
     assert verdict_words(verdicts[2]) == "lost already (proven)"
+
+
+def test_the_replay_marks_the_estimates_of_an_older_saved_analysis(homes: Path) -> None:
+    game = estimated_game()
+    record = homes / "estimated.txt"
+    record.write_text(game.to_record(), encoding="utf-8")
+    analysed = list(analyze(game, (0,), nodes=ESTIMATE_NODES))
+    path = save_analysis(str(record), analysed)
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    assert {m["grade"] for m in saved["moves"]} == {None, DOUBTFUL, ESTIMATED_MISTAKE}
+    for move in saved["moves"]:
+        del move["grade"]  # as the files written before the grades were
+    path.write_text(json.dumps(saved), encoding="utf-8")
+    verdicts, note = _analysis(str(record), game)
+    assert list(verdicts.values()) == analysed  # the grades follow from the estimates read back
+    assert note.startswith("With the coach's analysis: 0 proven mistakes, 1 estimated mistake, ")
+    assert note.endswith("; marked in the moves (? and ?? proven, (?) and ?! estimated).")
+    mistake = next(v for v in analysed if v.grade == ESTIMATED_MISTAKE)
+    replay = Replay(game, "estimated.txt", verdicts=verdicts, note=note)
+    seen: list[str] = []
+
+    async def main() -> None:
+        with create_pipe_input() as pipe:
+            app = replay_application(replay, input=pipe, output=SizedOutput())
+            app.ttimeoutlen = 0.01
+            task = asyncio.ensure_future(app.run_async())
+            await asyncio.sleep(0.02)
+            pipe.send_text(RIGHT * (mistake.index + 1))
+            await asyncio.sleep(0.05)
+            seen.append(render(app))
+            pipe.send_text("q")
+            await asyncio.wait_for(task, 5)
+
+    asyncio.run(main())
+    assert f"Move {mistake.index + 1} of {len(game.moves)}" in seen[0]
+    assert "(?) estimated mistake (not proven): this move" in seen[0]
 
 
 def test_a_damaged_analysis_is_named_in_the_replay_not_fatal(homes: Path) -> None:
@@ -181,6 +271,11 @@ def test_a_damaged_analysis_is_named_in_the_replay_not_fatal(homes: Path) -> Non
     verdicts, note = _analysis(str(record), game)
     assert verdicts == {} and note.startswith("The coach's analysis cannot be shown: ")
     assert "lost.txt.analysis.json is not an analysis of this game" in note
+    save_analysis(str(record), analyze(game, (0,), nodes=NODES))
+    path = analysis_path(str(record))
+    path.write_text(path.read_text(encoding="utf-8").replace('"best_estimate": null', '"best_estimate": "lots"', 1))
+    verdicts, note = _analysis(str(record), game)
+    assert verdicts == {} and note.endswith("is not an analysis of this game ('lots' is not a number)")
 
 
 class FriendOpponent(ScriptedOpponent):
@@ -209,5 +304,5 @@ def test_in_a_duel_the_analysis_opens_once_the_game_is_over() -> None:
     run(session, script)
     playing, over, done = seen
     assert "F6" not in playing and "F6 Analysis" in over and "F3" not in over  # no undo in a duel
-    assert "No proven mistake in your 4 moves." in done  # seat 1's moves: take, QH,TC, KD, 8H
+    assert "No proven mistake and no doubtful move in your 4 moves." in done  # seat 1's moves: take, QH,TC, KD, 8H
     assert [v.player for v in session.coach.verdicts] == [1, 1, 1, 1]

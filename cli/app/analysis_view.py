@@ -1,6 +1,6 @@
 """The analysis screen over the game screen: the finished game on the replay's board, standing
-at one of the player's mistakes (←/→ go from one to the next), the verdicts in the move log,
-and the analysis' progress. It only reads the :class:`~cli.app.coach.Coach`."""
+at one of the player's marked moves (←/→ go from one to the next: proven mistakes, estimated
+mistakes, doubtful moves), the verdicts in the move log, and the analysis' progress. It only reads the :class:`~cli.app.coach.Coach`."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import Container, Dimension
 
 from cli.app.coach import Coach
-from cli.app.layout import text_window
+from cli.app.layout import join_lines, terminal_size, text_window, wrapped
 from cli.app.replay import Replay, replay_board
 from cli.app.screen import GameScreen
+from cli.coach_words import marks_words
 from cli.i18n import N_, _, ngettext
 
-KEYS = (("←/→", N_("mistakes")), ("Home/End", N_("first/end")), ("Esc", N_("close")))
+KEYS = (("←/→", N_("marked moves")), ("Home/End", N_("first/end")), ("Esc", N_("close")))
 BAR_CELLS = 20
 """The progress bar's width."""
 
@@ -32,7 +33,7 @@ class AnalysisView:
         return self.screen.coach
 
     def replay(self) -> Replay:
-        """The analysed game on the replay's board, at the mistake shown (or at the end), with the
+        """The analysed game on the replay's board, at the marked move shown (or at the end), with the
         verdicts so far."""
         game = self.coach.game
         assert game is not None
@@ -55,21 +56,30 @@ class AnalysisView:
             bar = "█" * filled + "░" * (BAR_CELLS - filled)
             text = _("Analysing your moves: {done} of {total} (Esc stops)").format(done=done, total=total)
             return [("class:thinking", f" {bar} "), ("class:muted", text)]
-        count = len(coach.mistakes())
-        if count == 0:
+        marked = coach.marked()
+        shown = coach.shown()
+        if not marked:
             text = ngettext(
-                "No proven mistake in your {total} move.", "No proven mistake in your {total} moves.", total
+                "No proven mistake and no doubtful move in your {total} move.",
+                "No proven mistake and no doubtful move in your {total} moves.",
+                total,
             ).format(total=total)
-        elif coach.at is None:
+        elif shown is None:
             text = ngettext(
-                "{count} proven mistake in your moves: ←/→ go through it.",
-                "{count} proven mistakes in your moves: ←/→ go through them.",
-                count,
-            ).format(count=count)
+                "In your moves: {marks}. ←/→ go through it.",
+                "In your moves: {marks}. ←/→ go through them.",
+                len(marked),
+            ).format(marks=marks_words(coach.verdicts))
         else:
-            text = _("Mistake {number} of {count}.").format(number=coach.at + 1, count=count)
-        note: StyleAndTextTuples = [("", "\n"), ("class:muted", " " + coach.note)] if coach.note else []
-        return [("class:result", " " + text), *note]
+            what = _("proven mistake") if shown.mistake else _("estimate, not proven")
+            text = _("Marked move {number} of {count}: {what}.").format(
+                number=(coach.at or 0) + 1, count=len(marked), what=what
+            )
+        width = terminal_size().columns
+        lines = wrapped("class:result", " ", text, width)
+        if coach.note:
+            lines += wrapped("class:muted", " ", coach.note, width)
+        return join_lines(lines)
 
     def key_bar(self) -> StyleAndTextTuples:
         """The analysis screen's keys, then help and quit."""
@@ -90,7 +100,7 @@ def analysis_container(screen: GameScreen) -> Container:
     return replay_board(
         view.replay,
         [
-            text_window(view.status, Dimension(min=1, max=2), wrap_lines=True),
+            text_window(view.status, Dimension(min=1, max=4), wrap_lines=True),
             text_window(view.key_bar, 1, style="class:keybar"),
         ],
     )
@@ -111,7 +121,7 @@ def analysis_bindings(screen: GameScreen) -> KeyBindings:
 
     @bindings.add("home", filter=showing)
     def _first(event: KeyPressEvent) -> None:
-        coach.at = 0 if coach.mistakes() else None
+        coach.at = 0 if coach.marked() else None
 
     @bindings.add("end", filter=showing)
     def _end(event: KeyPressEvent) -> None:

@@ -3,8 +3,9 @@
 A :class:`Coach` runs :func:`engine.ai.analysis.analyze` in a worker thread (the search takes
 seconds; the screen must stay live), takes each verdict as it comes, shows how far it is, and
 can be stopped at any verdict (Esc). When it is complete it is saved beside the game's record
-(:mod:`cli.analysis_file`) so that ``trumps replay`` shows it too. It also holds which mistake
-the board stands at: ←/→ go from one to the next. No prompt_toolkit here: the view
+(:mod:`cli.analysis_file`) so that ``trumps replay`` shows it too. It also holds which marked move
+(a proven mistake, an estimated mistake or a doubtful move) the board stands at: ←/→ go from one
+to the next. No prompt_toolkit here: the view
 (:mod:`cli.app.analysis_view`) only reads it.
 """
 
@@ -41,7 +42,7 @@ class Coach:
         self.note = ""
         """Where the analysis was saved, or why it could not be."""
         self.at: int | None = None
-        """The mistake the board stands at (an index of :meth:`mistakes`); ``None``: at the end."""
+        """The marked move the board stands at (an index of :meth:`marked`); ``None``: at the end."""
         self._stop = threading.Event()
         self._changed: Callable[[], None] = lambda: None
 
@@ -102,13 +103,14 @@ class Coach:
         self.open = False
         self.stop()
 
-    def mistakes(self) -> list[Verdict]:
-        """The verdicts that turned a win into a draw or a loss, or a draw into a loss."""
-        return [verdict for verdict in self.verdicts if verdict.mistake]
+    def marked(self) -> list[Verdict]:
+        """The verdicts the move log marks, in the game's order: the proven mistakes (a win turned
+        into a draw or a loss, a draw into a loss) and the estimates graded doubtful or mistaken."""
+        return [verdict for verdict in self.verdicts if verdict.mistake or verdict.grade is not None]
 
     def step(self, delta: int) -> None:
-        """←/→: stand at the previous or next mistake (from the end, ← goes to the last one)."""
-        count = len(self.mistakes())
+        """←/→: stand at the previous or next marked move (from the end, ← goes to the last one)."""
+        count = len(self.marked())
         if not count:
             return
         if self.at is None:
@@ -117,8 +119,8 @@ class Coach:
             self.at = max(0, min(count - 1, self.at + delta))
 
     def shown(self) -> Verdict | None:
-        """The mistake the board stands at."""
-        mistakes = self.mistakes()
-        if self.at is None or not mistakes:
+        """The marked move the board stands at."""
+        marked = self.marked()
+        if self.at is None or not marked:
             return None
-        return mistakes[min(self.at, len(mistakes) - 1)]
+        return marked[min(self.at, len(marked) - 1)]

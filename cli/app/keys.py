@@ -61,7 +61,7 @@ COMMAND_KEYS = (
     CommandKey(
         ("f6",),
         N_("Analysis"),
-        N_("after a game: the coach's verdict on each of your moves (←/→ go through the mistakes)"),
+        N_("after a game: the coach's verdict on each of your moves (←/→ go through the mistakes and doubtful moves)"),
         GameScreen.analyze,
         shown=lambda screen: screen.flow.game is not None and screen.flow.game.result is not None,
     ),

@@ -32,7 +32,7 @@ from cli.coach_words import verdict_words
 from cli.i18n import N_, _, ngettext
 from cli.reasons import reason_words
 from engine import Game, Outcome
-from engine.ai.analysis import WIN_TO_LOSS, Verdict
+from engine.ai.analysis import DOUBTFUL, ESTIMATED_MISTAKE, WIN_TO_LOSS, Verdict
 from engine.game import result_text
 
 KEYS = (("←/→", N_("step")), ("PgUp/PgDn", N_("10 moves")), ("Home/End", N_("start/end")), ("q", N_("quit")))
@@ -48,11 +48,17 @@ def outcome_words(outcome: Outcome | None) -> str:
 
 
 def verdict_mark(verdict: Verdict) -> str:
-    """The move log's mark of a mistake, as chess has it: ``??`` for a win turned into a loss,
-    ``?`` for the others, nothing for a good move."""
-    if not verdict.mistake:
-        return ""
-    return "??" if verdict.kind == WIN_TO_LOSS else "?"
+    """The move log's mark, as chess has it: ``??`` a win turned into a loss, ``?`` the other
+    proven mistakes; for an estimate, ``(?)`` an estimated mistake (in brackets: never read as
+    the proven ``?``) and ``?!`` a doubtful move; nothing for the others."""
+    if verdict.mistake:
+        return "??" if verdict.kind == WIN_TO_LOSS else "?"
+    return {ESTIMATED_MISTAKE: "(?)", DOUBTFUL: "?!", None: ""}[verdict.grade]
+
+
+def mark_style(verdict: Verdict) -> str:
+    """The mark's style: a proven mistake's is the error's, an estimate's its own, milder."""
+    return "class:message.error" if verdict.mistake else "class:verdict.estimate"
 
 
 class Replay:
@@ -131,21 +137,22 @@ class Replay:
             lines += wrapped("class:muted", " ", self.note, width)
         if verdict is not None:
             words = verdict_words(verdict, lambda move: move_text(move, self.ascii))
-            style = "class:message.error" if verdict.mistake else "class:muted"
-            lines += wrapped(style, f" {verdict_mark(verdict) or '·'} ", words, width)
+            mark = verdict_mark(verdict)
+            lines += wrapped(mark_style(verdict) if mark else "class:muted", f" {mark or '·'} ", words, width)
         if self.step == total:
             result = _("Result: {result}").format(result=outcome_words(self.game.result))
             lines += wrapped("class:result", " ", result, width)
         return join_lines(lines)
 
     def history(self) -> list[Line]:
-        """The moves up to this one, mistakes marked ``?`` (``??``: a win turned into a loss)."""
+        """The moves up to this one, each marked by :func:`verdict_mark`."""
         lines = move_log(self.game, self.names, self.ascii, upto=self.step)
         first = self.step - len(lines)  # the log ends at this step, and may leave out the oldest moves
         for ply, line in enumerate(lines, first):
             verdict = self.verdicts.get(ply)
-            if verdict is not None and verdict.mistake:
-                line.append(("class:message.error", " " + verdict_mark(verdict)))
+            mark = "" if verdict is None else verdict_mark(verdict)
+            if verdict is not None and mark:
+                line.append((mark_style(verdict), " " + mark))
         return lines
 
     def key_bar(self) -> StyleAndTextTuples:

@@ -87,6 +87,7 @@ _CHROME = [
     ("history.player1", "#d7af87"),
     ("message", "#d0d0d0"),
     ("message.error", "#ff5f5f bold"),
+    ("verdict.estimate", "#ffaf5f"),
     ("chat", "#87afd7 italic"),
     ("chat.old", "#6c8ca8 italic"),
     ("connection", "#ffaf5f"),

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from cli.i18n import N_, _, ngettext
+from cli.i18n import N_, _
 
 if TYPE_CHECKING:
     from engine import Game
@@ -90,8 +90,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(analysis_json(args.file, verdicts, complete=True))
     else:
-        mistakes = sum(v.mistake for v in verdicts)
-        print(ngettext("{count} proven mistake", "{count} proven mistakes", mistakes).format(count=mistakes))
+        from cli.coach_words import marks_words
+
+        print(marks_words(verdicts))
     if args.save:
         _save(args.file, verdicts, quiet=args.json)
     return 0

@@ -68,7 +68,7 @@ def _analysis(spec: str, game: Game) -> tuple[dict[int, Verdict], str]:
     """The coach's saved verdicts on the game, and what to say of them at the deal."""
     from cli import storage
     from cli.analysis_file import analysis_path, load_analysis
-    from cli.i18n import ngettext
+    from cli.coach_words import marks_words
 
     try:
         verdicts = load_analysis(analysis_path(spec), game)
@@ -76,10 +76,5 @@ def _analysis(spec: str, game: Game) -> tuple[dict[int, Verdict], str]:
         return {}, _("The coach's analysis cannot be shown: {error}").format(error=exc)
     if not verdicts:
         return {}, ""
-    mistakes = sum(verdict.mistake for verdict in verdicts.values())
-    text = ngettext(
-        "With the coach's analysis: {count} mistake, marked ? in the moves.",
-        "With the coach's analysis: {count} mistakes, marked ? in the moves.",
-        mistakes,
-    )
-    return verdicts, text.format(count=mistakes)
+    text = _("With the coach's analysis: {marks}; marked in the moves (? and ?? proven, (?) and ?! estimated).")
+    return verdicts, text.format(marks=marks_words(verdicts.values()))

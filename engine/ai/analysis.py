@@ -6,7 +6,10 @@ engine/ai/proof.py). A move whose position was won and is now drawn or lost
 (or drawn and now lost) is a *mistake*, and the move the search found keeps
 the value; where the values are not both proven the verdict is *estimated*,
 with the evaluation (in cards, from the mover's view) of the move played and
-of the best move found.
+of the best move found. An estimate whose best move found looks much better is
+graded (:attr:`Verdict.grade`) *doubtful* or an *estimated mistake*: a
+judgement of the evaluation, never a proof (the thresholds are measured by
+``benchmarks/coach.py``).
 
 :func:`analyze` yields one :class:`Verdict` a move, in order, so that a caller
 can show its progress and stop when it likes. With a node budget the verdicts
@@ -43,6 +46,18 @@ FORCED = "forced"
 """The only legal move."""
 MISTAKES = (WIN_TO_DRAW, WIN_TO_LOSS, DRAW_TO_LOSS)
 
+DOUBTFUL = "doubtful"
+"""An estimate's grade: the best move found looks better than the one played by at least
+:data:`DOUBTFUL_DROP` cards (chess's "dubious move"); never a proof."""
+ESTIMATED_MISTAKE = "estimated mistake"
+"""An estimate's grade: the best move found looks better by at least :data:`MISTAKE_DROP` cards
+(a mistake by the evaluation, not a proven one)."""
+DOUBTFUL_DROP = 2.5
+"""In cards. Measured (``benchmarks/coach.py``, docs/ai.md): two searches of one position disagree
+by this much in 1-2% of the estimated moves, and 6-9% of them drop this much or more."""
+MISTAKE_DROP = 5.0
+"""In cards: the worst 3-4% of the estimated moves."""
+
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
@@ -75,6 +90,25 @@ class Verdict:
     def mistake(self) -> bool:
         """Whether the move turned a win into a draw or a loss, or a draw into a loss."""
         return self.kind in MISTAKES
+
+    @property
+    def grade(self) -> str | None:
+        """For an estimate whose best move found looks better than the one played by
+        :data:`MISTAKE_DROP` cards or more: :data:`ESTIMATED_MISTAKE`; by :data:`DOUBTFUL_DROP`
+        or more: :data:`DOUBTFUL`; otherwise (and for every proven verdict) ``None``.
+
+        >>> six, seven = Move.parse("6D"), Move.parse("7D")
+        >>> Verdict(0, 0, six, ESTIMATED, None, None, seven, -1.5, 4.0).grade
+        'estimated mistake'
+        >>> Verdict(0, 0, six, ESTIMATED, None, None, seven, -1.5, 1.5).grade
+        'doubtful'
+        >>> Verdict(0, 0, six, ESTIMATED, None, None, None, -1.5, 4.0).grade is None  # its own move
+        True
+        """
+        if self.kind != ESTIMATED or self.better is None or self.played is None or self.best is None:
+            return None
+        drop = self.best - self.played
+        return ESTIMATED_MISTAKE if drop >= MISTAKE_DROP else DOUBTFUL if drop >= DOUBTFUL_DROP else None
 
 
 def analyze(
@@ -123,6 +157,8 @@ def analyze(
         better = before_result.move if before_result.move is not move else None
         if before is not None and after is None and (before == LOSS or better is None):
             after = before  # a lost position stays lost; the proof's own move keeps the value
+        if before is None and after == WIN:
+            before = WIN  # a move that wins proves the position before it won
         if before is not None and after is not None:
             kind = KEPT if after >= before else _MISTAKE[before, after]
             yield Verdict(
