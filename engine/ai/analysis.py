@@ -104,11 +104,16 @@ class Verdict:
         'doubtful'
         >>> Verdict(0, 0, six, ESTIMATED, None, None, None, -1.5, 4.0).grade is None  # its own move
         True
+        >>> Verdict(0, 0, six, ESTIMATED, WIN, None, seven, 1.5, 999.9).grade  # it may win as well
+        'doubtful'
         """
         if self.kind != ESTIMATED or self.better is None or self.played is None or self.best is None:
             return None
         drop = self.best - self.played
-        return ESTIMATED_MISTAKE if drop >= MISTAKE_DROP else DOUBTFUL if drop >= DOUBTFUL_DROP else None
+        if drop >= MISTAKE_DROP and self.before != WIN:
+            return ESTIMATED_MISTAKE
+        # Leaving a proven win for a move not proven is doubtful at most: that move may win too.
+        return DOUBTFUL if drop >= DOUBTFUL_DROP else None
 
 
 def analyze(
