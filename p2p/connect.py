@@ -199,6 +199,9 @@ class Listener:
         self._channels: dict[Hashable, Channel] = {}
         self._interrupt: Callable[[], None] = lambda: None
         self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        """The handshakes running, one task a connection."""
+        self._closed = False
 
     def invite(self, addresses: list[Address]) -> Invite:
         """The invite for this listener: ``addresses``, the host's fingerprint, the secret."""
@@ -210,12 +213,16 @@ class Listener:
         return len(self.admission)
 
     async def __aenter__(self) -> Listener:
-        self._server = await asyncio.start_server(self._handle, sock=self.sock, backlog=ACCEPT_BATCH)
+        self._server = await asyncio.start_server(self._accepted, sock=self.sock, backlog=ACCEPT_BATCH)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        self._closed = True
         if self._server is not None:
             self._server.close()
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         if self._summary is not None:
             self._summary.cancel()
         for channel in list(self._channels.values()):
@@ -257,9 +264,19 @@ class Listener:
         if line is not None:
             self.refused(line)
 
+    def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """A new connection: its handshake in a task of our own, which closing the listener ends
+        (a task asyncio's server made would outlive it: pending at the program's end, destroyed
+        with a message on the terminal). One accepted after closing is dropped at once."""
+        if self._closed:
+            writer.transport.abort()
+            return
+        task = asyncio.get_running_loop().create_task(self._handle(reader, writer))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        # A task nobody awaits: cancelled at the program's end (Ctrl-C at the host's question),
-        # it must end quietly (Python 3.11's stream callback logs a cancelled one as an error).
+        # Cancelled when the listener closes (or at the program's end), it ends quietly.
         with contextlib.suppress(asyncio.CancelledError):
             await self._serve(reader, writer)
 

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import json
 import re
+import socket
 import time
 import tracemalloc
 from pathlib import Path
@@ -166,6 +167,35 @@ def test_a_slow_sender_is_cut_off_per_frame_not_per_byte(tmp_path: Path) -> None
     took = run(scenario())
     assert isinstance(refused[0], SlowFrame) and "within 0.4 s of its header" in str(refused[0])
     assert took < 1.5
+
+
+def test_closing_the_listener_under_a_flood_leaves_no_handshake_behind(tmp_path: Path) -> None:
+    """A flood still arriving when the host stops (the match over, Ctrl-C): every connection
+    accepted so far, its handshake task started or not, ends with the listener, quietly. A task
+    left pending is cancelled at the program's end at best, or destroyed pending with a message
+    on the terminal; the event loop reports nothing either."""
+    reported: list[dict[str, object]] = []
+
+    async def scenario() -> list[asyncio.Task[object]]:
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: reported.append(context))
+        _, listener, port = _listener(tmp_path)
+        socks = []
+        async with listener:
+            for n in range(60):
+                sock = socket.socket()
+                sock.setblocking(False)
+                sock.connect_ex(("127.0.0.1", port))  # the kernel completes it: accepted at the next turns
+                socks.append(sock)
+                if n % 20 == 19:
+                    await asyncio.sleep(0)
+        await asyncio.sleep(0.05)  # what was queued meanwhile runs now
+        left = [task for task in asyncio.all_tasks() if "Listener" in getattr(task.get_coro(), "__qualname__", "")]
+        for sock in socks:
+            sock.close()
+        return left
+
+    assert run(scenario()) == []
+    assert reported == []
 
 
 def test_silent_and_half_open_sockets_are_dropped(tmp_path: Path) -> None:
