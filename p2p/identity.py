@@ -133,10 +133,13 @@ def _latin_look_alikes(text: str) -> str:
 
 
 _LATIN_LETTER = re.compile(
-    r"LATIN (SMALL |CAPITAL )?LETTER (?:SMALL CAPITAL |DOTLESS |SCRIPT )?([A-Z]|ALPHA|IOTA)(?: WITH .+)?"
+    r"LATIN (SMALL |CAPITAL )?LETTER (?:SMALL CAPITAL |DOTLESS |SCRIPT |BARRED |OPEN )?"
+    r"([A-Z]|ALPHA|BETA|IOTA|TONE SIX)(?: WITH .+)?"
 )
 """The Unicode names of Latin letters that look like a plain one: with a diacritic, a hook, a
-stroke or a bar (``WITH ...``), a small capital, dotless, script, and the Latin alpha and iota."""
+stroke or a bar (``WITH ...``), a small capital, dotless, script, barred or open, and the Latin
+alpha, beta, iota and tone six (a, b, i, b)."""
+_LATIN_NAMED = {"ALPHA": "A", "BETA": "B", "IOTA": "I", "TONE SIX": "B"}
 
 
 def _plain_latin(char: str) -> str:
@@ -147,7 +150,7 @@ def _plain_latin(char: str) -> str:
     if match is None:
         return char
     case, letter = match.groups()
-    plain = {"ALPHA": "A", "IOTA": "I"}.get(letter, letter)
+    plain = _LATIN_NAMED.get(letter, letter)
     return plain if case == "CAPITAL " else plain.lower()
 
 

@@ -346,8 +346,18 @@ def test_ascii_look_alikes_of_a_known_name_meet_its_key(tmp_path: Path, known: s
 
 @pytest.mark.parametrize(
     ("known", "look_alike"),
-    [("bob", "\u0299ob"), ("bob", "\u0253ob"), ("bob", "b\u1d0fb"), ("dave", "\u0257ave"), ("ann", "\u0251nn")],
-    ids=["small-capital-b", "b-with-hook", "small-capital-o", "d-with-hook", "alpha"],
+    [
+        ("bob", "\u0299ob"),
+        ("bob", "\u0253ob"),
+        ("bob", "b\u1d0fb"),
+        ("dave", "\u0257ave"),
+        ("ann", "\u0251nn"),
+        ("bob", "b\u0275b"),
+        ("bob", "\u0185ob"),
+        ("bob", "\ua7b5ob"),
+        ("bob", "b\u0254b"),
+    ],
+    ids=["small-capital-b", "b-with-hook", "small-capital-o", "d-with-hook", "alpha", "barred-o", "tone-six", "beta", "open-o"],
 )
 def test_latin_look_alikes_of_a_known_name_meet_its_key(tmp_path: Path, known: str, look_alike: str) -> None:
     """Flaw: letters of the Latin script itself that look like plain ones (a small capital, a
