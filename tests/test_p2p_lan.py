@@ -429,3 +429,36 @@ def test_a_lan_joiners_decline_names_nobody(tmp_path: Path) -> None:
     error = pair.host.declined(PeerAborted("declined", "ann says: fetch a new invite"))
     assert isinstance(error, ConnectionClosed) and "(declined)" in str(error)
     assert "bob" not in str(error) and "ann says" not in str(error)
+
+
+async def _reading_the_rules(ann: Side, port: int, source: str, side: Side) -> Channel:
+    """A LAN joiner from ``source`` that got the host's offer and is reading the rules."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    channel = Channel(reader, writer)
+    machine = JoinerHandshake(side.me, side.name, ann.me.fingerprint, LAN_SECRET, side.known)
+    await perform(channel, machine.start())
+    machine.offered(await channel.recv(5))
+    return channel
+
+
+def test_a_lan_knock_beyond_the_pending_bounds_is_closed_with_no_answer(tmp_path: Path) -> None:
+    """docs/protocol.md, "Checks, in order" (2b): a fifth pending handshake from one source gets
+    no offer and no ``abort``, only a closed connection, and so does a pending one dropped to make
+    room for a newer one (16 pending at most)."""
+    eve = Side.make(tmp_path, "eve")
+
+    async def scenario() -> tuple[P2PError | None, P2PError]:
+        ann, listener, port = _host(tmp_path, Person(answer=True))
+        async with listener:
+            held = [await _reading_the_rules(ann, port, "127.0.0.5", eve) for _ in range(4)]
+            fifth = await _join_from(ann, port, "127.0.0.5", eve)
+            held += [await _reading_the_rules(ann, port, f"127.0.1.{n}", eve) for n in range(1, 13)]
+            held.append(await _reading_the_rules(ann, port, "127.0.2.1", eve))  # the 17th pending
+            with pytest.raises(P2PError) as dropped:
+                await held[4].recv(5)  # 127.0.1.1's: the oldest of the network holding the most
+            for channel in held:
+                channel.abort()
+            return fifth, dropped.value
+
+    fifth, dropped = run(scenario())
+    assert isinstance(fifth, ConnectionClosed) and isinstance(dropped, ConnectionClosed)
