@@ -34,6 +34,7 @@ the security argument.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 
@@ -72,8 +73,11 @@ LAN_SECRET = b""
 has it, so a host takes such a knock only while it asks its person (docs/protocol.md, "The LAN knock")."""
 
 
+@functools.cache
 def program_version() -> str:
-    """This program's version, as the handshake announces it."""
+    """This program's version, as the handshake announces it (read once: reading the package's
+    metadata takes about a quarter of a millisecond, and a stranger's hello of another protocol
+    version asks for it)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
