@@ -82,6 +82,8 @@ class _Stage:
 
     capacity: int
     per_source: int
+    """Members at most from one source: fewer than ``capacity``, so that a full stage always holds
+    someone besides the reserved source to drop for a newcomer."""
     evict_own: bool
     """Whether a source beyond its share replaces its own oldest (else its newest is refused)."""
     _sources: dict[Hashable, str] = field(default_factory=dict)
@@ -90,6 +92,10 @@ class _Stage:
     """The network of each source present."""
     _crowd: collections.Counter[str] = field(default_factory=collections.Counter)
     """Members per network."""
+
+    def __post_init__(self) -> None:
+        if not 0 < self.per_source < self.capacity:
+            raise ValueError(f"a stage of {self.capacity} needs a share per source below it, not {self.per_source}")
 
     def room(self, source: str, reserved: str | None) -> list[Hashable] | None:
         """The members to drop so that one more from ``source`` fits; ``None``: it is refused."""
@@ -103,9 +109,7 @@ class _Stage:
         if spared:
             crowd = collections.Counter(crowd)
             crowd[self._networks[str(reserved)]] -= len(spared)
-        most = max(crowd.values())
-        if not most:  # every member is the reserved source's
-            return [next(iter(self._sources))]
+        most = max(crowd.values())  # > 0: the reserved source holds per_source < capacity at most
         # the oldest of the network holding the most: a flood makes room out of itself
         return [next(k for k, s in self._sources.items() if k not in spared and crowd[self._networks[s]] == most)]
 
@@ -146,9 +150,11 @@ class Admission:
     hundred bytes) until its hello and knock are read, at most :data:`MAX_ARRIVING` in all and
     :data:`MAX_PER_SOURCE` per source, a source beyond its share replacing its own oldest. Once
     its first flight is read (:meth:`flown`), a knock that proved the invite secret is never
-    dropped; any other handshake still going on (a LAN knock) is *pending*: at most
-    :data:`MAX_PENDING` of those, :data:`MAX_PER_SOURCE` per source. In either stage a full one
-    drops the oldest of the network holding the most, the reserved source left out."""
+    dropped, nor is the LAN joiner being asked about (:meth:`keep`); any other handshake still
+    going on (a LAN knock) is *pending*: at most :data:`MAX_PENDING` of those,
+    :data:`MAX_PER_SOURCE` per source. In either stage a full one drops the oldest of the network
+    holding the most, the reserved source left out (a stage holds more than one source's share,
+    so a full one always holds someone else)."""
 
     max_pending: int = MAX_PENDING
     max_per_source: int = MAX_PER_SOURCE
@@ -157,7 +163,9 @@ class Admission:
     """The source of the playing peer's last connection (its reserved slot)."""
     _arriving: _Stage = field(init=False)
     _pending: _Stage = field(init=False)
-    _proven: set[Hashable] = field(default_factory=set)
+    _kept: set[Hashable] = field(default_factory=set)
+    """Handshakes never dropped to make room: those whose knock proved the invite secret, and
+    the LAN joiner being asked about (:meth:`keep`)."""
 
     def __post_init__(self) -> None:
         self._arriving = _Stage(self.max_arriving, self.max_per_source, evict_own=True)
@@ -176,7 +184,7 @@ class Admission:
         if source is None:
             return None
         if proven:
-            self._proven.add(key)
+            self._kept.add(key)
             return []
         return self._enter(self._pending, key, source)
 
@@ -188,16 +196,16 @@ class Admission:
             stage.add(key, source)
         return drop
 
-    def prove(self, key: Hashable) -> None:
+    def keep(self, key: Hashable) -> None:
         """The pending connection is not to be dropped to make room (the LAN joiner being asked about)."""
         if self._pending.remove(key) is not None:
-            self._proven.add(key)
+            self._kept.add(key)
 
     def leave(self, key: Hashable) -> None:
         """The connection's handshake ended (either way)."""
         self._arriving.remove(key)
         self._pending.remove(key)
-        self._proven.discard(key)
+        self._kept.discard(key)
 
     @property
     def arriving(self) -> int:
@@ -205,10 +213,10 @@ class Admission:
         return len(self._arriving)
 
     def __len__(self) -> int:
-        return len(self._arriving) + len(self._pending) + len(self._proven)
+        return len(self._arriving) + len(self._pending) + len(self._kept)
 
     def __contains__(self, key: Hashable) -> bool:
-        return key in self._arriving or key in self._pending or key in self._proven
+        return key in self._arriving or key in self._pending or key in self._kept
 
 
 MAX_QUESTIONS_PER_SOURCE = 2

@@ -122,7 +122,9 @@ async def host_handshake(
             await perform(channel, machine.receive(await channel.recv()))  # the hello: no answer
             offer = machine.receive(await channel.recv())
     except TimeoutError:
-        raise PeerTimeout(Text(N_("the peer did not send anything in time"))) from None
+        if machine.hello is None:
+            raise PeerTimeout(Text(N_("the peer did not send its hello in time"))) from None
+        raise PeerTimeout(Text(N_("the peer sent its hello but not its knock in time"))) from None
     except PeerAborted as exc:
         raise machine.declined(exc) from None
     flown()
@@ -166,11 +168,11 @@ class Listener:
         secret: bytes | None = None,
         admission: Admission | None = None,
         deadline: float = FRAME_DEADLINE,
-        hello_timeout: float = FIRST_FLIGHT_TIMEOUT,
+        first_flight_timeout: float = FIRST_FLIGHT_TIMEOUT,
         approve: Approve | None = None,
     ) -> None:
         """``secret``: the invite's (a fresh one when ``None``: see :meth:`invite`); ``deadline``:
-        seconds each frame's body may take after its header; ``hello_timeout``: seconds a new
+        seconds each frame's body may take after its header; ``first_flight_timeout``: seconds a new
         connection may take to send its hello and knock; ``approve``: the host's person, asked about
         each LAN joiner (one knocking with :data:`~p2p.handshake.LAN_SECRET`) until a match is
         on; ``None`` (a bot, a host that does not announce): LAN knocks get the stranger's refusal."""
@@ -179,7 +181,7 @@ class Listener:
         self.secret = secret if secret is not None else new_secret()
         self.admission = Admission() if admission is None else admission
         self.deadline = deadline
-        self.hello_timeout = hello_timeout
+        self.first_flight_timeout = first_flight_timeout
         self.approve = approve
         self.approvals = Approvals()
         self.playing_lan = False
@@ -296,12 +298,12 @@ class Listener:
         session: Session | None = None
         try:
             session = await host_handshake(
-                channel, machine, self.hello_timeout, lambda: self._flown(key, machine)
+                channel, machine, self.first_flight_timeout, lambda: self._flown(key, machine)
             )
             returning = self.playing is not None
             self._admit(session, machine)
             if machine.lan_knock and not returning:
-                self.admission.prove(key)  # the one joiner being asked about is not evicted
+                self.admission.keep(key)  # the one joiner being asked about is not evicted
                 await self._approved(channel, session, machine, source)
                 self._admit(session, machine)  # someone else may have won meanwhile
             if not returning:

@@ -34,6 +34,7 @@ the security argument.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 
@@ -72,8 +73,11 @@ LAN_SECRET = b""
 has it, so a host takes such a knock only while it asks its person (docs/protocol.md, "The LAN knock")."""
 
 
+@functools.cache
 def program_version() -> str:
-    """This program's version, as the handshake announces it."""
+    """This program's version, as the handshake announces it (read once: reading the package's
+    metadata takes about a quarter of a millisecond, and a stranger's hello of another protocol
+    version asks for it)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -211,17 +215,16 @@ def check_signatures(hello: Hello, offer: Offer, accept: Accept | None = None) -
         raise BadHandshakeSignature(Text(N_("the joiner's handshake signature does not verify")))
 
 
-def incompatible(proto: int, program: str) -> IncompatiblePeer | None:
-    """The refusal of a peer speaking protocol ``proto``, naming both versions; ``None`` if it is ours."""
+def incompatible(proto: int) -> IncompatiblePeer | None:
+    """The refusal of a peer speaking protocol ``proto``, naming both protocols and our version;
+    ``None`` if it is ours. The peer's ``program`` is not named: nothing has authenticated it yet."""
     if proto == PROTOCOL:
         return None
     template = N_(
-        "the peer runs trumps {program} with protocol {proto}; this is trumps "
-        "{version} with protocol {ours}: both must run compatible versions"
+        "the peer speaks protocol {proto}; this is trumps {version} with protocol {ours}: "
+        "both must run compatible versions"
     )
-    return IncompatiblePeer(
-        Text(template, program=program, proto=proto, version=program_version(), ours=PROTOCOL)
-    )
+    return IncompatiblePeer(Text(template, proto=proto, version=program_version(), ours=PROTOCOL))
 
 
 def busy(me: str) -> Abort:
@@ -291,10 +294,11 @@ class HostHandshake(_Machine):
         seen: set[bytes] | None = None,
         lan: bool = False,
     ) -> None:
-        """``secret``: the invite's; ``seen``: the ephemeral keys of hellos already proven on this
-        invite (shared by a listener's handshakes), so that a recorded hello and knock cannot be
-        replayed; ``lan``: whether a knock with :data:`LAN_SECRET` is taken too (its joiner must
-        then be approved by the host's person before :meth:`admit`)."""
+        """``secret``: the invite's; ``seen``: the ephemeral keys of hellos already proven under
+        the invite secret (shared by a listener's handshakes), so that a recorded hello and knock
+        cannot be replayed (LAN knocks are not kept: a replayed one cannot complete the keys, and
+        anyone may knock afresh anyway); ``lan``: whether a knock with :data:`LAN_SECRET` is
+        taken too (its joiner must then be approved by the host's person before :meth:`admit`)."""
         self.me, self.name, self.terms, self.secret, self.lan = me, name, terms, secret, lan
         self.seen = seen if seen is not None else set()
         self._eph_key, self._eph = _ephemeral()
@@ -325,12 +329,16 @@ class HostHandshake(_Machine):
         raise self._refuse("protocol", HandshakeError(Text(N_("a message after the handshake was complete"))))
 
     def declined(self, abort: PeerAborted) -> P2PError:
-        """What the joiner's ``abort`` means. A sealed one (after the accept) is the joiner's own:
-        the abort itself. A clear one may come from anyone on the path, so none of its text is
-        shown: :class:`RulesDeclined` for a decline, else its reason code (:func:`clear_abort`)."""
-        if self._keys is not None:
+        """What the joiner's ``abort`` means. A sealed one (after the accept) from a joiner that
+        proved the invite secret is its own: the abort itself. A clear one may come from anyone on
+        the path, and a sealed one after a LAN knock from anyone on the LAN (it proved nothing), so
+        none of their text is shown: :class:`RulesDeclined` for a decline of an invite joiner's
+        offer (before one, a real joiner has nothing to decline), else the reason code
+        (:func:`clear_abort`)."""
+        if self.proven and self._keys is not None:
             return abort
-        if abort.reason == "declined" and self.hello is not None:
+        if self.proven and abort.reason == "declined":  # a proven knock is answered by the offer
+            assert self.hello is not None
             return RulesDeclined(Text(N_("{name} declined the rules"), name=self.hello.name))
         return clear_abort(abort, N_("the connection was ended ({reason}) before the joiner proved who it is"))
 
@@ -342,7 +350,7 @@ class HostHandshake(_Machine):
 
     def _hello(self, message: Message) -> list[Action]:
         hello = expect(message, Hello, "handshake")
-        if (error := incompatible(hello.proto, hello.program)) is not None:
+        if (error := incompatible(hello.proto)) is not None:
             raise self._refuse("incompatible", error)
         self.hello = hello
         return []
@@ -353,9 +361,10 @@ class HostHandshake(_Machine):
         knocked = (encode(self.hello.to_wire()), knock.commit)
         proof_ok = mac_ok(self.secret, "knock", knocked, knock.proof)
         lan_ok = self.lan and not proof_ok and mac_ok(LAN_SECRET, "knock", knocked, knock.proof)
-        if not (proof_ok or lan_ok) or self.hello.eph in self.seen:
+        if not (proof_ok or lan_ok) or (proof_ok and self.hello.eph in self.seen):
             raise self._refuse("invite", InviteRefused(Text(INVITE_REFUSAL)))
-        self.seen.add(self.hello.eph)
+        if proof_ok:  # a replayed LAN knock gets an offer it cannot use: nothing to remember
+            self.seen.add(self.hello.eph)
         self.knock, self.proven, self.lan_knock = knock, proof_ok, lan_ok
         self._psk = LAN_SECRET if lan_ok else self.secret  # what the keys and the code are made of
         rules = self.terms.rules
@@ -450,7 +459,7 @@ class JoinerHandshake(_Machine):
     def offered(self, message: Message) -> Terms:
         """Check the host's offer; the terms to accept or decline."""
         offer = expect(message, Offer, "handshake")
-        if (error := incompatible(offer.proto, offer.program)) is not None:
+        if (error := incompatible(offer.proto)) is not None:
             raise self._refuse("incompatible", error)
         if fingerprint(offer.key) != self.host_fingerprint:
             template = N_(

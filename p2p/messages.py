@@ -89,15 +89,8 @@ def _text(max_len: int, pattern: str | None = None) -> Any:
             raise SchemaError(
                 Text(N_("{where}: must be text of at most {count} characters"), where=where, count=max_len)
             )
-        if regex is not None and not regex.fullmatch(value):
-            raise SchemaError(
-                Text(
-                    N_("{where}: {value!r} is not of the form {pattern}"),
-                    where=where,
-                    value=value,
-                    pattern=pattern,
-                )
-            )
+        if regex is not None and not regex.fullmatch(value):  # the value is not shown: anyone's text
+            raise SchemaError(Text(N_("{where}: must be of the form {pattern}"), where=where, pattern=pattern))
         if not value.isprintable():
             raise SchemaError(Text(N_("{where}: must be printable text"), where=where))
         return value
@@ -314,11 +307,22 @@ class Rematch(Message, tag="rematch"):
     want: bool = _bool()
 
 
+_WORD = re.compile(r"[a-z][a-z_]{0,15}")
+"""The shape of the protocol's own words (message types, field names)."""
+
+
+def _word(value: object) -> str:
+    """A word the peer sent, as an error names it: quoted if it has the shape of the protocol's
+    own words (a lowercase ASCII word of at most 16 letters), else ``?``: before the handshake
+    proves anything it is text of anyone's choosing, and is not shown."""
+    return repr(value) if isinstance(value, str) and _WORD.fullmatch(value) else "?"
+
+
 def message_class(tag: object) -> type[Message]:
     """The message class of wire type ``tag``."""
     cls = _REGISTRY.get(tag) if isinstance(tag, str) else None
     if cls is None:
-        raise SchemaError(Text(N_("unknown message type {tag}"), tag=repr(tag)[:58]))
+        raise SchemaError(Text(N_("unknown message type {tag}"), tag=_word(tag)))
     return cls
 
 
@@ -337,7 +341,7 @@ def parse(obj: object) -> Message:
         )
     extra = obj.keys() - names - {"t"}
     if extra:
-        unexpected = ", ".join(sorted(map(repr, extra)))[:100]  # the peer's own words: quoted
+        unexpected = ", ".join(sorted(map(_word, extra)))[:100]
         raise SchemaError(Text(N_("{tag}: unexpected fields: {fields}"), tag=tag, fields=unexpected))
     values = {f.name: f.metadata["check"](obj[f.name], f"{tag}.{f.name}") for f in specs if f.name in obj}
     return cls(**values)

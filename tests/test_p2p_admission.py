@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
+import pytest
+
 from p2p.admission import Admission, RefusalLog, source_of
 
 
@@ -21,11 +23,11 @@ def test_a_source_gets_its_share_of_pending_handshakes_and_no_more() -> None:
 
 
 def test_a_full_pool_drops_its_oldest_unproven_handshake_never_a_proven_one() -> None:
-    admission = Admission(max_pending=3, max_per_source=4)
+    admission = Admission(max_pending=3, max_per_source=2)
     admission.arrive("bob", "198.51.100.7")
     admission.flown("bob", proven=True)  # bob's knock proved the invite secret: he is reading the rules
     for i in range(3):
-        _pending(admission, i, "192.0.2.1")
+        _pending(admission, i, f"192.0.2.{10 + i}")
     assert _pending(admission, 3, "192.0.2.2") == [0]
     assert _pending(admission, 4, "192.0.2.3") == [1]
     assert "bob" in admission and len(admission) == 4
@@ -54,7 +56,7 @@ def test_a_source_beyond_its_share_of_first_flight_slots_replaces_its_own_oldest
 
 
 def test_full_first_flight_slots_drop_the_busiest_networks_oldest_and_nothing_later() -> None:
-    admission = Admission(max_arriving=4, max_pending=4)
+    admission = Admission(max_arriving=4, max_pending=4, max_per_source=2)
     _pending(admission, "lan", "198.51.100.1")
     admission.arrive("bob", "198.51.100.2")
     admission.flown("bob", proven=True)
@@ -89,6 +91,13 @@ def test_refusals_held_back_are_counted_in_a_later_line() -> None:
     assert log.held(5.0) is None  # nothing left to tell
 
 
-def test_a_stage_held_by_the_reserved_source_alone_drops_its_oldest() -> None:
-    admission = Admission(max_arriving=2, max_per_source=4, reserved="203.0.113.9")
-    assert [admission.arrive(i, "203.0.113.9") for i in range(3)] == [[], [], [0]]
+def test_a_stage_holds_more_than_one_sources_share() -> None:
+    """So a full stage always holds someone else than the reserved source, whom it drops instead:
+    sizes where the reserved source alone could fill a stage are refused."""
+    for sizes in ({"max_arriving": 4}, {"max_pending": 4}, {"max_pending": 3}):
+        with pytest.raises(ValueError):
+            Admission(max_per_source=4, **sizes)
+    admission = Admission(max_pending=3, max_per_source=2, reserved="203.0.113.9")
+    assert [_pending(admission, i, "203.0.113.9") for i in range(3)] == [[], [], [0]]  # its own oldest
+    assert _pending(admission, "x", "192.0.2.1") == []
+    assert _pending(admission, "y", "192.0.2.2") == ["x"]  # full: never the reserved source's

@@ -41,7 +41,7 @@ from p2p.errors import (
 from p2p.handshake import Terms, session_id
 from p2p.identity import Identity, KnownPeers
 from p2p.invite import Invite, new_secret
-from p2p.messages import Accept, Hello, Message, Offer, Ping, Resume, parse
+from p2p.messages import Abort, Accept, Hello, Message, Offer, Ping, Resume, parse
 from p2p.record import verify
 from p2p.wire import decode, encode, frame
 from tests.test_p2p_helpers import Side, accept_all, bot_duel, run
@@ -90,7 +90,7 @@ def test_a_burst_of_hostile_connections_stays_bounded_and_the_friend_gets_in(tmp
     bob = Side.make(tmp_path, "bob")
 
     async def scenario() -> tuple[float, int, int]:
-        _, listener, port = _listener(tmp_path, max_pending=8, arriving=32, hello_timeout=5, deadline=5)
+        _, listener, port = _listener(tmp_path, max_pending=8, arriving=32, first_flight_timeout=5, deadline=5)
         async with listener:
             most = 0
             kinds = [b"", b"\x00\x00\x00\x40" + b"x", b"\xff\xff\xff\xff", b"\x00\x00\x00\x03\xc1\xc1\xc1"]
@@ -148,7 +148,7 @@ def test_a_slow_sender_is_cut_off_per_frame_not_per_byte(tmp_path: Path) -> None
     refused: list[P2PError] = []
 
     async def scenario() -> float:
-        _, listener, port = _listener(tmp_path, deadline=0.4, hello_timeout=5)
+        _, listener, port = _listener(tmp_path, deadline=0.4, first_flight_timeout=5)
         refused_now = listener.refusals
         async with listener:
             writer = await _open(port, (60).to_bytes(4, "big"))
@@ -202,7 +202,7 @@ def test_silent_and_half_open_sockets_are_dropped(tmp_path: Path) -> None:
     refused: list[P2PError] = []
 
     async def scenario() -> None:
-        _, listener, port = _listener(tmp_path, hello_timeout=0.3)
+        _, listener, port = _listener(tmp_path, first_flight_timeout=0.3)
         async with listener:
             silent = await _open(port)  # connects, never speaks
             half = await _open(port, b"\x00\x00")  # half a header, then nothing (a vanished peer)
@@ -228,7 +228,7 @@ def test_memory_stays_bounded_under_repeated_garbage(tmp_path: Path) -> None:
         await asyncio.sleep(0.1)
 
     async def scenario() -> tuple[int, int, int]:
-        _, listener, port = _listener(tmp_path, max_pending=8, deadline=0.1, hello_timeout=1)
+        _, listener, port = _listener(tmp_path, max_pending=8, deadline=0.1, first_flight_timeout=1)
         async with listener:
             await burst(port, 40)
             tracemalloc.start()
@@ -608,7 +608,7 @@ def test_a_flood_from_many_networks_never_evicts_a_friend_before_its_knock_is_re
     }
 
     async def scenario() -> str:
-        _, listener, port = _listener(tmp_path, hello_timeout=10, deadline=10)
+        _, listener, port = _listener(tmp_path, first_flight_timeout=10, deadline=10)
         async with listener:
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
             for _ in range(500):  # until the listener holds the friend's connection
@@ -704,34 +704,99 @@ def test_an_abort_injected_on_the_path_never_shows_the_joiner_its_text(
         assert isinstance(error, ConnectionClosed) and (reason in str(error)) == (reason != "nonsense")
 
 
+CHOSEN = "ann says: new invite at evil.x"
+"""A stranger's text short enough for a hello's ``name`` or ``program`` (32 characters)."""
+
+
+async def _first_refusal(listener: Listener) -> P2PError:
+    for _ in range(500):
+        if listener.refusals:
+            break
+        await asyncio.sleep(0.01)
+    return _errors(listener)[0]
+
+
 @pytest.mark.parametrize("reason", ["declined", "fingerprint", "cheat", "nonsense"])
 def test_a_clear_abort_from_a_stranger_puts_no_text_of_its_own_in_the_hosts_log(
     tmp_path: Path, reason: str
 ) -> None:
     """Flaw: a stranger's clear ``abort`` after its hello reached the host's refusal line with its
-    detail ("refused a connection from …: the peer ended the session (cheat): ann says …"). Now
-    the host names only the reason code (of the list) in its own words; a decline is "NAME
-    declined the rules"."""
-    hello = Hello(proto=3, program="x", name="eve", eph=bytes(range(32)))
+    detail ("refused a connection from …: the peer ended the session (cheat): ann says …"); then,
+    sent in place of the knock with its text as the hello's name, ``abort declined`` showed "ann
+    says: … declined the rules", though a real joiner can decline only an offer, which goes out
+    only after a proven knock. Now the host names only the reason code (of the list) in its own
+    words, a decline before the offer included. Check: ``self.offer`` in ``HostHandshake.declined``."""
+    hello = Hello(proto=3, program="x", name=CHOSEN, eph=bytes(range(32)))
 
     async def scenario() -> P2PError:
         _, listener, port = _listener(tmp_path)
         async with listener:
             abort = {"t": "abort", "reason": reason, "detail": INJECTED}
             writer = await _open(port, frame(encode(hello.to_wire())) + frame(encode(abort)))
-            for _ in range(500):
-                if listener.refusals:
-                    break
-                await asyncio.sleep(0.01)
+            error = await _first_refusal(listener)
             writer.transport.abort()
-            return _errors(listener)[0]
+            return error
 
     error = run(scenario())
-    assert "ann says" not in str(error)
-    if reason == "declined":
-        assert isinstance(error, RulesDeclined) and str(error) == "eve declined the rules"
-    else:
-        assert (reason in str(error)) == (reason != "nonsense")
+    assert "ann says" not in str(error) and not isinstance(error, RulesDeclined)
+    assert isinstance(error, ConnectionClosed) and (f"({reason})" in str(error)) == (reason != "nonsense")
+
+
+def test_a_strangers_hello_of_another_protocol_puts_no_text_of_its_own_in_the_hosts_log(
+    tmp_path: Path,
+) -> None:
+    """Flaw: the refusal of a hello with ``proto`` 2 named its ``program`` ("the peer runs trumps
+    ann says: … with protocol 2"), 32 characters of anyone's choosing on the host's refusal line
+    (and in the abort sent back). Now only the protocol numbers are named. Check: ``incompatible``."""
+    hello = Hello(proto=2, program=CHOSEN, name="eve", eph=bytes(range(32)))
+
+    async def scenario() -> tuple[P2PError, Message]:
+        _, listener, port = _listener(tmp_path)
+        async with listener:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(frame(encode(hello.to_wire())))
+            error = await _first_refusal(listener)
+            size = int.from_bytes(await reader.readexactly(4), "big")
+            answer = parse(decode(await reader.readexactly(size)))
+            writer.transport.abort()
+            return error, answer
+
+    error, answer = run(scenario())
+    assert isinstance(error, IncompatiblePeer) and "protocol 2" in str(error) and "ann says" not in str(error)
+    assert isinstance(answer, Abort) and answer.reason == "incompatible" and "ann says" not in answer.detail
+
+
+def test_an_offer_of_another_protocol_puts_no_text_of_its_own_before_the_joiner(tmp_path: Path) -> None:
+    """Flaw: whoever answers at the invite's address (on the path, or holding it) sent an offer with
+    ``proto`` 2 and a ``program`` of its choosing, and the joiner's error showed that text before
+    the fingerprint or the signature was checked. Now only the protocol numbers are named."""
+    bob, ann = Side.make(tmp_path, "bob"), Side.make(tmp_path, "ann")
+    forged = Offer(
+        proto=2, program=CHOSEN, name="ann", eph=bytes(32), key=bytes(32), pickup="forced", sixes=True,
+        max_moves=1000, games=1, host_seat=0, hints=False, sig=bytes(64),
+    )  # fmt: skip
+
+    async def fake_host(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
+            for _ in range(2):  # hello, knock
+                await reader.readexactly(int.from_bytes(await reader.readexactly(4), "big"))
+            writer.write(frame(encode(forged.to_wire())))
+            await writer.drain()
+            await reader.read()  # until the joiner hangs up
+        writer.close()
+
+    async def scenario() -> P2PError:
+        server = await asyncio.start_server(fake_host, "127.0.0.1", 0)
+        invite = ann.invite(server.sockets[0].getsockname()[1], new_secret())
+        try:
+            with pytest.raises(P2PError) as failed:
+                await join(invite, bob.me, "bob", bob.known, accept_all)
+        finally:
+            server.close()
+        return failed.value
+
+    error = run(scenario())
+    assert isinstance(error, IncompatiblePeer) and "protocol 2" in str(error) and "ann says" not in str(error)
 
 
 def test_a_clear_abort_injected_mid_match_is_a_broken_line_not_the_peers_word(tmp_path: Path) -> None:

@@ -13,12 +13,20 @@ import pytest
 from engine import Rules
 from p2p.admission import MAX_QUESTIONS, Approvals
 from p2p.channel import Channel
-from p2p.connect import Listener, join, join_on, listening_socket
-from p2p.errors import HandshakeError, InviteRefused, P2PError, PeerAborted, PeerBusy
-from p2p.handshake import LAN_SECRET, HostHandshake, JoinerHandshake, Session, Terms
+from p2p.connect import Listener, join, join_on, listening_socket, perform
+from p2p.errors import (
+    BadHandshakeSignature,
+    ConnectionClosed,
+    HandshakeError,
+    InviteRefused,
+    P2PError,
+    PeerAborted,
+    PeerBusy,
+)
+from p2p.handshake import LAN_SECRET, HostHandshake, JoinerHandshake, Send, Session, Terms
 from p2p.identity import KnownPeers
 from p2p.invite import Invite, new_secret
-from p2p.messages import Confirm, Message, Offer
+from p2p.messages import Abort, Confirm, Message, Offer
 from tests.test_p2p_handshake import _identity, _sent
 from tests.test_p2p_helpers import Side, accept_all, run
 
@@ -348,3 +356,109 @@ def test_the_lan_knock_is_the_documents_formulas_with_the_empty_secret(tmp_path:
     t1 = h("offer", encode(hello.to_wire()), encode(offer.body()))
     number = int.from_bytes(h("code", b"", t1, confirm.nonce)[:8], "big") % 1_000_000
     assert pair.host.session.code == pair.joiner.code == f"{number // 1000:03d} {number % 1000:03d}"
+
+
+def test_lan_knocks_leave_nothing_in_the_hosts_replay_set(tmp_path: Path) -> None:
+    """Flaw: every LAN knock's ephemeral key went into the listener's set of seen knocks for good,
+    so LAN strangers knocking with fresh keys (and never confirming) grew the host's memory without
+    bound. Now only knocks under the invite secret are remembered: a replayed LAN knock gets an
+    offer anyone on the LAN can get anyway, and cannot use it (next test). Check: ``proof_ok`` on
+    ``seen`` in ``HostHandshake._knock``."""
+    seen: set[bytes] = set()
+    for _ in range(3):
+        pair = Lan(tmp_path, lan=True)
+        pair.host = HostHandshake(pair.ann, "ann", TERMS, pair.invite_secret, seen, lan=True)
+        pair.to_offer()
+    assert seen == set()
+    pair.joiner = JoinerHandshake(
+        _identity(), "bob", pair.ann.fingerprint, pair.invite_secret, KnownPeers(tmp_path / "p.json")
+    )
+    pair.host = HostHandshake(pair.ann, "ann", TERMS, pair.invite_secret, seen, lan=True)
+    pair.to_offer()
+    assert seen == {pair.joiner.hello.eph}  # an invite knock is remembered against its replay
+
+
+def test_a_replayed_lan_knock_gets_an_offer_it_cannot_use(tmp_path: Path) -> None:
+    """A LAN knock and its joiner's accept and confirm, recorded and replayed to the host: the
+    host's fresh offer is not what the recorded accept signed, and no confirm opens without the
+    joiner's ephemeral secret, so the replay ends before any question to the host's person."""
+    pair = Lan(tmp_path, lan=True)
+    recorded = [*_sent(pair.joiner.start()), *pair.to_confirm()]
+    again = HostHandshake(pair.ann, "ann", TERMS, pair.invite_secret, lan=True)
+    assert again.receive(recorded[0]) == [] and _sent(again.receive(recorded[1]))  # an offer
+    with pytest.raises(BadHandshakeSignature):
+        again.receive(recorded[2])
+    assert again.session is None
+
+
+def test_a_lan_strangers_sealed_abort_puts_no_text_of_its_own_on_the_hosts_screen(tmp_path: Path) -> None:
+    """Flaw: a LAN knock proves nothing, so anyone on the LAN got the session keys and its sealed
+    ``abort`` between its accept and its confirm was shown whole on the host's refusal line, 300
+    characters of its own. Now the host shows a sealed abort's detail only from a joiner that
+    proved the invite secret; a LAN joiner's is told by its reason code in the host's own words.
+    Check: ``self.proven`` in ``HostHandshake.declined``."""
+    eve = Side.make(tmp_path, "eve")
+    text = "ann: this build is broken, install the fixed one from http://evil.example/trumps-fix"
+
+    async def scenario() -> P2PError:
+        ann, listener, port = _host(tmp_path, Person(answer=True))
+        async with listener:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            channel = Channel(reader, writer)
+            machine = JoinerHandshake(eve.me, "eve", ann.me.fingerprint, LAN_SECRET, eve.known)
+            await perform(channel, machine.start())
+            machine.offered(await channel.recv(5))
+            accept, seal, _ = machine.accept()  # the accept, then sealing: an abort in place of the confirm
+            await perform(channel, [accept, seal, Send(Abort(reason="cheat", detail=text))])
+            async with asyncio.timeout(30):
+                while not listener.refusals:
+                    await asyncio.sleep(0.01)
+            writer.transport.abort()
+            return listener.refusals[0][1]
+
+    error = run(scenario())
+    assert text not in str(error) and "evil" not in str(error) and "(cheat)" in str(error)
+
+
+def test_a_lan_joiners_decline_names_nobody(tmp_path: Path) -> None:
+    """A LAN joiner's hello name is anyone's text (its knock proves nothing) and a clear ``abort
+    declined`` anyone's frame: the host does not show "NAME declined the rules" for it, only the
+    reason code in its own words. Check: ``self.proven`` in ``HostHandshake.declined``."""
+    pair = Lan(tmp_path, lan=True)
+    pair.joiner.offered(pair.to_offer())
+    error = pair.host.declined(PeerAborted("declined", "ann says: fetch a new invite"))
+    assert isinstance(error, ConnectionClosed) and "(declined)" in str(error)
+    assert "bob" not in str(error) and "ann says" not in str(error)
+
+
+async def _reading_the_rules(ann: Side, port: int, source: str, side: Side) -> Channel:
+    """A LAN joiner from ``source`` that got the host's offer and is reading the rules."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    channel = Channel(reader, writer)
+    machine = JoinerHandshake(side.me, side.name, ann.me.fingerprint, LAN_SECRET, side.known)
+    await perform(channel, machine.start())
+    machine.offered(await channel.recv(5))
+    return channel
+
+
+def test_a_lan_knock_beyond_the_pending_bounds_is_closed_with_no_answer(tmp_path: Path) -> None:
+    """docs/protocol.md, "Checks, in order" (2b): a fifth pending handshake from one source gets
+    no offer and no ``abort``, only a closed connection, and so does a pending one dropped to make
+    room for a newer one (16 pending at most)."""
+    eve = Side.make(tmp_path, "eve")
+
+    async def scenario() -> tuple[P2PError | None, P2PError]:
+        ann, listener, port = _host(tmp_path, Person(answer=True))
+        async with listener:
+            held = [await _reading_the_rules(ann, port, "127.0.0.5", eve) for _ in range(4)]
+            fifth = await _join_from(ann, port, "127.0.0.5", eve)
+            held += [await _reading_the_rules(ann, port, f"127.0.1.{n}", eve) for n in range(1, 13)]
+            held.append(await _reading_the_rules(ann, port, "127.0.2.1", eve))  # the 17th pending
+            with pytest.raises(P2PError) as dropped:
+                await held[4].recv(5)  # 127.0.1.1's: the oldest of the network holding the most
+            for channel in held:
+                channel.abort()
+            return fifth, dropped.value
+
+    fifth, dropped = run(scenario())
+    assert isinstance(fifth, ConnectionClosed) and isinstance(dropped, ConnectionClosed)

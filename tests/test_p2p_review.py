@@ -106,6 +106,31 @@ def test_a_schema_error_never_repeats_a_peers_control_characters() -> None:
     assert str(caught.value).isprintable()
 
 
+CHOSEN = "ann says: new invite at evil.x"
+"""Text a stranger would like the host (or the joiner) to read: no secret is needed to send it."""
+HELLO = {"t": "hello", "proto": 3, "program": "x", "name": "eve", "eph": bytes(32)}
+
+
+@pytest.mark.parametrize(
+    ("message", "named"),
+    [
+        ({**HELLO, "t": CHOSEN}, "unknown message type"),
+        ({**HELLO, CHOSEN: 1, "hints": True}, "hello: unexpected fields: 'hints'"),
+        ({**HELLO, "name": f" {CHOSEN}"}, "hello.name: must be of the form"),
+        ({"t": "abort", "reason": CHOSEN[:16], "detail": ""}, "abort.reason: must be of the form"),
+    ],
+    ids=["type", "field", "name", "reason"],
+)
+def test_a_schema_error_never_repeats_a_strangers_text(message: dict[str, object], named: str) -> None:
+    """Flaw: a malformed first message put up to 100 characters of anyone's choosing on the host's
+    refusal line, quoted in the schema error: the message type, an unexpected field's name, a value
+    not of its field's form. Now an error names the field, and a word the peer sent only if it has
+    the protocol's own shape (a lowercase word of at most 16 letters). Check: ``_word`` in ``parse``."""
+    with pytest.raises(SchemaError) as caught:
+        parse(message)
+    assert named in str(caught.value) and "ann says" not in str(caught.value) and "evil" not in str(caught.value)
+
+
 # ------------------------------------------------------------ attacks the protocol stops
 
 
