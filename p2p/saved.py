@@ -48,9 +48,15 @@ def hosted_file(directory: Path) -> Path:
 
 
 def joined_file(directory: Path, invite: Invite) -> Path:
-    """Where a joiner keeps the unfinished match of ``invite`` (found again by the same join line)."""
+    """Where a joiner keeps the unfinished match of ``invite``: found again by the same join
+    line; for a LAN entry (no line finds it again: :func:`lan_joined` does), a name not taken,
+    so that a new match with the same host leaves an earlier one kept beside it."""
     name = tagged_hash("saved-join", invite.fingerprint.encode(), invite.secret).hex()[:16]
-    return directory / f"joined-{name}.json"
+    path, number = directory / f"joined-{name}.json", 1
+    while invite.secret == LAN_SECRET and path.exists():
+        number += 1
+        path = directory / f"joined-{name}-{number}.json"
+    return path
 
 
 def lan_joined(directory: Path) -> list[SavedMatch]:

@@ -418,6 +418,57 @@ def test_a_join_without_invite_answered_no_keeps_the_lan_match_and_browses_the_l
     assert restore(load_saved(state)).match.links  # left as it was
 
 
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_host_found_again_on_the_lan_is_joined_anew_beside_the_match_kept_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], broken: bool
+) -> None:
+    """The saved match with ann declined (or unreadable), bob picks ann from the LAN list: she
+    announces a new game, so she waits for no saved one; the new match is not refused over the
+    old one nor asked about again, and gets a file of its own (the old one is kept)."""
+    from cli.commands import duel as commands
+    from p2p.errors import ConnectionClosed
+    from p2p.text import Text
+
+    state = _lan_saved(tmp_path, 9, "a" * 32, 1_000_000)
+    if broken:
+        SavedMatch(state, tmp_path / "gone.jsonl", load_saved(state).invite).write()
+    kept = state.read_text()
+    dialed: list[Invite] = []
+
+    async def refused(invite: Invite, *_: object, **__: object) -> None:
+        dialed.append(invite)
+        raise ConnectionClosed(Text("nobody answers"))
+
+    lan = load_saved(state).invite
+    _homes(monkeypatch, tmp_path)
+    monkeypatch.setattr(commands, "_choose_host", lambda args: lan)  # ann, found again on the LAN
+    monkeypatch.setattr("p2p.connect.join", refused)
+    monkeypatch.setattr("sys.stdin", io.StringIO("n\n"))
+    parser = argparse.ArgumentParser()
+    add_join_arguments(parser)
+    assert run_join(parser.parse_args(["--name", "bob"]), _pausing) == 1
+    out, err = capsys.readouterr()
+    assert out.count("Continue your unfinished match") == (0 if broken else 1)
+    assert dialed == [lan] and "trumps join: nobody answers" in err
+    assert "the unfinished match was not continued" not in err
+    assert ("cannot be continued" in err) is broken
+    assert state.read_text() == kept
+
+
+def test_a_new_match_with_a_lan_host_gets_a_file_beside_the_one_kept_with_it(tmp_path: Path) -> None:
+    lan = Invite((("127.0.0.1", 9),), "a" * 32, LAN_SECRET)
+    first = joined_file(tmp_path, lan)
+    first.write_text("kept")
+    second = joined_file(tmp_path, lan)
+    second.write_text("kept too")
+    assert len({first, second, joined_file(tmp_path, lan)}) == 3
+    assert {first, second} <= set(tmp_path.glob("joined-*.json"))  # where lan_joined looks
+    invite = Invite.parse("127.0.0.1:9/" + "a" * 32 + "/" + "b" * 32)
+    line = joined_file(tmp_path, invite)
+    line.write_text("kept")
+    assert joined_file(tmp_path, invite) == line  # the same join line finds its match again
+
+
 def test_a_join_without_invite_lets_the_person_choose_among_saved_lan_matches(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -848,7 +848,7 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         return _fail("join", exc, args.json)
     except KeyboardInterrupt:  # at a question, or while browsing
         return _fail("join", InterruptedError(Text(N_("stopped before the match began"))), args.json)
-    if saved is None:  # the host waits for the saved match: joining anew would be refused
+    if saved is None:  # the invite's host waits for the saved match: joining anew would be refused
         return _fail("join", InterruptedError(Text(N_("the unfinished match was not continued"))), args.json)
     if invite.secret == LAN_SECRET:
         saved.invite = invite  # no invite line to give again: a restart redials this entry
