@@ -61,6 +61,19 @@ def test_a_match_is_decided_once_the_games_left_cannot_change_its_winner(
     assert MatchScore(games=games, played=played, halves=halves).decided is decided
 
 
+@pytest.mark.parametrize(
+    ("played", "halves", "shown"),
+    [
+        (0, [0, 0], "Match over before any of its 3 games counted: S"),
+        (1, [0, 2], "Match over after game 1 of 3: S"),
+        (2, [0, 4], "Match over: Bob wins the match (S)"),
+        (3, [3, 3], "Match over: The match is drawn (S)"),
+    ],
+)
+def test_a_match_ended_names_a_winner_only_once_decided(played: int, halves: list[int], shown: str) -> None:
+    assert MatchScore(games=3, played=played, halves=halves).ended_text("S", "Bob") == shown
+
+
 def test_points_text() -> None:
     assert [points_text(h) for h in (0, 1, 2, 5)] == ["0", "½", "1", "2½"]
 
