@@ -12,7 +12,8 @@ JSON file beside it (mode 0600, written atomically, deleted when the match ends)
 - ``invite``: the host's invite (addresses, fingerprint, secret), so that a restarted host
   listens where the joiner redials and proves the same secret; for a joiner that found its
   host on the LAN, the LAN entry's (addresses and fingerprint, then ``/`` and no secret: the
-  empty :data:`~p2p.handshake.LAN_SECRET`), so that a restarted ``trumps join`` without an
+  empty :data:`~p2p.handshake.LAN_SECRET`; its first :data:`~p2p.invite.MAX_ADDRESSES`
+  addresses, as many as an invite holds), so that a restarted ``trumps join`` without an
   invite redials it (an invite line's joiner has ``null``: the same line finds its file);
 - ``lan`` (the host's side; ``false`` when left out): its joiner came by the LAN knock, so a
   restarted host takes that joiner's LAN knock back (and only that joiner's).
@@ -32,7 +33,7 @@ from p2p.errors import P2PError
 from p2p.fairdeal import Pledge
 from p2p.files import write_atomically
 from p2p.handshake import LAN_SECRET
-from p2p.invite import SECRET_BYTES, Invite
+from p2p.invite import MAX_ADDRESSES, SECRET_BYTES, Invite
 from p2p.messages import Commit, Reveal
 from p2p.record import Verified, verify
 from p2p.text import N_, Text
@@ -47,15 +48,22 @@ def hosted_file(directory: Path) -> Path:
 
 
 def joined_file(directory: Path, invite: Invite) -> Path:
-    """Where a joiner keeps the unfinished match of ``invite`` (found again by the same join line)."""
+    """Where a joiner keeps the unfinished match of ``invite``: found again by the same join
+    line; for a LAN entry (no line finds it again: :func:`lan_joined` does), a name not taken,
+    so that a new match with the same host leaves an earlier one kept beside it."""
     name = tagged_hash("saved-join", invite.fingerprint.encode(), invite.secret).hex()[:16]
-    return directory / f"joined-{name}.json"
+    path, number = directory / f"joined-{name}.json", 1
+    while invite.secret == LAN_SECRET and path.exists():
+        number += 1
+        path = directory / f"joined-{name}-{number}.json"
+    return path
 
 
-def lan_joined(directory: Path) -> Invite | None:
-    """The LAN entry of the newest unfinished match joined from the LAN list (no invite line
-    finds it again), or ``None``. A file that cannot be read is passed over here: continuing
-    reads the chosen one again and says what is wrong with it."""
+def lan_joined(directory: Path) -> list[SavedMatch]:
+    """The unfinished matches joined from the LAN list (no invite line finds them again), the
+    newest first. Only their state files are read: one that is not a readable state is passed
+    over (it may be an invite line's, which that line reads again and says what is wrong with);
+    their records are not (:func:`restore` reads one and says what is wrong with it)."""
     found = []
     for path in directory.glob("joined-*.json"):
         try:
@@ -63,8 +71,8 @@ def lan_joined(directory: Path) -> Invite | None:
         except (SavedMatchError, OSError):
             continue
         if saved.invite is not None and saved.invite.secret == LAN_SECRET:
-            found.append((when, saved.invite))
-    return max(found, key=lambda item: item[0])[1] if found else None
+            found.append((when, saved))
+    return [saved for _, saved in sorted(found, key=lambda item: item[0], reverse=True)]
 
 
 class SavedMatchError(P2PError):
@@ -98,7 +106,7 @@ class SavedMatch:
             "format": FORMAT,
             "record": None if self.record is None else str(self.record),
             "pledges": {str(n): {"pref": p.pref, "secret": p.secret.hex()} for n, p in self.pledges.items()},
-            "invite": None if self.invite is None else str(self.invite),
+            "invite": None if self.invite is None else _saved_text(self.invite),
             "lan": self.lan,
         }
         write_atomically(self.path, json.dumps(state).encode(), mode=0o600)
@@ -126,7 +134,7 @@ def load_saved(path: Path) -> SavedMatch:
         raise _corrupt(path, Text(N_("the record or the pledges are missing")))
     lan = state.get("lan", False)
     if not isinstance(lan, bool):
-        raise _corrupt(path, Text(N_("an unreadable invite or pledge ({error})"), error=f"lan: {lan!r}"))
+        raise _corrupt(path, Text(N_('its "lan" field is {value}, neither true nor false'), value=repr(lan)[:40]))
     saved = SavedMatch(path, Path(record), lan=lan)
     try:
         saved.invite = None if invite is None else _invite(str(invite))
@@ -138,6 +146,12 @@ def load_saved(path: Path) -> SavedMatch:
     except (P2PError, ValueError, TypeError, KeyError) as exc:
         raise _corrupt(path, Text(N_("an unreadable invite or pledge ({error})"), error=exc)) from None
     return saved
+
+
+def _saved_text(invite: Invite) -> str:
+    """``invite`` as saved: a LAN entry announces as many addresses as its host has, an invite
+    holds :data:`~p2p.invite.MAX_ADDRESSES` at most (the first, tried first, are kept)."""
+    return str(replace(invite, addresses=invite.addresses[:MAX_ADDRESSES]))
 
 
 def _invite(text: str) -> Invite:

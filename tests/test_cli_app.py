@@ -651,7 +651,8 @@ def test_a_game_the_opponent_leaves_is_awarded_and_counts_in_the_match() -> None
         await d.until(lambda: session.line.question is not None)
         screen = d.screen()
         assert "Bob left after the deal: you win by forfeit." in screen
-        assert "Match over: You win the match (You 1 - Bob 0)" in screen
+        assert "Match over after game 1 of 3: You 1 - Bob 0" in screen  # two games left: no winner yet
+        assert "win the match" not in screen
         assert "│ Match over │ You 1 - Bob 0" in screen.splitlines()[0]  # no "game 2 of 3" to come
         assert session.flow.match.played == 1 and session.flow.match.next_dealer == 0  # the loser deals next
         await d.keys(ENTER)
@@ -670,6 +671,24 @@ def test_a_game_the_opponent_is_awarded_says_so() -> None:
         assert session.flow.result == "You stayed away too long: Bob wins by forfeit."
         await d.until(lambda: session.thinking_since is None)  # the pending move was cancelled
         assert "You 0 - Bob 1" in d.screen().splitlines()[0]
+        await d.keys(ENTER)
+
+    run(session, script)
+
+
+def test_a_match_left_with_its_result_certain_names_its_winner() -> None:
+    """Two of three games won by one side: the third cannot change the winner, so a match that
+    ends in it (nothing awarded) still has one."""
+    bob = ScriptedOpponent()
+    session = GameScreen(bob, MatchScore(games=3, played=2, halves=[4, 0]), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.thinking_since is not None)
+        bob.table.end(OpponentLeft("The connection to Bob is closed."))
+        await d.until(lambda: session.line.question is not None)
+        winner = "You win the match" if session.flow.me == 0 else "Bob wins the match"
+        score = session.flow.match.score_text("You", "Bob")
+        assert f"Match over: {winner} ({score})" in d.screen()
         await d.keys(ENTER)
 
     run(session, script)
@@ -729,7 +748,11 @@ def test_a_peer_leaving_between_games_ends_the_match_on_the_screen() -> None:
         assert session.line.question.prompt == "The match is over. Quit? [Y/n]"
         screen = d.screen()
         assert screen.splitlines()[0].startswith(" Your trumps │ You ♠ vs Bob ♣ │ Match over │ ")
-        assert "The connection to Bob is closed." in screen and "Match over: " in screen
+        assert "The connection to Bob is closed." in screen
+        # two games unplayed could still turn the match: it has no winner, and the screen names none
+        score = session.flow.match.score_text("You", "Bob")
+        assert f"Match over after game 1 of 3: {score}" in screen
+        assert "win the match" not in screen and "wins the match" not in screen and "drawn" not in screen
         await d.keys("n" + ENTER + F5)
         assert session.message == "The match is over: Ctrl-Q quits." and session.flow.match.played == 1
         await d.keys(CTRL_Q)
@@ -750,11 +773,27 @@ def test_quitting_a_network_game_says_the_opponent_wins_it(games: int) -> None:
             assert session.line.question.prompt == "Quit the game? Bob wins it by forfeit. [y/N]"
         else:
             assert session.line.question.prompt == (
-                "Quit the game? Bob wins it by forfeit and the match ends: Bob wins the match "
-                "(You 0 - Bob 1). [y/N]"
+                "Quit the game? Bob wins it by forfeit and the match ends after game 1 of 3, with no "
+                "winner (You 0 - Bob 1). [y/N]"
             )
         await d.keys(ENTER)
         assert session.line.question is None and session.flow.match.halves == [0, 0]  # only asked
+        await d.keys(CTRL_Q + "y" + ENTER)
+
+    run(session, script)
+
+
+def test_quitting_the_last_game_of_a_match_names_the_winner_it_makes() -> None:
+    bob = ScriptedOpponent()
+    session = GameScreen(bob, MatchScore(games=2, played=1, halves=[1, 1]), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.thinking_since is not None)
+        await d.keys(CTRL_Q)
+        assert session.line.question is not None and session.line.question.prompt == (
+            "Quit the game? Bob wins it by forfeit and the match ends: Bob wins the match "
+            "(You ½ - Bob 1½). [y/N]"
+        )
         await d.keys(CTRL_Q + "y" + ENTER)
 
     run(session, script)

@@ -85,7 +85,9 @@ def test_a_host_stopped_before_anyone_joined_does_not_mention_a_record(tmp_path:
 @pytest.mark.parametrize(
     ("first", "note"),
     [("::1", "works only on this machine"), ("127.0.0.1", "works only on this machine"),
-     ("192.168.1.20", "only works nearby"), ("11.0.0.1", None)],
+     ("192.168.1.20", "only works nearby"), ("fd12:3456::1", "only works nearby"),
+     ("fe80::1%eth0", "only works nearby"), ("100.64.0.7", "only works nearby"),  # a carrier's NAT
+     ("11.0.0.1", None), ("2a00:1450::1", None), ("ann.example", None)],
 )  # fmt: skip
 def test_how_a_friend_can_reach_the_invite_s_first_address(
     first: str, note: str | None, monkeypatch: pytest.MonkeyPatch

@@ -42,6 +42,38 @@ def test_score_and_winner_are_told_from_the_local_seat() -> None:
     assert rematch.next_dealer == match.next_dealer
 
 
+@pytest.mark.parametrize(
+    ("games", "played", "halves", "decided"),
+    [
+        (3, 3, [2, 4], True),  # every game played
+        (3, 3, [3, 3], True),  # a drawn match is decided too
+        (3, 1, [2, 0], False),  # two games left could turn it
+        (3, 2, [4, 0], True),  # one game left cannot make up two points
+        (3, 2, [3, 1], False),  # one game left could level it: not won yet
+        (5, 3, [6, 0], True),
+        (5, 3, [5, 1], False),
+        (2, 0, [0, 0], False),
+    ],
+)
+def test_a_match_is_decided_once_the_games_left_cannot_change_its_winner(
+    games: int, played: int, halves: list[int], decided: bool
+) -> None:
+    assert MatchScore(games=games, played=played, halves=halves).decided is decided
+
+
+@pytest.mark.parametrize(
+    ("played", "halves", "shown"),
+    [
+        (0, [0, 0], "Match over before any of its 3 games counted: S"),
+        (1, [0, 2], "Match over after game 1 of 3: S"),
+        (2, [0, 4], "Match over: Bob wins the match (S)"),
+        (3, [3, 3], "Match over: The match is drawn (S)"),
+    ],
+)
+def test_a_match_ended_names_a_winner_only_once_decided(played: int, halves: list[int], shown: str) -> None:
+    assert MatchScore(games=3, played=played, halves=halves).ended_text("S", "Bob") == shown
+
+
 def test_points_text() -> None:
     assert [points_text(h) for h in (0, 1, 2, 5)] == ["0", "½", "1", "2½"]
 

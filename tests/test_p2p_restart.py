@@ -164,7 +164,9 @@ _STATE = {"saved": "your-trumps unfinished match", "format": 1, "record": "r.jso
         ({"pledges": {"x": {"pref": "S", "secret": "00" * 32}}}, "an unreadable invite or pledge"),
         ({"pledges": {}, "invite": "nowhere"}, "an unreadable invite or pledge"),
         ({"pledges": {}, "invite": "127.0.0.1:9/" + "a" * 31 + "/"}, "an unreadable invite or pledge"),
-        ({"pledges": {}, "lan": "yes"}, "an unreadable invite or pledge"),
+        ({"pledges": {}, "lan": "yes"}, "its \"lan\" field is 'yes', neither true nor false"),
+        ({"pledges": {}, "lan": 1}, "its \"lan\" field is 1, neither true nor false"),
+        ({"pledges": {}, "lan": "x" * 10_000}, "its \"lan\" field is 'x{39}, neither true nor false"),
         ({"pledges": [1]}, "the record or the pledges are missing"),
     ],
 )
@@ -341,6 +343,179 @@ def test_an_interactive_join_over_an_unreadable_saved_match_says_so(
     assert run_join(parser.parse_args([str(invite), "--name", "bob"]), never) == 1
     assert "cannot be continued" in capsys.readouterr().err
     assert state.exists()
+
+
+def _lan_saved(root: Path, port: int, fingerprint: str, when: float) -> Path:
+    """A LAN-joined unfinished match of "bob" against "ann" (paused mid-game), saved under
+    ``root``'s data folder as ``trumps join`` from the LAN list keeps it, modified at ``when``."""
+    import os
+
+    lan = Invite((("127.0.0.1", port),), fingerprint, LAN_SECRET)
+    state = joined_file(root / "data" / "trumps" / "unfinished", lan)
+    asyncio.run(_paused(root / f"peers-{port}", state))
+    saved = load_saved(state)
+    saved.invite = lan
+    saved.write()
+    os.utime(state, (when, when))
+    return state
+
+
+def _lan_join(
+    monkeypatch: pytest.MonkeyPatch, root: Path, typed: io.StringIO, *options: str
+) -> tuple[int, list[str]]:
+    """An interactive ``trumps join`` without an invite, ``typed`` to its questions; its status and
+    the LAN lists it browsed (none is found)."""
+    from cli.commands import duel as commands
+    from p2p.discovery import DiscoveryError
+    from p2p.text import Text
+
+    browsed: list[str] = []
+
+    def nothing_announced(args: argparse.Namespace) -> Invite:
+        browsed.append("browsed")
+        raise DiscoveryError(Text("no game announces itself on your network"))
+
+    _homes(monkeypatch, root)
+    monkeypatch.setattr(commands, "_choose_host", nothing_announced)
+    monkeypatch.setattr("sys.stdin", typed)
+    parser = argparse.ArgumentParser()
+    add_join_arguments(parser)
+
+    async def never(*_: object) -> Report:
+        raise AssertionError("no new match may start here")
+
+    return run_join(parser.parse_args(["--name", "bob", *options]), never), browsed
+
+
+def test_a_join_without_invite_over_a_broken_lan_match_says_so_and_browses_the_lan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lan = Invite((("127.0.0.1", 9),), "a" * 32, LAN_SECRET)
+    state = joined_file(tmp_path / "data" / "trumps" / "unfinished", lan)
+    state.parent.mkdir(parents=True)
+    SavedMatch(state, tmp_path / "gone.jsonl", lan).write()  # its record is gone
+    status, browsed = _lan_join(monkeypatch, tmp_path, io.StringIO(""))
+    lines = capsys.readouterr().err.splitlines()
+    assert status == 1 and browsed == ["browsed"]  # on to the LAN list, not stuck on the file
+    assert lines[0].startswith(f"the unfinished match in {state} cannot be continued: its record ")
+    assert lines[0].endswith("(the file is left as it is)")
+    assert lines[1:] == ["trumps join: no game announces itself on your network"]
+    assert state.exists()
+
+
+def test_a_join_without_invite_answered_no_keeps_the_lan_match_and_browses_the_lan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = _lan_saved(tmp_path, 9, "a" * 32, 1_000_000)
+    status, browsed = _lan_join(monkeypatch, tmp_path, io.StringIO("n\n"))
+    out, err = capsys.readouterr()
+    assert status == 1 and browsed == ["browsed"]
+    assert "Continue your unfinished match against ann (game 1, move " in out
+    assert err.splitlines() == [
+        f"The unfinished match stays saved in {state}; delete that file to drop it.",
+        "trumps join: no game announces itself on your network",
+    ]
+    assert restore(load_saved(state)).match.links  # left as it was
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_host_found_again_on_the_lan_is_joined_anew_beside_the_match_kept_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], broken: bool
+) -> None:
+    """The saved match with ann declined (or unreadable), bob picks ann from the LAN list: she
+    announces a new game, so she waits for no saved one; the new match is not refused over the
+    old one nor asked about again, and gets a file of its own (the old one is kept)."""
+    from cli.commands import duel as commands
+    from p2p.errors import ConnectionClosed
+    from p2p.text import Text
+
+    state = _lan_saved(tmp_path, 9, "a" * 32, 1_000_000)
+    if broken:
+        SavedMatch(state, tmp_path / "gone.jsonl", load_saved(state).invite).write()
+    kept = state.read_text()
+    dialed: list[Invite] = []
+
+    async def refused(invite: Invite, *_: object, **__: object) -> None:
+        dialed.append(invite)
+        raise ConnectionClosed(Text("nobody answers"))
+
+    lan = load_saved(state).invite
+    _homes(monkeypatch, tmp_path)
+    monkeypatch.setattr(commands, "_choose_host", lambda args: lan)  # ann, found again on the LAN
+    monkeypatch.setattr("p2p.connect.join", refused)
+    monkeypatch.setattr("sys.stdin", io.StringIO("n\n"))
+    parser = argparse.ArgumentParser()
+    add_join_arguments(parser)
+    assert run_join(parser.parse_args(["--name", "bob"]), _pausing) == 1
+    out, err = capsys.readouterr()
+    assert out.count("Continue your unfinished match") == (0 if broken else 1)
+    assert dialed == [lan] and "trumps join: nobody answers" in err
+    assert "the unfinished match was not continued" not in err
+    assert ("cannot be continued" in err) is broken
+    assert state.read_text() == kept
+
+
+def test_a_new_match_with_a_lan_host_gets_a_file_beside_the_one_kept_with_it(tmp_path: Path) -> None:
+    lan = Invite((("127.0.0.1", 9),), "a" * 32, LAN_SECRET)
+    first = joined_file(tmp_path, lan)
+    first.write_text("kept")
+    second = joined_file(tmp_path, lan)
+    second.write_text("kept too")
+    assert len({first, second, joined_file(tmp_path, lan)}) == 3
+    assert {first, second} <= set(tmp_path.glob("joined-*.json"))  # where lan_joined looks
+    invite = Invite.parse("127.0.0.1:9/" + "a" * 32 + "/" + "b" * 32)
+    line = joined_file(tmp_path, invite)
+    line.write_text("kept")
+    assert joined_file(tmp_path, invite) == line  # the same join line finds its match again
+
+
+def test_a_join_without_invite_lets_the_person_choose_among_saved_lan_matches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two LAN matches saved: both are listed, the newest first, and the older one chosen is the
+    one continued (its host, on port 19, is redialed)."""
+    newer = _lan_saved(tmp_path, 9, "a" * 32, 2_000_000)
+    older = _lan_saved(tmp_path, 19, "c" * 32, 1_000_000)
+    status, browsed = _lan_join(monkeypatch, tmp_path, io.StringIO("2\n"), "--timeout", "1")
+    out, err = capsys.readouterr()
+    assert status == 1 and browsed == []
+    listed = err.splitlines()[:3]
+    assert listed[0] == "Unfinished matches you joined on your network:"
+    assert re.fullmatch(r"  1\. against ann at 127\.0\.0\.1 \(game 1, move \d+\)", listed[1])
+    assert re.fullmatch(r"  2\. against ann at 127\.0\.0\.1 \(game 1, move \d+\)", listed[2])
+    assert "Continue which one? [1-2; Enter: 1; n: none, look for games on your network]" in out
+    assert "Connecting to 127.0.0.1 port 19…" in err and "port 9…" not in err
+    assert "ann did not come back within 1 s; the match stays saved" in err
+    assert newer.exists() and older.exists()
+
+
+@pytest.mark.parametrize("typed", ["n\n", "3\n", ""])
+def test_choosing_none_of_the_saved_lan_matches_keeps_them_and_browses_the_lan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], typed: str
+) -> None:
+    for port, fingerprint, when in ((9, "a" * 32, 2_000_000), (19, "c" * 32, 1_000_000)):
+        _lan_saved(tmp_path, port, fingerprint, when)
+    status, browsed = _lan_join(monkeypatch, tmp_path, io.StringIO(typed))
+    err = capsys.readouterr().err.splitlines()
+    folder = tmp_path / "data" / "trumps" / "unfinished"
+    assert status == 1 and browsed == ["browsed"]
+    assert err[3:] == [
+        f"The unfinished matches stay saved in {folder}; delete a file there to drop its match.",
+        "trumps join: no game announces itself on your network",
+    ]
+    assert len(list(folder.glob("joined-*.json"))) == 2
+
+
+def test_a_lan_entry_with_more_addresses_than_an_invite_holds_is_saved_with_the_first_ones(
+    tmp_path: Path,
+) -> None:
+    from p2p.invite import MAX_ADDRESSES
+
+    addresses = tuple((f"192.168.1.{n}", 4711) for n in range(1, MAX_ADDRESSES + 2))
+    path = tmp_path / "joined.json"
+    SavedMatch(path, tmp_path / "r.jsonl", Invite(addresses, "a" * 32, LAN_SECRET)).write()
+    back = load_saved(path).invite
+    assert back == Invite(addresses[:MAX_ADDRESSES], "a" * 32, LAN_SECRET)
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")

@@ -272,13 +272,15 @@ class GameFlow:
             if self.match.games == 1:
                 return _("Quit the game? {name} wins it by forfeit. [y/N]").format(name=self.their_name)
             after = self.match.with_award(1 - self.me)
+            score = after.score_text(_("You"), self.their_name)
+            if not after.decided:  # games left that could turn it: the match ends without a winner
+                return _(
+                    "Quit the game? {name} wins it by forfeit and the match ends after game {played} of "
+                    "{games}, with no winner ({score}). [y/N]"
+                ).format(name=self.their_name, played=after.played, games=after.games, score=score)
             return _(
                 "Quit the game? {name} wins it by forfeit and the match ends: {outcome} ({score}). [y/N]"
-            ).format(
-                name=self.their_name,
-                outcome=after.winner_text(self.their_name),
-                score=after.score_text(_("You"), self.their_name),
-            )
+            ).format(name=self.their_name, outcome=after.winner_text(self.their_name), score=score)
         if resumable:
             return _("Quit the game? It is saved: 'trumps' offers to continue it next time. [y/N]")
         return _("Quit the game? It stays in your history but cannot be continued. [y/N]")

@@ -241,8 +241,7 @@ class Board:
         if s.flow.match.played or s.flow.match.matches:
             score = s.flow.match.headline(_("You"), s.flow.their_name)
             if s.flow.match_ended and s.flow.match.games > 1:
-                winner = s.flow.match.winner_text(s.flow.their_name)
-                text = _("Match over: {winner} ({score})").format(winner=winner, score=score)
+                text = s.flow.match.ended_text(score, s.flow.their_name)
             elif s.flow.match.games > 1:
                 text = _("Match: {score}").format(score=score)
             else:

@@ -88,12 +88,34 @@ class MatchScore:
         me, them = self.halves[self.me], self.halves[1 - self.me]
         return f"{my_name} {points_text(me)} - {their_name} {points_text(them)}"
 
+    @property
+    def decided(self) -> bool:
+        """Whether the match has a result: every game played, or a lead that the games left (a
+        point each at most) cannot make up, so that no way of playing them changes the winner.
+        A match that ends early (a peer left) without it has no winner."""
+        lead = abs(self.halves[0] - self.halves[1])
+        return self.over or lead > 2 * (self.games - self.played)
+
     def winner_text(self, their_name: str) -> str:
-        """Who won the match so far: ``You win the match``, or a draw."""
+        """Who won the match (once :attr:`decided`): ``You win the match``, or a draw."""
         me, them = self.halves[self.me], self.halves[1 - self.me]
         if me == them:
             return _("The match is drawn")
         return _("You win the match") if me > them else _("{name} wins the match").format(name=their_name)
+
+    def ended_text(self, score: str, their_name: str) -> str:
+        """The match as it ended, with its ``score`` as shown: its winner once :attr:`decided`
+        (``Match over: You win the match (You 2 - Bob 0)``), else how far it got, naming no
+        winner (``Match over after game 1 of 3: You 0 - Bob 1``)."""
+        if self.decided:
+            return _("Match over: {winner} ({score})").format(winner=self.winner_text(their_name), score=score)
+        if not self.played:
+            return _("Match over before any of its {games} games counted: {score}").format(
+                games=self.games, score=score
+            )
+        return _("Match over after game {played} of {games}: {score}").format(
+            played=self.played, games=self.games, score=score
+        )
 
     def session_text(self, my_name: str, their_name: str) -> str:
         """The running score of every game of the session, this match's too: ``You 3 - AI 1``.

@@ -232,15 +232,17 @@ def _fail(command: str, error: Exception, as_json: bool, end: str = "refused") -
     return 1
 
 
-def _is_local(host: str) -> bool:
-    """Whether ``host`` is an address that only its LAN can reach (loopback: see :func:`_say_reach`)."""
+def _unrouted(host: str) -> bool:
+    """Whether ``host`` is an IP address that the internet does not route to (not globally
+    reachable in IANA's special-purpose registries: private, shared by a carrier-grade NAT,
+    link-local, loopback, documentation…); ``False`` for a name, which may be anywhere."""
     import ipaddress
 
     try:
         address = ipaddress.ip_address(host.split("%")[0])
     except ValueError:
         return False
-    return address.is_private or address.is_link_local
+    return not address.is_global
 
 
 def _describe(terms: Terms) -> str:
@@ -507,23 +509,78 @@ def _saved_match(path: Path, bot: bool) -> tuple[SavedMatch | None, Verified | N
     restored = restore(saved)
     if bot or _continue_asked(restored):
         return saved, restored
-    _say(Text(N_("The unfinished match stays saved in {path}; delete that file to drop it."), path=path))
+    _say(Text(_KEPT, path=path))
     return None, None
+
+
+_KEPT = N_("The unfinished match stays saved in {path}; delete that file to drop it.")
 
 
 def _continue_asked(restored: Verified) -> bool:
     """The person's answer, on the terminal before the full screen takes it: continue the
     unfinished match ``restored``? (Enter: yes; the end of input: no.)"""
-    session, match = restored.session, restored.match
-    moves = 0 if match.game is None else len(match.game.moves)
     question = N_("Continue your unfinished match against {peer} (game {number}, move {moves})? [Y/n] ")
     _flush()
     try:
-        peer = session.names[1 - session.seat]
-        answer = input(printable(translated(Text(question, peer=peer, number=match.number, moves=moves + 1))))
+        answer = input(printable(translated(Text(question, **_stopped_at(restored)))))
     except EOFError:
         return False
     return not answer.strip() or answer.strip().lower() in _yes_words()
+
+
+def _stopped_at(restored: Verified) -> dict[str, object]:
+    """Where the unfinished match ``restored`` stopped, as the questions name it: the ``peer``,
+    the game's ``number`` and the number of the move to come (``moves``)."""
+    session, match = restored.session, restored.match
+    moves = 0 if match.game is None else len(match.game.moves)
+    return {"peer": session.names[1 - session.seat], "number": match.number, "moves": moves + 1}
+
+
+def _lan_saved_match(home: Home, bot: bool) -> tuple[SavedMatch, Verified] | None:
+    """The unfinished match joined from the LAN list that ``trumps join`` without an invite
+    continues (its host no longer announces it), or ``None``: there is none, or the person
+    chose none, and the LAN list is browsed. One that cannot be continued is said in a line and
+    passed over; with several, the person chooses (a bot takes the newest)."""
+    from p2p.saved import SavedMatchError, lan_joined, restore
+
+    ready = []
+    for saved in lan_joined(home.unfinished):
+        try:
+            ready.append((saved, restore(saved)))
+        except SavedMatchError as exc:
+            _say(exc)
+    if not ready or bot:
+        return ready[0] if ready else None
+    if len(ready) == 1:
+        if _continue_asked(ready[0][1]):
+            return ready[0]
+        _say(Text(_KEPT, path=ready[0][0].path))
+        return None
+    chosen = _continue_chosen(ready)
+    if chosen is None:
+        template = N_("The unfinished matches stay saved in {folder}; delete a file there to drop its match.")
+        _say(Text(template, folder=home.unfinished))
+        return None
+    return ready[chosen]
+
+
+def _continue_chosen(matches: list[tuple[SavedMatch, Verified]]) -> int | None:
+    """Which of the unfinished ``matches`` the person continues, asked on the terminal (Enter:
+    the first, the newest); ``None`` for any other answer, and at the end of input."""
+    _say(Text(N_("Unfinished matches you joined on your network:")))
+    for number, (saved, restored) in enumerate(matches, 1):
+        assert saved.invite is not None
+        template = N_("  {choice}. against {peer} at {address} (game {number}, move {moves})")
+        _say(Text(template, choice=number, address=saved.invite.addresses[0][0], **_stopped_at(restored)))
+    _flush()
+    question = N_("Continue which one? [1-{count}; Enter: 1; n: none, look for games on your network] ")
+    try:
+        answer = input(translated(Text(question, count=len(matches)))).strip()
+    except EOFError:
+        return None
+    if not answer:
+        return 0
+    return int(answer) - 1 if re.fullmatch("[0-9]{1,3}", answer) and 1 <= int(answer) <= len(matches) else None
 
 
 async def _back(way: Reconnector, restored: Verified, timeout: float | None) -> Channel:
@@ -693,7 +750,7 @@ def _say_reach(asked: bool, mapped: MapResult, first: str, port: int) -> None:
             "addresses.)"
         )
         _say(Text(template))
-    elif asked and mapped.mapped is None and _is_local(first):
+    elif asked and mapped.mapped is None and _unrouted(first):
         if mapped.failures:
             reasons = "; ".join(f"{method}: {translated(error)}" for method, error in mapped.failures)
             _say(Text(N_("Your router did not open the port ({reasons})."), reasons=reasons))
@@ -760,34 +817,38 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     """``trumps join INVITE``: connect, agree on the rules, play the match (with ``play`` unless ``--bot``)."""
     import time
 
-    from cli.home import Home
     from p2p.connect import Redial, join
     from p2p.errors import P2PError
     from p2p.handshake import LAN_SECRET
     from p2p.identity import KnownPeers
     from p2p.invite import Invite
-    from p2p.saved import joined_file, lan_joined
+    from p2p.saved import joined_file
 
     try:
-        if args.invite is not None:
-            invite = Invite.parse(args.invite)
-        else:  # a match joined from the LAN list continues first: its host no longer announces it
-            invite = lan_joined(Home.default().unfinished) or _choose_host(args)
+        invite = None if args.invite is None else Invite.parse(args.invite)
     except P2PError as exc:
         return _fail("join", exc, args.json)
-    except KeyboardInterrupt:
-        return _fail("join", InterruptedError(Text(N_("stopped before the match began"))), args.json)
     setup = _setup(args, "join", play)
     if isinstance(setup, int):
         return setup
     home, me, name, play_duel = setup
+    saved: SavedMatch | None
+    restored: Verified | None
     try:
-        saved, restored = _saved_match(joined_file(home.unfinished, invite), bool(args.bot))
+        # a match joined from the LAN list continues first: its host no longer announces it
+        lan_match = None if invite is not None else _lan_saved_match(home, bool(args.bot))
+        if lan_match is not None:
+            saved, restored = lan_match
+            assert saved.invite is not None
+            invite = saved.invite
+        else:
+            invite = invite or _choose_host(args)
+            saved, restored = _saved_match(joined_file(home.unfinished, invite), bool(args.bot))
     except P2PError as exc:
         return _fail("join", exc, args.json)
-    except KeyboardInterrupt:  # at the question whether to continue
+    except KeyboardInterrupt:  # at a question, or while browsing
         return _fail("join", InterruptedError(Text(N_("stopped before the match began"))), args.json)
-    if saved is None:  # the host waits for the saved match: joining anew would be refused
+    if saved is None:  # the invite's host waits for the saved match: joining anew would be refused
         return _fail("join", InterruptedError(Text(N_("the unfinished match was not continued"))), args.json)
     if invite.secret == LAN_SECRET:
         saved.invite = invite  # no invite line to give again: a restart redials this entry
