@@ -96,10 +96,11 @@ def read_properties(properties: Mapping[bytes, bytes | None]) -> tuple[str, str,
 
 @contextlib.contextmanager
 def _network_errors(template: str) -> Iterator[None]:
-    """Socket and zeroconf failures (no multicast here, a port taken) as a :class:`DiscoveryError`."""
+    """Socket and zeroconf failures (no multicast here, a port taken, no interface up: zeroconf
+    raises a ``RuntimeError`` for that) as a :class:`DiscoveryError`."""
     try:
         yield
-    except (OSError, ZeroconfError) as exc:
+    except (OSError, ZeroconfError, RuntimeError) as exc:
         raise DiscoveryError(Text(template, error=exc)) from None
 
 

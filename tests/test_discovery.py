@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -63,3 +68,21 @@ def test_a_found_host_is_an_invite_without_a_secret() -> None:
     invite = found.invite()
     assert invite == Invite((("10.3.0.10", 47111), ("2001:db8:3::a", 47111)), FINGERPRINT, LAN_SECRET)
     assert invite.secret == b""  # the announcement never had one: the host's person decides
+
+
+def test_looking_for_games_with_no_network_interface_says_so_in_one_line() -> None:
+    """In a network namespace of its own (no interface up, not even loopback) zeroconf raises a
+    RuntimeError, not an OSError: the person gets one line and status 1, never a traceback."""
+    if shutil.which("unshare") is None or subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode:
+        pytest.skip("no network namespace of its own here (unshare -n needs root)")
+    found = subprocess.run(
+        ["unshare", "-n", sys.executable, "-m", "cli", "join", "--name", "bob", "--bot", "easy"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ,
+    )
+    lines = found.stderr.splitlines()
+    assert found.returncode == 1 and "Traceback" not in found.stderr
+    assert lines[-1].startswith("trumps join: cannot look for hosts on the local network (")
