@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -27,6 +27,7 @@ from cli.app.layout import Board
 from cli.app.match import MatchScore
 from cli.app.move_line import MOVE_LINE_LENGTH
 from cli.app.opponent import Deal, OpponentLeft, Table
+from cli.app.replay import Replay, replay_application
 from cli.app.resume import load_unfinished
 from cli.app.screen import Display, GameScreen
 from engine import TAKE, Card, Game, Move, Position, Rules
@@ -110,6 +111,29 @@ def render(app: Application[None]) -> str:
         line = screen.data_buffer[y]
         rows.append("".join(line[x].char for x in range(size.columns)).rstrip())
     return "\n".join(rows)
+
+
+def replay_screens(replay: Replay, keys: Sequence[str], settle: float = 0.02) -> list[str]:
+    """The replay's screen at the start and after each of ``keys`` (then ``q`` quits it), as a
+    person sees it on an 80x24 terminal."""
+    seen: list[str] = []
+
+    async def main() -> None:
+        with create_pipe_input() as pipe:
+            app = replay_application(replay, input=pipe, output=SizedOutput())
+            app.ttimeoutlen = 0.01
+            task = asyncio.ensure_future(app.run_async())
+            await asyncio.sleep(settle)
+            seen.append(render(app))
+            for key in keys:
+                pipe.send_text(key)
+                await asyncio.sleep(settle)
+                seen.append(render(app))
+            pipe.send_text("q")
+            await asyncio.wait_for(task, 5)
+
+    asyncio.run(main())
+    return seen
 
 
 def run(

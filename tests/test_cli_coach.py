@@ -3,17 +3,14 @@ saved for the replay), the hint that says why, and the replay showing a saved an
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from pathlib import Path
 
-from prompt_toolkit.input import create_pipe_input
-
 from cli.analysis_file import analysis_path, load_analysis, save_analysis
 from cli.app.coach import Coach
 from cli.app.match import MatchScore
-from cli.app.replay import Replay, replay_application
+from cli.app.replay import Replay
 from cli.app.screen import GameScreen
 from cli.coach_words import advice_words, verdict_words
 from cli.commands.replay import _analysis
@@ -31,7 +28,7 @@ from tests.test_cli_app import (
     SizedOutput,
     ai_session,
     homes,
-    render,
+    replay_screens,
     run,
 )
 
@@ -206,22 +203,7 @@ def test_the_replay_shows_a_saved_analysis(homes: Path) -> None:
         "With the coach's analysis: 1 proven mistake; marked in the moves (? and ?? proven, (?) and ?! estimated)."
     )
     replay = Replay(game, "lost.txt", verdicts=verdicts, note=note)
-    seen: list[str] = []
-
-    async def main() -> None:
-        with create_pipe_input() as pipe:
-            app = replay_application(replay, input=pipe, output=SizedOutput())
-            app.ttimeoutlen = 0.01
-            task = asyncio.ensure_future(app.run_async())
-            await asyncio.sleep(0.02)
-            seen.append(render(app))
-            pipe.send_text(RIGHT)
-            await asyncio.sleep(0.02)
-            seen.append(render(app))
-            pipe.send_text("q")
-            await asyncio.wait_for(task, 5)
-
-    asyncio.run(main())
+    seen = replay_screens(replay, [RIGHT])
     assert "With the coach's analysis: 1 proven mistake" in seen[0]  # the note, wrapped in the table
     assert "?? turned a win into a loss; better:" in seen[1] and "(proven)" in seen[1]
     assert verdict_words(verdicts[2]) == "lost already (proven)"
@@ -244,21 +226,7 @@ def test_the_replay_marks_the_estimates_of_an_older_saved_analysis(homes: Path) 
     assert note.endswith("; marked in the moves (? and ?? proven, (?) and ?! estimated).")
     mistake = next(v for v in analysed if v.grade == ESTIMATED_MISTAKE)
     replay = Replay(game, "estimated.txt", verdicts=verdicts, note=note)
-    seen: list[str] = []
-
-    async def main() -> None:
-        with create_pipe_input() as pipe:
-            app = replay_application(replay, input=pipe, output=SizedOutput())
-            app.ttimeoutlen = 0.01
-            task = asyncio.ensure_future(app.run_async())
-            await asyncio.sleep(0.02)
-            pipe.send_text(RIGHT * (mistake.index + 1))
-            await asyncio.sleep(0.05)
-            seen.append(render(app))
-            pipe.send_text("q")
-            await asyncio.wait_for(task, 5)
-
-    asyncio.run(main())
+    seen = replay_screens(replay, [RIGHT * (mistake.index + 1)], settle=0.05)[1:]
     assert f"Move {mistake.index + 1} of {len(game.moves)}" in seen[0]
     assert "(?) estimated mistake (not proven): this move" in seen[0]
 

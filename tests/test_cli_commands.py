@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from prompt_toolkit.input import create_pipe_input
 
 from cli import config, storage
 from cli import main as cli_main
-from cli.app.replay import Replay, replay_application
+from cli.app.replay import Replay
 from cli.app.screen import GameScreen
 from cli.history import history_rows
 from engine import Game
-from tests.test_cli_app import SizedOutput, render
+from tests.test_cli_app import replay_screens
 
 
 @pytest.fixture(autouse=True)
@@ -300,29 +299,11 @@ def test_replay_refuses_a_missing_or_corrupt_file(homes: Path, capsys: pytest.Ca
 
 def test_replay_steps_through_a_game_with_the_arrow_keys() -> None:
     game = finished_game()
-    replay = Replay(game, "1.txt")
-    seen: list[str] = []
-
-    async def main() -> None:
-        with create_pipe_input() as pipe:
-            app = replay_application(replay, input=pipe, output=SizedOutput())
-            app.ttimeoutlen = 0.01
-            task = asyncio.ensure_future(app.run_async())
-            await asyncio.sleep(0.02)
-            seen.append(render(app))
-            for keys in ("\x1b[C", "\x1b[C", "\x1b[D", "\x1b[F", "\x1b[H", "\x1b[6~"):
-                pipe.send_text(keys)
-                await asyncio.sleep(0.02)
-                seen.append(f"{replay.step}")
-            pipe.send_text("\x1b[F")
-            await asyncio.sleep(0.02)
-            seen.append(render(app))
-            pipe.send_text("q")
-            await asyncio.wait_for(task, 5)
-
-    asyncio.run(main())
+    keys = ("\x1b[C", "\x1b[C", "\x1b[D", "\x1b[F", "\x1b[H", "\x1b[6~", "\x1b[F")
+    seen = replay_screens(Replay(game, "1.txt"), keys)
+    steps = [found.group(1) if (found := re.search(r"Move (\d+) of", screen)) else "0" for screen in seen]
     total = len(game.moves)
-    assert seen[1:7] == ["1", "2", "1", str(total), "0", str(min(10, total))]
+    assert steps[1:7] == ["1", "2", "1", str(total), "0", str(min(10, total))]
     assert "The deal" in seen[0] and "You · trump ♠" in seen[0] and "AI (hard) · trump ♥" in seen[0]
     assert f"Move {total} of {total}" in seen[-1] and "Result:" in seen[-1]
 
