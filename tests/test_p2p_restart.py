@@ -472,8 +472,9 @@ def test_a_new_match_with_a_lan_host_gets_a_file_beside_the_one_kept_with_it(tmp
 def test_a_join_without_invite_lets_the_person_choose_among_saved_lan_matches(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Two LAN matches saved: both are listed, the newest first, and the older one chosen is the
-    one continued (its host, on port 19, is redialed)."""
+    """Two LAN matches saved: both are listed, the newest first, with their hosts' ports (two hosts
+    may share one machine), and the older one chosen is the one continued (its host, on port 19,
+    is redialed)."""
     newer = _lan_saved(tmp_path, 9, "a" * 32, 2_000_000)
     older = _lan_saved(tmp_path, 19, "c" * 32, 1_000_000)
     status, browsed = _lan_join(monkeypatch, tmp_path, io.StringIO("2\n"), "--timeout", "1")
@@ -481,8 +482,8 @@ def test_a_join_without_invite_lets_the_person_choose_among_saved_lan_matches(
     assert status == 1 and browsed == []
     listed = err.splitlines()[:3]
     assert listed[0] == "Unfinished matches you joined on your network:"
-    assert re.fullmatch(r"  1\. against ann at 127\.0\.0\.1 \(game 1, move \d+\)", listed[1])
-    assert re.fullmatch(r"  2\. against ann at 127\.0\.0\.1 \(game 1, move \d+\)", listed[2])
+    assert re.fullmatch(r"  1\. against ann at 127\.0\.0\.1 port 9 \(game 1, move \d+\)", listed[1])
+    assert re.fullmatch(r"  2\. against ann at 127\.0\.0\.1 port 19 \(game 1, move \d+\)", listed[2])
     assert "Continue which one? [1-2; Enter: 1; n: none, look for games on your network]" in out
     assert "Connecting to 127.0.0.1 port 19…" in err and "port 9…" not in err
     assert "ann did not come back within 1 s; the match stays saved" in err

@@ -570,8 +570,9 @@ def _continue_chosen(matches: list[tuple[SavedMatch, Verified]]) -> int | None:
     _say(Text(N_("Unfinished matches you joined on your network:")))
     for number, (saved, restored) in enumerate(matches, 1):
         assert saved.invite is not None
-        template = N_("  {choice}. against {peer} at {address} (game {number}, move {moves})")
-        _say(Text(template, choice=number, address=saved.invite.addresses[0][0], **_stopped_at(restored)))
+        template = N_("  {choice}. against {peer} at {address} port {port} (game {number}, move {moves})")
+        address, port = saved.invite.addresses[0]
+        _say(Text(template, choice=number, address=address, port=port, **_stopped_at(restored)))
     _flush()
     question = N_("Continue which one? [1-{count}; Enter: 1; n: none, look for games on your network] ")
     try:
