@@ -4,7 +4,7 @@ The signed chain is in the record (:mod:`p2p.record`); what it cannot hold is ke
 JSON file beside it (mode 0600, written atomically, deleted when the match ends):
 
 ``{"saved": "your-trumps unfinished match", "format": 1, "record": path, "pledges": {game:
-{"pref", "secret"}}, "invite": text-or-null, "lan": bool}``
+{"pref", "secret"}}, "invite": text-or-null, "lan": bool, "joiner": address-or-null}``
 
 - ``pledges``: this side's own commitment secrets for games not yet revealed, written *before*
   the commitment goes out, so that a program restarted between its commit and its reveal can
@@ -16,7 +16,9 @@ JSON file beside it (mode 0600, written atomically, deleted when the match ends)
   addresses, as many as an invite holds), so that a restarted ``trumps join`` without an
   invite redials it (an invite line's joiner has ``null``: the same line finds its file);
 - ``lan`` (the host's side; ``false`` when left out): its joiner came by the LAN knock, so a
-  restarted host takes that joiner's LAN knock back (and only that joiner's).
+  restarted host takes that joiner's LAN knock back (and only that joiner's);
+- ``joiner`` (the host's side; ``null`` or left out when not known): the address its joiner
+  played from, whose source a restarted host reserves.
 
 Everything read back is checked: a file that is not such a state, or whose pledge does not open
 the record's commitment, raises :class:`SavedMatchError` and is left in place (nothing is lost).
@@ -24,6 +26,7 @@ the record's commitment, raises :class:`SavedMatchError` and is left in place (n
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -93,6 +96,10 @@ class SavedMatch:
     pledges: dict[int, Pledge] = field(default_factory=dict)
     lan: bool = False
     """The host's side: its joiner came by the LAN knock (and so comes back by it)."""
+    joiner: str | None = None
+    """The host's side: the address its joiner played from, whose source a restarted host
+    reserves (docs/protocol.md, "Admission"), so that a returning LAN joiner, which proves no
+    secret, is not pushed out by strangers' knocks."""
 
     def keep(self, game: int, pledge: Pledge) -> None:
         """Save our pledge for ``game`` (before its commitment is sent)."""
@@ -108,6 +115,7 @@ class SavedMatch:
             "pledges": {str(n): {"pref": p.pref, "secret": p.secret.hex()} for n, p in self.pledges.items()},
             "invite": None if self.invite is None else _saved_text(self.invite),
             "lan": self.lan,
+            "joiner": self.joiner,
         }
         write_atomically(self.path, json.dumps(state).encode(), mode=0o600)
 
@@ -118,7 +126,7 @@ class SavedMatch:
     def for_rematch(self) -> SavedMatch:
         """The state of a rematch on the same connection, in the same file: the same invite and
         way in, no record yet and no pledges (its duel writes it before its first link)."""
-        return SavedMatch(self.path, invite=self.invite, lan=self.lan)
+        return SavedMatch(self.path, invite=self.invite, lan=self.lan, joiner=self.joiner)
 
 
 def load_saved(path: Path) -> SavedMatch:
@@ -135,7 +143,10 @@ def load_saved(path: Path) -> SavedMatch:
     lan = state.get("lan", False)
     if not isinstance(lan, bool):
         raise _corrupt(path, Text(N_('its "lan" field is {value}, neither true nor false'), value=repr(lan)[:40]))
-    saved = SavedMatch(path, Path(record), lan=lan)
+    joiner = state.get("joiner")
+    if joiner is not None and not _is_address(joiner):
+        raise _corrupt(path, Text(N_('its "joiner" field is {value}, not an address'), value=repr(joiner)[:40]))
+    saved = SavedMatch(path, Path(record), lan=lan, joiner=joiner)
     try:
         saved.invite = None if invite is None else _invite(str(invite))
         for number, pledge in pledges.items():
@@ -146,6 +157,15 @@ def load_saved(path: Path) -> SavedMatch:
     except (P2PError, ValueError, TypeError, KeyError) as exc:
         raise _corrupt(path, Text(N_("an unreadable invite or pledge ({error})"), error=exc)) from None
     return saved
+
+
+def _is_address(value: object) -> bool:
+    """Whether ``value`` is an IP address written as text."""
+    try:
+        ipaddress.ip_address(value if isinstance(value, str) else "")
+    except ValueError:
+        return False
+    return True
 
 
 def _saved_text(invite: Invite) -> str:

@@ -17,11 +17,12 @@ import threading
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from cli.commands.duel import add_join_arguments, run_join
+from p2p.admission import source_of
 from p2p.duel import Report
 from p2p.errors import P2PError
 from p2p.fairdeal import Pledge
@@ -167,6 +168,8 @@ _STATE = {"saved": "your-trumps unfinished match", "format": 1, "record": "r.jso
         ({"pledges": {}, "lan": "yes"}, "its \"lan\" field is 'yes', neither true nor false"),
         ({"pledges": {}, "lan": 1}, "its \"lan\" field is 1, neither true nor false"),
         ({"pledges": {}, "lan": "x" * 10_000}, "its \"lan\" field is 'x{39}, neither true nor false"),
+        ({"pledges": {}, "joiner": "bob's laptop"}, "its \"joiner\" field is \"bob's laptop\", not an address"),
+        ({"pledges": {}, "joiner": 7}, "its \"joiner\" field is 7, not an address"),
         ({"pledges": [1]}, "the record or the pledges are missing"),
     ],
 )
@@ -751,9 +754,19 @@ def test_a_host_restarted_over_a_lan_joined_match_takes_its_joiner_back(
     assert "paused; run the same command again" in capsys.readouterr().err
     state = hosted_file(Home.default().unfinished)
     assert load_saved(state).lan  # bob came by the LAN knock: he will come back by it
+    assert load_saved(state).joiner == "127.0.0.1"  # and from there
     monkeypatch.undo()  # as the host is started again: on loopback, with no one asked
     _homes(monkeypatch, tmp_path / "ann")
+    reserved: list[object] = []
+    waiting = commands._back
+
+    async def back(listener: Any, *args: Any) -> Any:  # bob's source keeps its slot: no flood pushes him out
+        reserved.append(listener.admission.reserved)
+        return await waiting(listener, *args)
+
+    monkeypatch.setattr(commands, "_back", back)
     assert run_host(parser.parse_args([*options, "--bot", "easy", "--json"])) == 0
+    assert reserved == [source_of("127.0.0.1")]
     out, err = capsys.readouterr()
     assert "Continuing the unfinished match with bob" in err
     summary, bob_report = json.loads(out.splitlines()[-1]), joiner.finished()

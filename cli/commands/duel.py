@@ -628,6 +628,7 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
 
     from engine import Rules
     from p2p.addresses import host_addresses, is_loopback, socket_families
+    from p2p.admission import source_of
     from p2p.connect import Listener, listening_socket
     from p2p.discovery import Announcement
     from p2p.errors import P2PError
@@ -692,6 +693,8 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
                 assert saved is not None and saved.invite is not None
                 invite, listener.playing = saved.invite, restored.session  # only that joiner gets in
                 listener.playing_lan = saved.lan
+                if saved.joiner is not None:  # its return keeps its slot, as before the restart
+                    listener.admission.reserved = source_of(saved.joiner)
                 _say_continuing(restored)
             elif saved is not None:
                 saved.invite = invite
@@ -720,8 +723,8 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
                             listener.approve = None  # nobody finds it: only invites
                             _say(exc)
                     channel, session = await listener.first()
-                if saved is not None:
-                    saved.lan = listener.playing_lan  # on disk with the duel's first save, before any link
+                if saved is not None:  # on disk with the duel's first save, before any link
+                    saved.lan, saved.joiner = listener.playing_lan, channel.peer_host
             stage.playing = True
             start = time.monotonic()
             _flush()  # before a full screen takes the terminal
