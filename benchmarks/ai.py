@@ -9,6 +9,7 @@ a win scores 1, a draw 1/2. Budgets are per move. Commands::
     python benchmarks/ai.py solve --seconds 0.3 --small --cards 8,10,12,14,16
     python benchmarks/ai.py horizon --positions 8 --budgets 0.5,2
     python benchmarks/ai.py horizon --positions 12 --budgets 0.5,2 --before-end 4,10,20,40
+    python benchmarks/ai.py horizon --cards 16,20 --proof-nodes 150000,600000,2400000,9600000
     python benchmarks/ai.py tune --deals 40 --nodes 1500 --rounds 2
 
 Agents: ``random``, ``greedy`` (the one-ply baseline) and the levels of
@@ -38,6 +39,7 @@ from engine import Game, Move, Position, deal  # noqa: E402
 from engine.ai import LEVELS, ProofCache, choose  # noqa: E402
 from engine.ai.evaluation import DEFAULT_WEIGHTS, Weights  # noqa: E402
 from engine.ai.greedy import greedy_move  # noqa: E402
+from engine.ai.proof import DRAW, prove  # noqa: E402
 from engine.ai.search import search  # noqa: E402
 
 AGENTS = ("random", "greedy", *LEVELS)
@@ -365,6 +367,14 @@ def horizon(args: argparse.Namespace) -> None:
         rows = [int(n) for n in args.cards.split(",")]
         found = positions_by_cards(rows, args.positions, args.base, args.game_nodes)
         by, label = "by N cards in both hands", "N"
+    if args.proof_nodes:
+        print(
+            f"positions from self-play ({args.game_nodes} nodes a move, series {args.base}), "
+            f"{by}; generated in {time.perf_counter() - start:.0f} s"
+        )
+        proof_growth(found, rows, sorted(int(b) for b in args.proof_nodes.split(",")), label)
+        print(f"total {time.perf_counter() - start:.0f} s")
+        return
     warm = f", each after the player's {args.warm} turns before with one cache" if args.warm else ""
     print(
         f"positions from self-play ({args.game_nodes} nodes a move, series {args.base}), "
@@ -403,6 +413,31 @@ def horizon(args: argparse.Namespace) -> None:
         median = f"{times[len(times) // 2]:.3f} s" if times else "-"
         print(f"  {n:2}  {cells}  {median:>20}  {nodes / spent if spent else 0:>8,.0f}")
     print(f"total {time.perf_counter() - start:.0f} s")
+
+
+def proof_growth(found: dict[int, Sample], rows: Sequence[int], budgets: Sequence[int], label: str) -> None:
+    """How the share of positions the proof alone settles grows with its node budget.
+
+    One run of :func:`prove` at the largest budget answers for every smaller one: with a node
+    budget alone the proof is deterministic, and a run that stops earlier is a prefix of it.
+    """
+    header = "  ".join(f"{b:>11,} nodes" for b in budgets)
+    print(f"   {label}  {header}  (draws)  nodes/s")
+    for n in rows:
+        needed: list[tuple[int, bool]] = []  # for each position proven: the nodes it took, a draw?
+        nodes = 0
+        spent = 0.0
+        for position, history in found[n]:
+            began = time.perf_counter()
+            proof = prove(position, history, nodes=budgets[-1])
+            spent += time.perf_counter() - began
+            nodes += proof.nodes
+            if proof.value is not None:
+                needed.append((proof.nodes, proof.value == DRAW))
+        total = len(found[n])
+        cells = "  ".join(f"{sum(k <= b for k, _ in needed):>7}/{total:<9}" for b in budgets)
+        draws = sum(d for _, d in needed)
+        print(f"  {n:2}  {cells}  ({draws})    {nodes / spent if spent else 0:>8,.0f}")
 
 
 def weights_arg(text: str | None) -> Weights:
@@ -495,6 +530,11 @@ def main() -> None:
         help="first search the player's WARM turns before, keeping a ProofCache",
     )
     sub.add_argument("--base", type=int, default=1, help="which series of deals")
+    sub.add_argument(
+        "--proof-nodes",
+        metavar="NODES",
+        help="instead of the search's times: the proof alone, the share settled within each node budget",
+    )
     sub.set_defaults(run=horizon)
     for name, run, seconds in (("speed", speed, 0.3), ("solve", solve, 0.3)):
         sub = commands.add_parser(name, help=f"{name} of the search")
