@@ -35,6 +35,7 @@ from tests.test_cli_app import (
 __all__ = ["homes"]  # the fixture: saved games and config in a temporary home
 
 F6, HOME, END, ESC = "\x1b[17~", "\x1b[H", "\x1b[F", "\x1b"
+UP, DOWN, PAGE_UP = "\x1b[A", "\x1b[B", "\x1b[5~"
 MOVES = ("QH,KD", "take", "9H", "QH,TC", "take", "KD", "take", "8H")  # QH,KD throws the win away
 NODES = 20_000
 ESTIMATE_NODES = 3_000
@@ -114,6 +115,38 @@ def test_left_and_right_step_through_the_mistakes_on_the_board() -> None:
     assert "Move 1 of 8: You played" in mistake and "turned a win into a loss; better:" in mistake
     assert "Marked move 1 of 1: proven mistake." in mistake
     assert (at_end, at_first) == ("None", "0")
+
+
+def test_up_and_down_step_through_every_move_and_the_marks_go_on_from_there() -> None:
+    session = ai_session(trump="S")
+    session.coach = Coach(seconds=None, nodes=NODES)
+    seen: dict[str, str] = {}
+
+    async def script(d: Driver) -> None:
+        await d.my_turn()
+        session.flow.game = lost_game()  # 8 moves; the only mark is the first one
+        await d.keys(F6)
+        await d.until(lambda: session.coach.complete)
+        for name, keys in (
+            ("up", UP),  # from the end: the move before the last
+            ("down", DOWN),  # on past the last move: the end
+            ("page up", PAGE_UP),  # ten back: the first move, the marked one
+            ("down again", DOWN),
+            ("right", RIGHT),  # no mark after the second move: the board stays
+            ("left", LEFT),  # back to the mark before it
+        ):
+            await d.keys(keys)
+            seen[name] = f"{session.coach.at} " + d.screen()
+
+    run(session, script, SizedOutput(90, 24))
+    assert seen["up"].startswith("6 ") and "Move 7 of 8:" in seen["up"]
+    assert "In your moves: 1 proven mistake." in seen["up"]  # not at a mark: the summary
+    assert seen["down"].startswith("None ") and "Move 8 of 8:" in seen["down"]
+    assert seen["page up"].startswith("0 ") and "Marked move 1 of 1: proven mistake." in seen["page up"]
+    assert seen["down again"].startswith("1 ") and "Move 2 of 8: AI (easy) took" in seen["down again"]
+    assert seen["right"].startswith("1 ") and "Move 2 of 8:" in seen["right"]
+    assert seen["left"].startswith("0 ") and "Move 1 of 8: You played" in seen["left"]
+    assert "↑/↓ moves" in seen["up"]  # the key bar says so
 
 
 def estimated_game() -> Game:

@@ -1,6 +1,7 @@
 """The analysis screen over the game screen: the finished game on the replay's board, standing
-at one of the player's marked moves (←/→ go from one to the next: proven mistakes, estimated
-mistakes, doubtful moves), the verdicts in the move log, and the analysis' progress. It only reads the :class:`~cli.app.coach.Coach`."""
+at one of its moves (←/→ go from one of the player's marked moves to the next: proven mistakes,
+estimated mistakes, doubtful moves; ↑/↓ and PgUp/PgDn through every move), the verdicts in the
+move log, and the analysis' progress. It only reads the :class:`~cli.app.coach.Coach`."""
 
 from __future__ import annotations
 
@@ -16,7 +17,12 @@ from cli.app.screen import GameScreen
 from cli.coach_words import marks_words
 from cli.i18n import N_, _, ngettext
 
-KEYS = (("←/→", N_("marked moves")), ("Home/End", N_("first/end")), ("Esc", N_("close")))
+KEYS = (
+    ("←/→", N_("marked moves")),
+    ("↑/↓", N_("moves")),
+    ("Home/End", N_("first/end")),
+    ("Esc", N_("close")),
+)
 BAR_CELLS = 20
 """The progress bar's width."""
 
@@ -43,8 +49,8 @@ class AnalysisView:
             self._replay.heading = _("Analysis")
         replay = self._replay
         replay.verdicts = {verdict.index: verdict for verdict in self.coach.verdicts}
-        shown = self.coach.shown()
-        replay.go(len(game.moves) if shown is None else shown.index + 1)
+        at = self.coach.at
+        replay.go(len(game.moves) if at is None else at + 1)
         return replay
 
     def status(self) -> StyleAndTextTuples:
@@ -73,7 +79,7 @@ class AnalysisView:
         else:
             what = _("proven mistake") if shown.mistake else _("estimate, not proven")
             text = _("Marked move {number} of {count}: {what}.").format(
-                number=(coach.at or 0) + 1, count=len(marked), what=what
+                number=marked.index(shown) + 1, count=len(marked), what=what
             )
         width = terminal_size().columns
         lines = wrapped("class:result", " ", text, width)
@@ -113,15 +119,14 @@ def analysis_bindings(screen: GameScreen) -> KeyBindings:
     showing = analysis_open(screen)
     coach = screen.coach
 
-    def step(delta: int) -> None:
-        coach.step(delta)
-
-    bindings.add("left", filter=showing)(lambda event: step(-1))
-    bindings.add("right", filter=showing)(lambda event: step(1))
+    bindings.add("left", filter=showing)(lambda event: coach.step(-1))
+    bindings.add("right", filter=showing)(lambda event: coach.step(1))
+    for key, moves in (("up", -1), ("down", 1), ("pageup", -10), ("pagedown", 10)):
+        bindings.add(key, filter=showing)(lambda event, moves=moves: coach.step_moves(moves))
 
     @bindings.add("home", filter=showing)
     def _first(event: KeyPressEvent) -> None:
-        coach.at = 0 if coach.marked() else None
+        coach.first()
 
     @bindings.add("end", filter=showing)
     def _end(event: KeyPressEvent) -> None:

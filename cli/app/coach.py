@@ -3,9 +3,9 @@
 A :class:`Coach` runs :func:`engine.ai.analysis.analyze` in a worker thread (the search takes
 seconds; the screen must stay live), takes each verdict as it comes, shows how far it is, and
 can be stopped at any verdict (Esc). When it is complete it is saved beside the game's record
-(:mod:`cli.analysis_file`) so that ``trumps replay`` shows it too. It also holds which marked move
-(a proven mistake, an estimated mistake or a doubtful move) the board stands at: ←/→ go from one
-to the next. No prompt_toolkit here: the view
+(:mod:`cli.analysis_file`) so that ``trumps replay`` shows it too. It also holds which move the
+board stands at: ←/→ go from one marked move (a proven mistake, an estimated mistake or a
+doubtful move) to the next, ↑/↓ and PgUp/PgDn through all the moves. No prompt_toolkit here: the view
 (:mod:`cli.app.analysis_view`) only reads it.
 """
 
@@ -42,7 +42,8 @@ class Coach:
         self.note = ""
         """Where the analysis was saved, or why it could not be."""
         self.at: int | None = None
-        """The marked move the board stands at (an index of :meth:`marked`); ``None``: at the end."""
+        """The index of the move the board stands at (showing the position after it); ``None``: at
+        the end."""
         self._stop = threading.Event()
         self._changed: Callable[[], None] = lambda: None
 
@@ -109,18 +110,31 @@ class Coach:
         return [verdict for verdict in self.verdicts if verdict.mistake or verdict.grade is not None]
 
     def step(self, delta: int) -> None:
-        """←/→: stand at the previous or next marked move (from the end, ← goes to the last one)."""
-        count = len(self.marked())
-        if not count:
-            return
+        """←/→: stand at the previous or next marked move (from the end, ← goes to the last one);
+        with none that way the board stays."""
+        marks = [verdict.index for verdict in self.marked()]
         if self.at is None:
-            self.at = count - 1 if delta < 0 else 0
+            found = marks[-1:] if delta < 0 else marks[:1]
         else:
-            self.at = max(0, min(count - 1, self.at + delta))
+            at = self.at
+            found = [i for i in marks if i < at][-1:] if delta < 0 else [i for i in marks if i > at][:1]
+        if found:
+            self.at = found[0]
+
+    def first(self) -> None:
+        """Home: stand at the first marked move (at the end if there is none)."""
+        marks = self.marked()
+        self.at = marks[0].index if marks else None
+
+    def step_moves(self, delta: int) -> None:
+        """↑/↓, PgUp/PgDn: stand ``delta`` moves back or on, any move of either player (from the
+        end, back from the last move; on past the last move is the end)."""
+        if self.game is None or not self.game.moves:
+            return
+        last = len(self.game.moves) - 1
+        at = last if self.at is None else self.at
+        self.at = max(0, at + delta) if at + delta < last else None
 
     def shown(self) -> Verdict | None:
-        """The marked move the board stands at."""
-        marked = self.marked()
-        if self.at is None or not marked:
-            return None
-        return marked[min(self.at, len(marked) - 1)]
+        """The marked move the board stands at, if it stands at one."""
+        return next((verdict for verdict in self.marked() if verdict.index == self.at), None)

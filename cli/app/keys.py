@@ -61,7 +61,9 @@ COMMAND_KEYS = (
     CommandKey(
         ("f6",),
         N_("Analysis"),
-        N_("after a game: the coach's verdict on each of your moves (←/→ go through the mistakes and doubtful moves)"),
+        N_(
+            "after a game: the coach's verdict on each of your moves (←/→ go through the mistakes and doubtful moves, ↑/↓ through every move)"
+        ),
         GameScreen.analyze,
         shown=lambda screen: screen.flow.game is not None and screen.flow.game.result is not None,
     ),
