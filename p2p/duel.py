@@ -735,6 +735,8 @@ class Duel:
         self._resumed = exchange
         while (message := exchange.next_message()) is not None:  # our links applied meanwhile too
             await channel.send(message)
+        if self.saved is not None and self.seat == self.session.terms.host_seat:
+            self.saved.joiner_back_from(channel.peer_host)
         self.clock.connected(self.now())
         self._claimable = self._stalled
         self._reconnects += 1

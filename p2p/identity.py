@@ -18,7 +18,7 @@ p2p.errors.IdentityChanged: bob's identity key has CHANGED (was ..., now ...). T
 >>> peers.check("b\u043eb", bytes(31) + b"x")  # a Cyrillic o: the same name to the eye  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-p2p.errors.IdentityChanged: 'b\u043eb' looks like bob, whose identity key is ... This may be someone ...
+p2p.errors.IdentityChanged: a new name that looks like bob comes with key ..., but bob's identity key is .... This may be someone ...
 """
 
 from __future__ import annotations
@@ -205,19 +205,19 @@ class KnownPeers:
         return known is None
 
     def _check_look_alikes(self, peers: dict[str, dict[str, str]], name: str, public: bytes) -> None:
-        """Refuse a new name that looks like a known one but comes with another key."""
+        """Refuse a new name that looks like a known one but comes with another key. The refusal
+        names the known player (our own stored name), never ``name``: that is the peer's text,
+        chosen to look like someone else's."""
         shape = skeleton(name)
         for other, info in peers.items():
             if info["key"] != public.hex() and skeleton(other) == shape:
                 template = N_(
-                    "{name!r} looks like {known}, whose identity key is {old}, but comes with key {new}. "
-                    "This may be someone pretending to be {known}: if it is really someone else, they "
-                    "should pick another name."
+                    "a new name that looks like {known} comes with key {new}, but {known}'s identity key "
+                    "is {old}. This may be someone pretending to be {known}: if it is really someone "
+                    "else, they should pick another name."
                 )
                 old = fingerprint(bytes.fromhex(info["key"]))
-                raise IdentityChanged(
-                    Text(template, name=name, known=other, old=old, new=fingerprint(public))
-                )
+                raise IdentityChanged(Text(template, known=other, old=old, new=fingerprint(public)))
 
     def forget(self, name: str) -> bool:
         """Forget ``name``; whether it was known."""

@@ -184,6 +184,9 @@ class Verified:
     """Why the kept evidence proves nothing, when the end note has evidence that does not."""
     truncated: bool
     """The file stops in the middle of a line."""
+    rematch_of: tuple[bytes, bytes] | None = None
+    """For a rematch, the previous match's root and the transcript it ended with (both players'
+    final signatures of that end are checked): what :func:`earlier_matches` looks for."""
 
     @property
     def awarded(self) -> tuple[int, int] | None:
@@ -288,7 +291,7 @@ def verify(text: str) -> Verified:
         raise RecordError(Text(template, format=rows[0].get("format"), ours=FORMAT))
     session = _session(rows[0])
     terms = session.terms
-    root, dealer = _root(rows[0], session)
+    root, dealer, previous = _root(rows[0], session)
     match = Match(root, session.keys, terms.rules, terms.games, dealer)
     end: dict[str, Any] | None = None
     evidence: tuple[CheatError | None, Text | None] = (None, None)
@@ -310,7 +313,38 @@ def verify(text: str) -> Verified:
             match.apply(link, by)
         except (RecordError, CheatError) as exc:
             raise RecordError(Text(N_("line {number}: {error}"), number=number, error=exc)) from None
-    return Verified(session, match, match.done, end, *evidence, truncated)
+    return Verified(session, match, match.done, end, *evidence, truncated, previous)
+
+
+def earlier_matches(directory: Path, verified: Verified) -> list[Verified]:
+    """The complete matches that ``verified`` is a rematch of, one after another on the same
+    connection, the first match first: each found among the records in ``directory`` by its root
+    (the record's name ends in its first 4 bytes) and taken only if it verifies, complete, with
+    the root and end transcript the next one's header names, which both players signed. The search
+    stops at a match whose record is not there (deleted, or this side never wrote it)."""
+    found: list[Verified] = []
+    wanted = verified.rematch_of
+    while wanted is not None:  # roots never repeat: each one hashes the end of the match before
+        previous = _ended_with(directory, *wanted)
+        if previous is None:
+            break
+        found.insert(0, previous)
+        wanted = previous.rematch_of
+    return found
+
+
+def _ended_with(directory: Path, root: bytes, transcript: bytes) -> Verified | None:
+    """The complete match rooted at ``root`` that ended with ``transcript``, from its record in
+    ``directory``; ``None`` when no record there is that (unreadable ones are passed over)."""
+    for path in sorted(directory.glob(f"*-{root[:4].hex()}.jsonl")):
+        try:
+            candidate = verify(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, RecordError):
+            continue
+        match = candidate.match
+        if candidate.complete and (match.session_id, match.transcript) == (root, transcript):
+            return candidate
+    return None
 
 
 def _session(header: dict[str, Any]) -> Session:
@@ -325,11 +359,12 @@ def _session(header: dict[str, Any]) -> Session:
     return Session(hello, offer, accept, offer.host_seat if seat is None else seat)
 
 
-def _root(header: dict[str, Any], session: Session) -> tuple[bytes, int | None]:
-    """The chain root and first dealer: the session's, or a rematch's (checked against both finals)."""
+def _root(header: dict[str, Any], session: Session) -> tuple[bytes, int | None, tuple[bytes, bytes] | None]:
+    """The chain root and first dealer: the session's, or a rematch's (checked against both finals),
+    with the previous match's root and end transcript."""
     previous = header.get("rematch_of")
     if previous is None:
-        return session.session_id, None
+        return session.session_id, None, None
     try:
         previous_root = bytes.fromhex(previous["root"])
         transcript = bytes.fromhex(previous["transcript"])
@@ -346,7 +381,7 @@ def _root(header: dict[str, Any], session: Session) -> tuple[bytes, int | None]:
             raise RecordError(
                 f"line 1: player {seat}'s signature of the previous match's end does not verify"
             )
-    return rematch_root(session.session_id, transcript, dealer), dealer
+    return rematch_root(session.session_id, transcript, dealer), dealer, (previous_root, transcript)
 
 
 def _judge(match: Match, evidence: object) -> tuple[CheatError | None, Text | None]:

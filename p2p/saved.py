@@ -18,7 +18,7 @@ JSON file beside it (mode 0600, written atomically, deleted when the match ends)
 - ``lan`` (the host's side; ``false`` when left out): its joiner came by the LAN knock, so a
   restarted host takes that joiner's LAN knock back (and only that joiner's);
 - ``joiner`` (the host's side; ``null`` or left out when not known): the address its joiner
-  played from, whose source a restarted host reserves.
+  plays from (the one of its last resume), whose source a restarted host reserves.
 
 Everything read back is checked: a file that is not such a state, or whose pledge does not open
 the record's commitment, raises :class:`SavedMatchError` and is left in place (nothing is lost).
@@ -97,9 +97,9 @@ class SavedMatch:
     lan: bool = False
     """The host's side: its joiner came by the LAN knock (and so comes back by it)."""
     joiner: str | None = None
-    """The host's side: the address its joiner played from, whose source a restarted host
-    reserves (docs/protocol.md, "Admission"), so that a returning LAN joiner, which proves no
-    secret, is not pushed out by strangers' knocks."""
+    """The host's side: the address its joiner plays from (since its last resume), whose source
+    a restarted host reserves (docs/protocol.md, "Admission"), so that a returning LAN joiner,
+    which proves no secret, is not pushed out by strangers' knocks."""
 
     def keep(self, game: int, pledge: Pledge) -> None:
         """Save our pledge for ``game`` (before its commitment is sent)."""
@@ -118,6 +118,13 @@ class SavedMatch:
             "joiner": self.joiner,
         }
         write_atomically(self.path, json.dumps(state).encode(), mode=0o600)
+
+    def joiner_back_from(self, address: str) -> None:
+        """The host's joiner resumed from ``address``: a new one is kept (on disk at once), so that
+        a host restarted now reserves the source its joiner plays from, not the one it began from."""
+        if address != self.joiner and _is_address(address):
+            self.joiner = address
+            self.write()
 
     def discard(self) -> None:
         """The match ended: nothing is left to continue."""

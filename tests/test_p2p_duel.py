@@ -16,7 +16,7 @@ from p2p.handshake import Terms
 from p2p.match import rematch_of
 from p2p.messages import Reveal
 from p2p.players import BotPlayer
-from p2p.record import verify
+from p2p.record import earlier_matches, verify
 from tests.test_p2p_helpers import Side, bot_duel, ipv6_available, memory_pair, run
 
 
@@ -78,27 +78,28 @@ def test_seeds_and_trumps_come_from_the_reveals(tmp_path: Path) -> None:
     assert match.game is not None and game.start == match.game.start
 
 
+async def _bot_duels(ann: Side, bob: Side) -> list[Duel]:
+    """Ann's and bob's bot duels of a match over an in-memory line."""
+    pair = await memory_pair(ann, bob)
+    return [
+        Duel(pair.host_channel, pair.host_session, ann.me, BotPlayer("easy", seed=1), ann.home.records, 10),
+        Duel(pair.join_channel, pair.join_session, bob.me, BotPlayer("easy", seed=2), bob.home.records, 10),
+    ]
+
+
 def test_headless_bots_rematch_on_the_same_connection(tmp_path: Path) -> None:
     """The rematch exchange is the protocol's (p2p.duel.Duel.rematch), so bots rematch without a screen."""
     ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
 
     async def scenario() -> tuple[list[Report], list[Report], Duel | None]:
-        pair = await memory_pair(ann, bob)
-        duels = [
-            Duel(
-                pair.host_channel, pair.host_session, ann.me, BotPlayer("easy", seed=1), ann.home.records, 10
-            ),
-            Duel(
-                pair.join_channel, pair.join_session, bob.me, BotPlayer("easy", seed=2), bob.home.records, 10
-            ),
-        ]
+        duels = await _bot_duels(ann, bob)
         first = list(await asyncio.gather(*(duel.run() for duel in duels)))
         again = await asyncio.gather(*(duel.rematch(True) for duel in duels))
         assert again[0] is not None and again[1] is not None
         second = list(await asyncio.gather(*(duel.run() for duel in again)))
         third = await asyncio.gather(again[0].rematch(False), again[1].rematch(True))
-        await pair.host_channel.close()
-        await pair.join_channel.close()
+        for duel in duels:
+            await duel.channel.close()
         return first, second, third[1]
 
     first, second, declined = run(scenario())
@@ -109,6 +110,38 @@ def test_headless_bots_rematch_on_the_same_connection(tmp_path: Path) -> None:
     assert second[0].match.session_id == rematch_of(first[0].match, first[0].session.session_id)[0]
     for report in second:
         assert verify(report.record.read_text()).complete
+
+
+def test_the_matches_before_a_rematch_are_found_by_its_record(tmp_path: Path) -> None:
+    """A match and two rematches on one connection: from the last one's record, the two before it
+    are found among the records, the first first, so that a continued rematch can show the series'
+    score. A record that only bears a match's name is passed over; one that is gone ends the search."""
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+
+    async def scenario() -> list[Report]:
+        duels, reports = await _bot_duels(ann, bob), []
+        for _ in range(3):
+            reports.append((await asyncio.gather(*(duel.run() for duel in duels)))[0])
+            if len(reports) < 3:
+                again = await asyncio.gather(*(duel.rematch(True) for duel in duels))
+                duels = [duel for duel in again if duel is not None]
+        for duel in duels:
+            await duel.channel.close()
+        return reports
+
+    first, second, third = run(scenario())
+    last = verify(third.record.read_text())
+
+    def found() -> list[bytes]:
+        return [verified.match.transcript for verified in earlier_matches(ann.home.records, last)]
+
+    assert found() == [first.match.transcript, second.match.transcript]
+    assert earlier_matches(ann.home.records, verify(first.record.read_text())) == []  # no rematch
+    look_alike = first.record.with_name(f"0-{first.record.name}")  # sorted first, the same root's name
+    look_alike.write_text(second.record.read_text())
+    assert found() == [first.match.transcript, second.match.transcript]
+    first.record.unlink()
+    assert found() == [second.match.transcript]
 
 
 def test_a_whole_match_over_an_in_memory_line_needs_no_socket(tmp_path: Path) -> None:

@@ -810,3 +810,29 @@ def test_a_clear_abort_injected_mid_match_is_a_broken_line_not_the_peers_word(tm
     assert isinstance(host_report.error, LINE_ERRORS) and host_report.end == "corrupted"
     assert "ann says" not in str(host_report.error)
     assert "ann says" not in host_report.record.read_text()
+
+
+def test_the_refusal_of_a_look_alike_names_the_known_player_not_the_strangers_text(tmp_path: Path) -> None:
+    """Flaw: the host's line refusing a name that looks like a known one quoted the stranger's
+    hello ("'B0b' looks like bob…"), text a stranger chose and the host's screen showed. The line
+    names the known player it imitates (the host's own stored name) and holds no text of the
+    stranger's."""
+    bob, eve = Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
+    look_alike = "B0b"
+
+    async def scenario() -> list[str]:
+        ann, listener, port = _listener(tmp_path)
+        ann.known.check("bob", bob.me.public)
+        lines: list[str] = []
+        listener.report_to(lambda text: lines.append(str(text)))
+        async with listener:
+            with pytest.raises(PeerAborted):
+                await join(listener.invite([("127.0.0.1", port)]), eve.me, look_alike, eve.known, accept_all)
+            for _ in range(200):  # the refusal is noted just after the abort goes out
+                if lines:
+                    break
+                await asyncio.sleep(0.01)
+        return lines
+
+    [line] = run(scenario())
+    assert "looks like bob" in line and "B0b" not in line, line

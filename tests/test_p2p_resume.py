@@ -6,14 +6,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
 
 from engine import Game, Move, Rules
 from p2p.channel import Channel
-from p2p.connect import Listener, Redial, join, listening_socket, perform
+from p2p.connect import Listener, Redial, join, join_on, listening_socket, perform
 from p2p.duel import Duel, Report
 from p2p.errors import Forfeit, HistoryMismatch, P2PError
 from p2p.handshake import HostHandshake, Session, Terms
@@ -438,3 +438,65 @@ def test_two_sides_that_lost_each_other_never_both_win_the_game(tmp_path: Path) 
     assert (joiner.end, joiner.awarded) == ("abandoned", None)
     for report in (host, joiner):
         verify(report.record.read_text())
+
+
+@dataclass
+class FromElsewhere:
+    """The joiner's way back after a drop, from another address of this machine (``source``): the
+    same player come back over another network (a :class:`~p2p.duel.Reconnector`)."""
+
+    invite: Invite
+    bob: Side
+    source: str
+
+    async def reconnect(self) -> tuple[Channel, Session]:
+        host, port = self.invite.addresses[0]
+        reader, writer = await asyncio.open_connection(host, port, local_addr=(self.source, 0))
+        channel = Channel(reader, writer)
+        return channel, await join_on(channel, self.invite, self.bob.me, "bob", self.bob.known, accept_all)
+
+    def watch(self, interrupt: object) -> None:
+        """A joiner learns of a broken line by reading it."""
+
+    def report_to(self, refused: object) -> None:
+        """A joiner refuses no connections."""
+
+
+def test_the_hosts_saved_match_follows_its_joiner_to_a_new_address(tmp_path: Path) -> None:
+    """Flaw: the host's saved state kept the address its joiner began the match from, so after
+    the joiner came back from another one (a laptop moved to another network) a restarted host
+    reserved a source nobody played from. Once the resume from the new address is through, the
+    saved state holds that address (read back from disk the moment the host says it reconnected)."""
+    from p2p.saved import SavedMatch, load_saved
+
+    state = tmp_path / "hosted.json"
+    seen: list[str | None] = []
+
+    async def scenario() -> tuple[Report, Report]:
+        async with resilient(tmp_path, {0: Fault("cut", 3000)}) as net:  # the first line breaks
+            join_channel, join_session = await join(net.invite, net.bob.me, "bob", net.bob.known, accept_all)
+            host_channel, host_session = await net.listener.first()
+            assert host_channel.peer_host == "127.0.0.1"  # the relay's side of the first line
+            direct = replace(net.invite, addresses=(("127.0.0.1", net.listener.sock.getsockname()[1]),))
+
+            def status(text: str) -> None:
+                if text.startswith("reconnected"):
+                    seen.append(load_saved(state).joiner)
+
+            host = Duel(
+                host_channel, host_session, net.ann.me, BotPlayer("easy"), net.ann.home.records, 10,
+                None, net.listener, FAST, status, SavedMatch(state, joiner=host_channel.peer_host),
+            )  # fmt: skip
+            joiner = Duel(
+                join_channel, join_session, net.bob.me, BotPlayer("easy", seed=1), net.bob.home.records, 10,
+                None, FromElsewhere(direct, net.bob, "127.0.0.2"), FAST,
+            )  # fmt: skip
+            try:
+                return await asyncio.gather(host.run(), joiner.run())
+            finally:
+                await host.channel.close()
+                await joiner.channel.close()
+
+    host, joiner = run(scenario())
+    _same_complete_match(host, joiner)
+    assert host.reconnects == 1 and seen == ["127.0.0.2"]

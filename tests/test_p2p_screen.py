@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -487,7 +488,9 @@ def test_a_rematch_after_a_continued_match_is_restart_safe_too(
 ) -> None:
     """Bob's program is stopped (``PAUSE``) in the match, continued on a new screen, and stopped
     again in the rematch that follows: the rematch's state is on disk as the match's was, his third
-    screen continues it at the same move, and both rematch records end complete, one transcript."""
+    screen continues it at the same move, with the score of the whole series as his second screen
+    showed it (the match's game too, not the rematch's alone), and both rematch records end
+    complete, one transcript."""
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
@@ -500,6 +503,14 @@ def test_a_rematch_after_a_continued_match_is_restart_safe_too(
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "screen-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "screen-config"))
     monkeypatch.setattr(screen_module, "RESULT_GRACE", 0.3)
+    screens: list[tuple[screen_module.GameScreen, ScreenMatch]] = []  # each screen, its score at the start
+    start = screen_module.GameScreen.start
+
+    def starting(screen: screen_module.GameScreen) -> None:
+        start(screen)
+        screens.append((screen, replace(screen.flow.match, halves=list(screen.flow.match.halves))))
+
+    monkeypatch.setattr(screen_module.GameScreen, "start", starting)
     state = tmp_path / "bob-unfinished.json"
     ann_side, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
 
@@ -564,3 +575,8 @@ def test_a_rematch_after_a_continued_match_is_restart_safe_too(
         assert verified.complete and verified.match.transcript == report.match.transcript
     assert not state.exists()
     assert len(list((tmp_path / "bob" / "data").rglob("matches/*.jsonl"))) == 2  # the match, the rematch
+    (second, _), (_, after) = screens[1:]
+    before = second.flow.match  # as the second screen was paused, in the rematch's game
+    assert before.matches == after.matches == 1 and sum(before.earlier) == 2  # the match's one game
+    assert (after.earlier, after.played) == (before.earlier, before.played)
+    assert after.headline("You", "ann") == before.headline("You", "ann")

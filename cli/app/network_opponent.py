@@ -46,6 +46,7 @@ from p2p.identity import Identity
 from p2p.liveness import Patience
 from p2p.match import Match
 from p2p.messages import MoveMsg
+from p2p.record import earlier_matches
 from p2p.text import Text
 
 if TYPE_CHECKING:
@@ -400,7 +401,8 @@ async def play_duel(
     With ``saved`` the duel is restart-safe: when this task is cancelled with
     :data:`~p2p.duel.PAUSE` (SIGHUP, SIGTERM) it pauses, and the peer waits. ``restored``
     is the unfinished match it continues: the screen starts at the chain's position, the
-    game in progress on the table with its moves, the earlier games in the score.
+    game in progress on the table with its moves, the earlier games in the score (for a
+    rematch, the earlier matches' too, read from their records: the series' running score).
     ``input`` and ``output`` replace the terminal (tests).
     """
     from cli import config
@@ -411,7 +413,8 @@ async def play_duel(
     opponent = NetworkOpponent(channel, session, me, home, reconnector, patience, trump, saved, match)
     terms = session.terms
     remembered = config.load_config()
-    score = _score(terms.games, session.seat, match)
+    series = [] if restored is None else [*earlier_matches(home.records, restored), restored]
+    score = _score(terms.games, session.seat, [verified.match for verified in series])
     screen = Screen(
         opponent,
         score,
@@ -437,13 +440,18 @@ async def play_duel(
     return await opponent.finished()
 
 
-def _score(games: int, seat: int, match: Match | None) -> MatchScore:
-    """The screen's score of a match, counting the games ``match`` already finished."""
+def _score(games: int, seat: int, series: list[Match]) -> MatchScore:
+    """The screen's score of the last match of ``series`` (one match and the rematches after it),
+    counting the games already finished, the earlier matches' in the running score as if they had
+    been played on this screen."""
     from cli.app.match import MatchScore
 
     score = MatchScore(games=games, me=seat)
-    for result in () if match is None else match.results:
-        score.finish_game(result.dealer, result.outcome)
+    for number, match in enumerate(series):
+        if number:
+            score = score.rematch()
+        for result in match.results:
+            score.finish_game(result.dealer, result.outcome)
     return score
 
 
