@@ -119,11 +119,18 @@ class SavedMatch:
         }
         write_atomically(self.path, json.dumps(state).encode(), mode=0o600)
 
+    def joiner_at(self, address: str) -> bool:
+        """The host's joiner plays from ``address`` (a channel's ``peer_host``): kept if it is an IP
+        address (an unknown one, ``?``, is not) and new; whether it was."""
+        if address == self.joiner or not _is_address(address):
+            return False
+        self.joiner = address
+        return True
+
     def joiner_back_from(self, address: str) -> None:
         """The host's joiner resumed from ``address``: a new one is kept (on disk at once), so that
         a host restarted now reserves the source its joiner plays from, not the one it began from."""
-        if address != self.joiner and _is_address(address):
-            self.joiner = address
+        if self.joiner_at(address):
             self.write()
 
     def discard(self) -> None:

@@ -182,6 +182,16 @@ def test_every_field_of_a_saved_match_is_checked(
         load_saved(path)
 
 
+def test_an_unknown_joiner_address_is_not_saved_where_it_would_spoil_the_file(tmp_path: Path) -> None:
+    saved = SavedMatch(tmp_path / "hosted.json", record=tmp_path / "match.jsonl")
+    assert not saved.joiner_at("?")  # a channel's peer_host when the socket knows no peer
+    assert saved.joiner_at("127.0.0.2") and not saved.joiner_at("127.0.0.2")
+    saved.joiner_back_from("?")
+    assert not saved.path.exists() and saved.joiner == "127.0.0.2"  # nothing new: nothing written
+    saved.joiner_back_from("::1")
+    assert load_saved(saved.path).joiner == "::1"
+
+
 def test_a_saved_match_whose_record_is_gone_is_refused_clearly(tmp_path: Path) -> None:
     path = tmp_path / "joined.json"
     path.write_text(json.dumps(_STATE | {"record": str(tmp_path / "gone.jsonl"), "pledges": {}}))

@@ -724,7 +724,8 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
                             _say(exc)
                     channel, session = await listener.first()
                 if saved is not None:  # on disk with the duel's first save, before any link
-                    saved.lan, saved.joiner = listener.playing_lan, channel.peer_host
+                    saved.lan = listener.playing_lan
+                    saved.joiner_at(channel.peer_host)
             stage.playing = True
             start = time.monotonic()
             _flush()  # before a full screen takes the terminal
