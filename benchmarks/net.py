@@ -43,6 +43,7 @@ from p2p.duel import Duel
 from p2p.handshake import Terms
 from p2p.identity import KnownPeers, load_identity
 from p2p.invite import Invite, new_secret
+from p2p.match import Match
 
 FRAME_BYTES = 4 + 8 + 16 + 190  # header, counter, tag and a typical signed move message
 
@@ -67,10 +68,13 @@ class InstantPlayer:
         self._last = (id(game), moves, now)
         return game.position.legal_moves()[0]
 
+    def followed_hint(self) -> bool:
+        return False
+
     def heard(self, text: str) -> None:
         pass
 
-    def advanced(self, match: object) -> None:
+    def advanced(self, match: Match) -> None:
         pass
 
 

@@ -194,7 +194,7 @@ def play(args: argparse.Namespace) -> dict[str, object]:
     """Set up, play one bot match across the namespaces, verify, clean up; the figures."""
     report: dict[str, object] = {"games": args.games}
     root = Path(tempfile.mkdtemp(prefix="trumps-netem-"))
-    processes: list[subprocess.Popen[str]] = []
+    processes: list[subprocess.Popen[str] | subprocess.Popen[bytes]] = []  # the trumps ones, the relay
     try:
         started = time.monotonic()
         with Namespaces() as spaces:

@@ -180,7 +180,8 @@ def main() -> int:
     else:
         for key, value in report.items():
             if key == "matches":
-                for figures in value:  # type: ignore[attr-defined]
+                assert isinstance(value, list)
+                for figures in value:
                     print(f"match: {json.dumps(figures, ensure_ascii=False)}")
             else:
                 print(f"{key}: {value}")

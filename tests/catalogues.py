@@ -69,12 +69,11 @@ def extract(paths: list[Path] | None = None) -> dict[str, Message]:
             ):
                 continue
             count = _MARKERS[node.func.id]
-            args = node.args[:count]
-            if len(args) < count or not all(
-                isinstance(a, ast.Constant) and isinstance(a.value, str) for a in args
-            ):
+            texts = [
+                a.value for a in node.args[:count] if isinstance(a, ast.Constant) and isinstance(a.value, str)
+            ]
+            if len(texts) < count:
                 continue
-            texts = [a.value for a in args if isinstance(a, ast.Constant)]
             message = messages.setdefault(texts[0], Message(texts[0], texts[1] if count == 2 else None))
             message.places.append(f"{path.relative_to(ROOT)}:{node.lineno}")
             for note in _notes(lines, node.lineno):

@@ -140,7 +140,8 @@ def test_a_voluntary_pick_up_is_considered_when_the_last_card_could_beat(notatio
     # Beating with the last card only draws (the other's last card beats back); taking wins.
     position = Position.from_notation(notation, Rules(pickup="voluntary"))
     beat, take = position.legal_moves()
-    assert take == TAKE and position.play(beat).outcome().winner is None  # type: ignore[union-attr]
+    drawn = position.play(beat).outcome()
+    assert take == TAKE and drawn is not None and drawn.winner is None
     result = search(position, nodes=100_000)
     assert result.proven and result.score > MATE_BOUND
     assert result.move == TAKE

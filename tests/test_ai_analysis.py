@@ -44,9 +44,10 @@ def test_every_proven_verdict_agrees_with_the_exhaustive_solver() -> None:
             else:
                 won = DRAW if outcome.winner is None else WIN if outcome.winner == verdict.player else LOSS
                 assert verdict.after == won
-            assert verdict.mistake == (verdict.after < verdict.before)  # type: ignore[operator]
+            assert verdict.mistake == (verdict.after < verdict.before)
             if verdict.mistake:
-                better = position.play(verdict.better)  # type: ignore[arg-type]
+                assert verdict.better is not None
+                better = position.play(verdict.better)
                 kept = better.outcome()
                 assert kept is not None or -values[better] == verdict.before
     assert {analysis.KEPT, analysis.FORCED} <= kinds and kinds & set(analysis.MISTAKES)
@@ -108,6 +109,7 @@ def test_the_grades_follow_the_estimates_of_a_real_game_and_never_claim_a_proof(
         assert verdict.kind == analysis.ESTIMATED and not verdict.proven and not verdict.mistake
         assert verdict.better is not None and verdict.better != verdict.move
         assert verdict.better in game.positions[verdict.index].legal_moves()
-        drop = verdict.best - verdict.played  # type: ignore[operator]
+        assert verdict.best is not None and verdict.played is not None  # a grade needs both
+        drop = verdict.best - verdict.played
         wanted = analysis.ESTIMATED_MISTAKE if drop >= analysis.MISTAKE_DROP else analysis.DOUBTFUL
         assert drop >= analysis.DOUBTFUL_DROP and verdict.grade == wanted

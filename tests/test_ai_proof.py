@@ -22,9 +22,8 @@ def _check(position: Position, values: dict[Position, int], cache: ProofCache | 
     if proof.value != LOSS:
         after = position.play(move_of(proof.move))
         outcome = after.outcome()
-        kept = values[after] if outcome is None else None
         if outcome is None:
-            assert -kept == proof.value, (position, proof)  # type: ignore[operator]
+            assert -values[after] == proof.value, (position, proof)
         else:
             won = WIN if outcome.winner == position.turn else DRAW
             assert won == proof.value, (position, proof)

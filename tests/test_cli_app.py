@@ -6,6 +6,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 import pytest
 from prompt_toolkit.application import Application
@@ -15,7 +16,7 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.screen import Screen, WritePosition
 from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
-from prompt_toolkit.output import DummyOutput
+from prompt_toolkit.output import DummyOutput, Output
 
 from cli import config, storage
 from cli.app import screen as screen_module
@@ -28,7 +29,8 @@ from cli.app.match import MatchScore
 from cli.app.move_line import MOVE_LINE_LENGTH
 from cli.app.opponent import Deal, OpponentLeft, Table
 from cli.app.replay import Replay, replay_application
-from cli.app.resume import load_unfinished
+from cli.app.resume import SavedGame, load_unfinished
+from cli.app.saving import Saver
 from cli.app.screen import Display, GameScreen
 from engine import TAKE, Card, Game, Move, Position, Rules
 
@@ -137,7 +139,7 @@ def replay_screens(replay: Replay, keys: Sequence[str], settle: float = 0.02) ->
 
 
 def run(
-    session: GameScreen, script: Callable[[Driver], Awaitable[None]], output: DummyOutput | None = None
+    session: GameScreen, script: Callable[[Driver], Awaitable[None]], output: Output | None = None
 ) -> None:
     """Run the game with ``script`` typing into it; the script must end it (or it is ended)."""
 
@@ -158,10 +160,24 @@ def run(
     asyncio.run(main())
 
 
-def ai_session(level: str = "easy", seed: bytes = b"\x01" * 32, **options: object) -> GameScreen:
-    return GameScreen(
-        AIOpponent(level, seed, seconds=0.05), MatchScore(int(options.pop("games", 1))), **options
-    )  # type: ignore[arg-type]
+class ScreenOptions(TypedDict, total=False):
+    """The keyword fields of :class:`GameScreen` a test may set."""
+
+    rules: Rules | None
+    trump: str | None
+    last_trump: str | None
+    resume: SavedGame | None
+    offer: SavedGame | None
+    display: Display
+    notice: str
+    show_opponent: bool
+    saver: Saver
+
+
+def ai_session(
+    level: str = "easy", seed: bytes = b"\x01" * 32, games: int = 1, **options: Unpack[ScreenOptions]
+) -> GameScreen:
+    return GameScreen(AIOpponent(level, seed, seconds=0.05), MatchScore(games), **options)
 
 
 def saved_games() -> list[Game]:
@@ -182,7 +198,7 @@ def test_a_whole_game_by_tab_and_enter_is_saved_and_offers_a_rematch() -> None:
         assert session.flow.game is not None and session.flow.game.result is not None
         assert session.flow.result and f"★ {session.flow.result[:30]}" in d.screen()
         assert "Score: You" in d.screen()
-        assert "Play again" in session.line.question.prompt  # type: ignore[union-attr]
+        assert "Play again" in session.line.question.prompt
         score = session.flow.match.session_text("You", "AI")
         assert score != "You 0 - AI 0" and f"│ {score}" in d.screen().splitlines()[0]
         assert f"Score: {session.flow.match.session_text('You', 'AI (easy)')}" in d.screen()
@@ -215,7 +231,8 @@ def test_a_match_scores_games_and_the_loser_deals_next() -> None:
         assert session.flow.dealer == expected
         assert session.flow.game_number == 2 and "Game 2 of 2" in d.screen()
         await d.play_out()
-        assert session.flow.match.over and "another match" in session.line.question.prompt  # type: ignore[union-attr]
+        assert session.flow.match.over and session.line.question is not None
+        assert "another match" in session.line.question.prompt
         await d.keys("n" + ENTER)
 
     run(session, script)
@@ -310,7 +327,7 @@ def _mouse_handler_for(session: GameScreen, card: object) -> Callable[[MouseEven
                 and fragment[1].strip().startswith(wanted[:-1])
                 and _suit_ok(fragment[1], wanted)
             ):
-                return fragment[2]  # type: ignore[return-value,misc]
+                return fragment[2]
     raise AssertionError(f"no clickable {card}")
 
 
@@ -387,7 +404,7 @@ def test_help_opens_with_f1_and_question_mark_and_closes_with_any_key() -> None:
         await d.keys("q?")
         assert not session.help.open and session.line.buffer.text == "q?"
         cleared: list[bool] = []
-        d.app.renderer.clear = lambda: cleared.append(True)  # type: ignore[method-assign]
+        d.app.renderer.clear = lambda: cleared.append(True)
         await d.keys("\x0c")  # Ctrl-L redraws everything
         assert cleared and session.line.buffer.text == "q?"
 
@@ -396,7 +413,7 @@ def test_help_opens_with_f1_and_question_mark_and_closes_with_any_key() -> None:
 
 def test_quit_asks_first_in_the_middle_of_a_game_and_leaves_it_resumable() -> None:
     session = ai_session(trump="S")
-    exited = []
+    exited: list[bool] = []
 
     async def script(d: Driver) -> None:
         await d.my_turn()
@@ -413,9 +430,10 @@ def test_quit_asks_first_in_the_middle_of_a_game_and_leaves_it_resumable() -> No
     run(session, script)
     assert exited
     unfinished = storage.load_unfinished()
+    assert session.saver.path is not None
     assert (
         unfinished is not None and unfinished.level == "easy" and unfinished.record == session.saver.path.name
-    )  # type: ignore[union-attr]
+    )
 
 
 def test_an_abandoned_game_is_offered_and_resumed_at_the_next_start() -> None:
@@ -472,8 +490,8 @@ def test_declining_the_offer_and_resume_option() -> None:
         await d.keys(CTRL_Q + "y" + ENTER)
 
     run(again, straight_in)
-    resume, _ = load_unfinished()
-    declined = ai_session(offer=resume)
+    unfinished, _ = load_unfinished()
+    declined = ai_session(offer=unfinished)
 
     async def decline(d: Driver) -> None:
         await d.keys("n" + ENTER)
@@ -604,7 +622,8 @@ def test_a_remote_opponent_through_the_interface() -> None:
 
     async def script(d: Driver) -> None:
         await d.until(lambda: session.flow.game is not None)
-        assert session.flow.me == 1 and session.flow.game.headers["Players"] == "Bob vs You"  # type: ignore[union-attr]
+        assert session.flow.game is not None
+        assert session.flow.me == 1 and session.flow.game.headers["Players"] == "Bob vs You"
         await d.until(lambda: session.thinking_since is not None)
         assert "Bob is typing" in d.screen() and "Bob is thinking" in d.screen()
         await d.keys('"good luck' + ENTER)
@@ -978,7 +997,7 @@ def test_a_large_window_shows_more_chat_and_a_wider_move_history() -> None:
             bob.table.chat(f"Bob: line {n}")
         screen = d.screen()
         assert all(f"Bob: line {n}" in screen for n in range(2, 8)) and "Bob: line 1" not in screen
-        assert "Bob vs You" in session.flow.game.headers["Players"]  # type: ignore[union-attr]
+        assert session.flow.game is not None and "Bob vs You" in session.flow.game.headers["Players"]
         bob.release.set()
         await d.my_turn()
         heading = next(line for line in d.screen().splitlines() if "Moves" in line)
@@ -1039,7 +1058,7 @@ def test_when_nothing_beats_enter_or_a_click_on_the_pile_takes() -> None:
                     pile = [f for f in table if len(f) == 3]
                     pile[-1][2](
                         MouseEvent(Point(0, 0), MouseEventType.MOUSE_UP, MouseButton.LEFT, frozenset())
-                    )  # type: ignore[misc]
+                    )
                 takes += 1
                 assert game.moves[ply] is TAKE
                 if takes == 2:
@@ -1104,7 +1123,7 @@ def test_enter_on_an_empty_line_plays_nothing_until_a_card_is_chosen() -> None:
             styles = [f[0] for f in Board(session).my_hand()]
         assert not any("highlight" in style for style in styles)  # no highlight until an arrow
         session.enter()
-        assert session.flow.game.moves == () and "Type a move" in session.message
+        assert not session.flow.game.moves and "Type a move" in session.message
         session.move_cursor(1)  # shows the highlight where it stands
         assert session.line.highlighted and session.line.cursor == 0
         session.move_cursor(1)
@@ -1149,7 +1168,7 @@ def test_a_failing_opponent_ends_the_game_not_the_app() -> None:
     async def script(d: Driver) -> None:
         await d.until(lambda: session.line.question is not None)
         assert "Bob failed" in session.message and "trumps must differ" in session.message
-        assert "cannot go on" in session.line.question.prompt  # type: ignore[union-attr]
+        assert session.line.question is not None and "cannot go on" in session.line.question.prompt
         await d.keys(ENTER)
         await d.until(lambda: not d.app.is_running)
 
@@ -1159,9 +1178,9 @@ def test_a_failing_opponent_ends_the_game_not_the_app() -> None:
 def test_the_ai_thinks_off_the_event_loop_and_undo_cancels_it(monkeypatch: pytest.MonkeyPatch) -> None:
     from cli.app import ai_opponent
 
-    def slow_choose(position: object, *args: object, **kwargs: object) -> Move:
+    def slow_choose(position: Position, *args: object, **kwargs: object) -> Move:
         time.sleep(0.3)
-        return position.legal_moves()[0]  # type: ignore[attr-defined,no-any-return]
+        return position.legal_moves()[0]
 
     monkeypatch.setattr(ai_opponent, "choose", slow_choose)
     session = ai_session(trump="S")

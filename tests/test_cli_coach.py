@@ -187,10 +187,11 @@ def test_estimated_mistakes_and_doubtful_moves_are_marked_as_estimates() -> None
     )
     assert f"In your moves: {counts}. ←/→ go through them." in " ".join(summary.split())
     for number, (verdict, screen) in enumerate(zip(graded, steps, strict=True), 1):
+        assert verdict.grade is not None
         mark, label = {
             DOUBTFUL: ("?!", "doubtful (estimated): this move "),
             ESTIMATED_MISTAKE: ("(?)", "estimated mistake (not proven): this move "),
-        }[verdict.grade]  # type: ignore[index]
+        }[verdict.grade]
         assert f"Move {verdict.index + 1} of {len(game.moves)}: You played" in screen
         assert f"{mark} {label}" in screen
         assert f"Marked move {number} of {len(graded)}: estimate, not proven." in screen

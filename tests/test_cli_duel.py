@@ -99,7 +99,10 @@ def test_how_a_friend_can_reach_the_invite_s_first_address(
     said: list[str] = []
     monkeypatch.setattr(duel, "_say", lambda text: said.append(translated(text)))
     duel._say_reach(True, MapResult(), first, 47111)
-    assert [note in line for line in said] == ([True] if note else [])
+    if note is None:
+        assert said == []
+    else:
+        assert [note in line for line in said] == [True]
     duel._say_reach(False, MapResult(), first, 47111)  # --advertise: the host said where
     assert len(said) == (1 if note else 0)
 

@@ -9,6 +9,7 @@ import io
 import locale
 import re
 import unicodedata
+from collections.abc import Callable
 
 import pytest
 from prompt_toolkit.application import Application
@@ -77,7 +78,7 @@ def test_the_hindi_game_screen_writes_no_sign_twice() -> None:
         await d.until(lambda: session.help.open)
 
     try:
-        run(session, script, output)  # type: ignore[arg-type]
+        run(session, script, output)
     finally:
         i18n.use("en")
     text = ESCAPES.sub("", written.getvalue())
@@ -86,7 +87,7 @@ def test_the_hindi_game_screen_writes_no_sign_twice() -> None:
     assert doubled is None, repr(text[doubled.start() - 80 : doubled.end() + 20])
 
 
-def _libc_wcwidth() -> ctypes._CFuncPtr:  # type: ignore[name-defined]
+def _libc_wcwidth() -> Callable[[str], int]:
     name = ctypes.util.find_library("c")
     if name is None:
         pytest.skip("no C library to compare with")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 
 import pytest
 
@@ -94,9 +94,14 @@ def test_refusals_held_back_are_counted_in_a_later_line() -> None:
 def test_a_stage_holds_more_than_one_sources_share() -> None:
     """So a full stage always holds someone else than the reserved source, whom it drops instead:
     sizes where the reserved source alone could fill a stage are refused."""
-    for sizes in ({"max_arriving": 4}, {"max_pending": 4}, {"max_pending": 3}):
+    too_small: tuple[Callable[[], Admission], ...] = (
+        lambda: Admission(max_per_source=4, max_arriving=4),
+        lambda: Admission(max_per_source=4, max_pending=4),
+        lambda: Admission(max_per_source=4, max_pending=3),
+    )
+    for make in too_small:
         with pytest.raises(ValueError):
-            Admission(max_per_source=4, **sizes)
+            make()
     admission = Admission(max_pending=3, max_per_source=2, reserved="203.0.113.9")
     assert [_pending(admission, i, "203.0.113.9") for i in range(3)] == [[], [], [0]]  # its own oldest
     assert _pending(admission, "x", "192.0.2.1") == []

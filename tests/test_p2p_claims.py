@@ -132,13 +132,14 @@ class _VirtualTime(asyncio.SelectorEventLoop):
     def time(self) -> float:
         return self.now
 
+    # The base loop's ready queue, timer heap and _run_once are private: typeshed has no types for them.
     def _run_once(self) -> None:
-        ready: Any = self._ready  # type: ignore[attr-defined]
-        timers: Any = self._scheduled  # type: ignore[attr-defined]
+        ready: Any = self._ready  # type: ignore[attr-defined]  # private, untyped in typeshed
+        timers: Any = self._scheduled  # type: ignore[attr-defined]  # private, untyped in typeshed
         pending = [timer.when() for timer in timers if not timer.cancelled()]
         if not ready and pending:
             self.now = max(self.now, min(pending))
-        super()._run_once()  # type: ignore[misc]
+        super()._run_once()  # type: ignore[misc]  # private, untyped in typeshed
 
 
 def _gave_up_at(

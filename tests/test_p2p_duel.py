@@ -20,14 +20,16 @@ from p2p.record import earlier_matches, verify
 from tests.test_p2p_helpers import Side, bot_duel, ipv6_available, memory_pair, run
 
 
-def _check_agreement(host_report, join_report) -> None:  # type: ignore[no-untyped-def]
+def _check_agreement(host_report: Report, join_report: Report) -> None:
     assert host_report.end == join_report.end == "complete"
     assert host_report.error is None and join_report.error is None
     h, j = host_report.as_json(), join_report.as_json()
     for key in ("result", "score", "transcript", "code", "players"):
         assert h[key] == j[key]
     assert (h["seat"], j["seat"]) == (0, 1)
-    assert sum(h["score"]) == len(h["result"])
+    score, result = h["score"], h["result"]
+    assert isinstance(score, list) and isinstance(result, list)
+    assert sum(score) == len(result)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -94,10 +96,10 @@ def test_headless_bots_rematch_on_the_same_connection(tmp_path: Path) -> None:
     async def scenario() -> tuple[list[Report], list[Report], Duel | None]:
         duels = await _bot_duels(ann, bob)
         first = list(await asyncio.gather(*(duel.run() for duel in duels)))
-        again = await asyncio.gather(*(duel.rematch(True) for duel in duels))
-        assert again[0] is not None and again[1] is not None
-        second = list(await asyncio.gather(*(duel.run() for duel in again)))
-        third = await asyncio.gather(again[0].rematch(False), again[1].rematch(True))
+        host_again, join_again = await asyncio.gather(*(duel.rematch(True) for duel in duels))
+        assert host_again is not None and join_again is not None
+        second = list(await asyncio.gather(host_again.run(), join_again.run()))
+        third = await asyncio.gather(host_again.rematch(False), join_again.rematch(True))
         for duel in duels:
             await duel.channel.close()
         return first, second, third[1]

@@ -66,7 +66,7 @@ def test_headless_bots_resume_after_the_line_is_cut(tmp_path: Path) -> None:
     (host_status, host, host_err), (join_status, joiner, join_err) = asyncio.run(scenario())
     assert host_status == join_status == 0, (host_err, join_err)
     assert host["transcript"] == joiner["transcript"] and host["result"] == joiner["result"]
-    assert len(host["result"]) == 3  # type: ignore[arg-type]
+    assert isinstance(host["result"], list) and len(host["result"]) == 3
     assert host["reconnects"] == joiner["reconnects"] == 2
     assert "reconnecting" in join_err and "restored 2 times" in join_err
     for summary in (host, joiner):
@@ -171,10 +171,11 @@ def test_a_host_whose_stderr_nobody_reads_outlives_1000_garbage_connections(tmp_
     host = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(tmp_path / "ann")
     )
-    assert host.stdout is not None
+    stdout = host.stdout
+    assert stdout is not None
 
     async def scenario() -> tuple[int, dict[str, object], str]:
-        line = (await asyncio.wait_for(asyncio.to_thread(host.stdout.readline), LIMIT)).decode()
+        line = (await asyncio.wait_for(asyncio.to_thread(stdout.readline), LIMIT)).decode()
         invite = Invite.parse(line.split("trumps join ", 1)[1])
         for i in range(1000):
             with contextlib.suppress(OSError):

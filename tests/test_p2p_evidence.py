@@ -25,7 +25,7 @@ from p2p.match import Match, final_digest, position_hash, rematch_of, rematch_ro
 from p2p.messages import Commit, Final, MoveMsg, Reveal, Signed, to_json
 from p2p.record import RecordWriter, verify
 from p2p.wire import encode
-from tests.test_p2p_helpers import Side, connect_pair, run
+from tests.test_p2p_helpers import RecordRow, Side, connect_pair, run
 
 
 def play(
@@ -117,27 +117,27 @@ def record(duelists: Duelists, tmp_path_factory: pytest.TempPathFactory) -> Path
     return play(duelists.first, duelists.keys, tmp_path_factory.mktemp("first"))
 
 
-def _rows(path: Path) -> list[dict[str, object]]:
+def _rows(path: Path) -> list[RecordRow]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def _text(rows: list[dict[str, object]]) -> str:
+def _text(rows: list[RecordRow]) -> str:
     return "".join(json.dumps(row) + "\n" for row in rows)
 
 
-def _cut_before_bobs_move(rows: list[dict[str, object]]) -> int:
+def _cut_before_bobs_move(rows: list[RecordRow]) -> int:
     """The index of a row holding a move of bob's right after a move of ann's, a dozen links in."""
     return next(
         i for i in range(12, len(rows)) if _link(rows[i], 1, "move") and _link(rows[i - 1], 0, "move")
     )
 
 
-def _link(row: dict[str, object], seat: int, kind: str) -> bool:
+def _link(row: RecordRow, seat: int, kind: str) -> bool:
     link = row.get("link")
     return row.get("by") == seat and isinstance(link, dict) and link["t"] == kind
 
 
-def _forged(rows: list[dict[str, object]], cut: int, evidence: dict[str, object]) -> str:
+def _forged(rows: list[RecordRow], cut: int, evidence: dict[str, object]) -> str:
     """ann's record cut before row ``cut``, with a note awarding her the game on ``evidence`` "by" bob."""
     note = {"end": "cheat", "detail": "bob cheated", "by": 1, "game": 1, "winner": 0, "evidence": evidence}
     return _text([*rows[:cut], note])
@@ -153,8 +153,8 @@ def _proves_nothing(text: str) -> None:
 
 
 def _final_of(path: Path, seat: int) -> dict[str, object]:
-    row = next(row for row in _rows(path) if row.get("by") == seat and row["link"]["t"] == "final")  # type: ignore[index]
-    return {"by": seat, **row["link"]}  # type: ignore[dict-item]
+    row = next(row for row in _rows(path) if row.get("by") == seat and row["link"]["t"] == "final")
+    return {"by": seat, **row["link"]}
 
 
 # ------------------------------------------------------------ the four forgeries of issue 11
@@ -199,7 +199,7 @@ def test_bobs_honest_resume_claim_from_an_earlier_reconnection_proves_nothing(
 # ---------------------------------------------------------------- what evidence still proves
 
 
-def _at_cut(rows: list[dict[str, object]], cut: int) -> Match:
+def _at_cut(rows: list[RecordRow], cut: int) -> Match:
     return verify(_text(rows[:cut])).match
 
 
@@ -248,7 +248,7 @@ def test_judging_evidence_leaves_the_verified_prefix_as_it_is(record: Path) -> N
     """bob's genuine next move as "evidence": no violation, and not counted as part of the record."""
     rows = _rows(record)
     cut = _cut_before_bobs_move(rows)
-    verified = verify(_forged(rows, cut, {"by": 1, **rows[cut]["link"]}))  # type: ignore[dict-item]
+    verified = verify(_forged(rows, cut, {"by": 1, **rows[cut]["link"]}))
     assert verified.evidence_error is None and len(verified.match.links) == cut - 1
     assert "the kept evidence proves nothing" in verified.summary()
 

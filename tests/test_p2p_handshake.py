@@ -3,6 +3,7 @@ the invite secret, versions, and the attacks of the security review (issue 11, f
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ from p2p.handshake import (
 )
 from p2p.identity import Identity, KnownPeers
 from p2p.invite import new_secret
-from p2p.messages import PROTOCOL, Abort, Accept, Confirm, Confirmed, Hello, Message, Offer
+from p2p.messages import PROTOCOL, Abort, Accept, Confirm, Confirmed, Hello, Knock, Message, Offer
 
 TERMS = Terms(Rules(), 3)
 
@@ -31,7 +32,7 @@ def _identity() -> Identity:
     return Identity.from_key(Ed25519PrivateKey.generate())
 
 
-def _sent(actions: list[object]) -> list[Message]:
+def _sent(actions: Sequence[object]) -> list[Message]:
     return [action.message for action in actions if isinstance(action, Send)]
 
 
@@ -193,7 +194,7 @@ def test_the_documents_derivations_give_what_the_machines_send(
     import hashlib
     import hmac
 
-    import msgpack  # type: ignore[import-untyped]
+    import msgpack  # type: ignore[import-untyped]  # msgpack ships no type hints
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
     from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
@@ -223,10 +224,11 @@ def test_the_documents_derivations_give_what_the_machines_send(
     pair.host.receive(accept)
     pair.host.receive(confirm)
     (confirmed,) = _sent(pair.host.admit())
-    assert isinstance(hello, Hello) and isinstance(offer, Offer) and isinstance(accept, Accept)
+    assert isinstance(hello, Hello) and isinstance(knock, Knock)
+    assert isinstance(offer, Offer) and isinstance(accept, Accept)
     assert isinstance(confirm, Confirm) and isinstance(confirmed, Confirmed)
 
-    def enc(wire: dict[str, object]) -> bytes:
+    def enc(wire: Mapping[str, object]) -> bytes:
         packed: bytes = msgpack.packb(wire, use_bin_type=True)
         return packed
 
@@ -241,7 +243,7 @@ def test_the_documents_derivations_give_what_the_machines_send(
 
     secret = pair.secret
     hello_map = {"t": "hello", "proto": 3, "program": hello.program, "name": "bob", "eph": hello.eph}
-    knock_map = {"t": "knock", "proof": knock.proof, "commit": knock.commit}  # type: ignore[attr-defined]
+    knock_map = {"t": "knock", "proof": knock.proof, "commit": knock.commit}
     offer_body = {
         "t": "offer", "proto": 3, "program": offer.program, "name": "ann", "eph": offer.eph, "key": pair.ann.public,
         "pickup": "forced", "sixes": True, "max_moves": 1000, "games": 3, "host_seat": 0,
@@ -254,7 +256,9 @@ def test_the_documents_derivations_give_what_the_machines_send(
     Ed25519PublicKey.from_public_bytes(pair.ann.public).verify(offer.sig, h("offer-sig", t1))
     s = h("session", t1, offer.sig, enc(accept_body))
     Ed25519PublicKey.from_public_bytes(pair.bob.public).verify(accept.sig, h("accept-sig", s))
-    assert s == pair.host.session.session_id  # type: ignore[union-attr]
+    session = pair.host.session
+    assert session is not None
+    assert s == session.session_id
     th = h("transcript", enc(hello_map), enc(knock_map), enc(offer_body | {"sig": offer.sig}),
            enc(accept_body | {"sig": accept.sig}))  # fmt: skip
     shared = ephemerals[0].exchange(ephemerals[1].public_key())
@@ -264,7 +268,7 @@ def test_the_documents_derivations_give_what_the_machines_send(
     assert confirm.mac == mac(c_j, "confirm", th, confirm.nonce)
     assert confirmed.mac == mac(c_h, "confirmed", th, confirm.nonce)
     number = int.from_bytes(h("code", secret, t1, confirm.nonce)[:8], "big") % 1_000_000
-    assert pair.host.session.code == f"{number // 1000:03d} {number % 1000:03d}"  # type: ignore[union-attr]
+    assert session.code == f"{number // 1000:03d} {number % 1000:03d}"
     counter = bytes(8)  # the confirm is the joiner's first sealed frame
     sealed = counter + ChaCha20Poly1305(k_jh).encrypt(bytes(4) + counter, encode(confirm.to_wire()), counter)
     assert Sealer(k_hj, k_jh).open(sealed) == encode(confirm.to_wire())  # as the host opens it

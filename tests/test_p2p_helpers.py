@@ -8,7 +8,7 @@ import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from cli.home import Home
 from engine import Rules
@@ -72,6 +72,9 @@ async def accept_all(terms: Terms, host_name: str) -> bool:
 
 
 Meddler = Callable[[int, bytes], list[bytes]]
+
+RecordRow = dict[str, Any]
+"""A match record's line as ``json.loads`` gives it: untyped, so that a test may tamper with any field."""
 """Given the index of a sealed joiner→host frame (0 first) and the whole frame, what to forward."""
 
 
@@ -300,9 +303,10 @@ def memory_line() -> tuple[Channel, Channel]:
     readers = asyncio.StreamReader(), asyncio.StreamReader()
     writers = MemoryWriter(readers[1]), MemoryWriter(readers[0])
     writers[0].reverse, writers[1].reverse = writers[1], writers[0]
+    # Channel's writer is typed asyncio.StreamWriter, which a MemoryWriter only stands in for.
     return (
-        Channel(readers[0], writers[0]),  # type: ignore[arg-type]
-        Channel(readers[1], writers[1]),  # type: ignore[arg-type]
+        Channel(readers[0], writers[0]),  # type: ignore[arg-type]  # a stand-in StreamWriter
+        Channel(readers[1], writers[1]),  # type: ignore[arg-type]  # a stand-in StreamWriter
     )
 
 

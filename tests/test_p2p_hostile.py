@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from cli.commands import verify as verify_command
 from engine import Rules
-from p2p.admission import MAX_ARRIVING, Admission
+from p2p.admission import FIRST_FLIGHT_TIMEOUT, MAX_ARRIVING, Admission
 from p2p.channel import Channel
 from p2p.connect import Listener, join, join_on, listening_socket
 from p2p.crypto import sign
@@ -43,7 +43,7 @@ from p2p.identity import Identity, KnownPeers
 from p2p.invite import Invite, new_secret
 from p2p.messages import Abort, Accept, Hello, Message, Offer, Ping, Resume, parse
 from p2p.record import verify
-from p2p.wire import decode, encode, frame
+from p2p.wire import FRAME_DEADLINE, decode, encode, frame
 from tests.test_p2p_helpers import Side, accept_all, bot_duel, run
 
 RESUME = Resume(root=bytes(32), links=3, transcript=bytes(32), sig=bytes(64))
@@ -65,7 +65,12 @@ async def _open_from(source: str, port: int, data: bytes = b"") -> asyncio.Strea
 
 
 def _listener(
-    root: Path, max_pending: int = 16, per_source: int = 4, arriving: int = MAX_ARRIVING, **limits: float
+    root: Path,
+    max_pending: int = 16,
+    per_source: int = 4,
+    arriving: int = MAX_ARRIVING,
+    deadline: float = FRAME_DEADLINE,
+    first_flight_timeout: float = FIRST_FLIGHT_TIMEOUT,
 ) -> tuple[Side, Listener, int]:
     ann = Side.make(root, "ann")
     sock = listening_socket("127.0.0.1", 0)
@@ -77,7 +82,8 @@ def _listener(
         Terms(Rules()),
         ann.known,
         admission=admission,
-        **limits,  # type: ignore[arg-type]
+        deadline=deadline,
+        first_flight_timeout=first_flight_timeout,
     )
     return ann, listener, sock.getsockname()[1]
 
@@ -474,7 +480,7 @@ def test_a_look_alike_name_meets_the_known_key(tmp_path: Path) -> None:
     is refused as bob's changed identity, and nothing is bound to its key."""
     bob, eve = Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
 
-    async def scenario() -> P2PError:
+    async def scenario() -> PeerAborted:
         ann, listener, port = _listener(tmp_path)
         ann.known.check("bob", bob.me.public)
         async with listener:
@@ -584,7 +590,12 @@ def test_progress_lines_never_block_on_a_pipe_nobody_reads() -> None:
 
     read_end, write_end = os.pipe()
     progress = Progress(capacity=16, stream=os.fdopen(write_end, "w"))
-    caller = threading.Thread(target=lambda: [progress.say("x" * 100) for _ in range(5000)])
+
+    def say_lines() -> None:
+        for _ in range(5000):
+            progress.say("x" * 100)
+
+    caller = threading.Thread(target=say_lines)
     caller.start()
     caller.join(30)
     assert not caller.is_alive()
@@ -663,7 +674,9 @@ async def _injecting_proxy(port: int, replaced: int) -> asyncio.Server:
         header = await reader.readexactly(4)
         hello = await reader.readexactly(int.from_bytes(header, "big"))
         up_writer.write(header + hello)
-        reason = str(parse(decode(hello)).name)  # type: ignore[attr-defined]
+        opening = parse(decode(hello))
+        assert isinstance(opening, Hello)
+        reason = opening.name
         await asyncio.gather(relay(reader, up_writer, None), relay(up_reader, writer, reason))
 
     return await asyncio.start_server(handle, "127.0.0.1", 0)

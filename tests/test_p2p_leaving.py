@@ -22,7 +22,7 @@ from p2p.fairdeal import Pledge
 from p2p.handshake import Session, Terms
 from p2p.liveness import Patience
 from p2p.match import Match, position_hash
-from p2p.messages import Abort, Commit, MoveMsg, Ping, Resume, Reveal, Signed, expect
+from p2p.messages import Abort, Commit, Message, MoveMsg, Ping, Resume, Reveal, Signed, expect
 from p2p.players import BotPlayer
 from p2p.record import verify
 from p2p.text import Text
@@ -37,7 +37,7 @@ class _Bogus(Ping):
 
 
 async def _joiner_leaves(
-    root: Path, when: str, leaving: Ping | Abort
+    root: Path, when: str, leaving: Message
 ) -> tuple[str, int | None, dict[str, object]]:
     """Play seat 1 by hand and send ``leaving`` at ``when`` ("reveal": the host's reveal is in,
     ours is not; "moves": after two moves); the host's end, award and end note."""

@@ -19,8 +19,7 @@ def _namespaces() -> set[str]:
 
 
 def test_a_match_across_namespaces_survives_delay_jitter_and_a_cut() -> None:
-    sys.path.insert(0, str(SCRIPT.parent))
-    from netem import skip_reason  # type: ignore[import-not-found]
+    from benchmarks.netem import skip_reason
 
     reason = skip_reason()
     if reason is not None:

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from cli.home import Home
 from cli.main import main
 from p2p.errors import RecordError
 from p2p.record import verify
-from tests.test_p2p_helpers import Side, bot_duel, run
+from tests.test_p2p_helpers import RecordRow, Side, bot_duel, run
 
 
 @pytest.fixture(scope="module")
@@ -24,18 +25,18 @@ def record(tmp_path_factory: pytest.TempPathFactory) -> str:
     return host_report.record.read_text()
 
 
-def _lines(text: str) -> list[dict[str, object]]:
+def _lines(text: str) -> list[RecordRow]:
     return [json.loads(line) for line in text.splitlines()]
 
 
-def _text(rows: list[dict[str, object]]) -> str:
+def _text(rows: list[RecordRow]) -> str:
     return "".join(json.dumps(row) + "\n" for row in rows)
 
 
-def _first(rows: list[dict[str, object]], kind: str) -> int:
+def _first(rows: list[RecordRow], kind: str) -> int:
     return next(
         i for i, row in enumerate(rows) if isinstance(row.get("link"), dict) and row["link"]["t"] == kind
-    )  # type: ignore[index]
+    )
 
 
 def test_a_complete_record_verifies(record: str) -> None:
@@ -55,13 +56,13 @@ def test_every_prefix_verifies_as_incomplete(record: str) -> None:
     assert cut_mid_line.truncated and "cut off" in cut_mid_line.summary()
 
 
-def _tampered(record: str, change) -> str:  # type: ignore[no-untyped-def]
+def _tampered(record: str, change: Callable[[list[RecordRow]], object]) -> str:
     rows = _lines(record)
     change(rows)
     return _text(rows)
 
 
-def _set_link(rows: list[dict], kind: str, key: str, value: object) -> None:  # type: ignore[type-arg]
+def _set_link(rows: list[RecordRow], kind: str, key: str, value: object) -> None:
     rows[_first(rows, kind)]["link"][key] = value
 
 
@@ -87,7 +88,9 @@ def _set_link(rows: list[dict], kind: str, key: str, value: object) -> None:  # 
     ],
     ids=["rules", "joiner-key", "kind", "move", "reveal", "hex", "missing-link", "by", "end-note", "turn"],
 )
-def test_tampered_records_fail_with_the_line_and_reason(record: str, change, message: str) -> None:  # type: ignore[no-untyped-def]
+def test_tampered_records_fail_with_the_line_and_reason(
+    record: str, change: Callable[[list[RecordRow]], object], message: str
+) -> None:
     with pytest.raises(RecordError, match=message):
         verify(_tampered(record, change))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from p2p.errors import Forfeit, HistoryMismatch, P2PError
 from p2p.handshake import HostHandshake, Session, Terms
 from p2p.invite import Invite, new_secret
 from p2p.liveness import Patience
-from p2p.match import sign_resume
+from p2p.match import Match, sign_resume
 from p2p.messages import Abort, Resume
 from p2p.players import BotPlayer, Player
 from p2p.record import verify
@@ -57,7 +58,7 @@ class Resilient:
 
 
 @contextlib.asynccontextmanager
-async def resilient(root: Path, faults: dict[int, Fault], games: int = 1):  # type: ignore[no-untyped-def]
+async def resilient(root: Path, faults: dict[int, Fault], games: int = 1) -> AsyncIterator[Resilient]:
     ann, bob = Side.make(root, "ann"), Side.make(root, "bob")
     sock = listening_socket("127.0.0.1", 0)
     async with Listener(sock, ann.me, "ann", Terms(Rules(), games), ann.known) as listener:
@@ -295,9 +296,10 @@ def test_a_third_party_is_refused_mid_game_while_the_match_goes_on(tmp_path: Pat
 def test_the_record_holds_every_move_as_it_is_played(tmp_path: Path) -> None:
     """A crash at any moment loses nothing played: each link is on disk once applied."""
     seen: list[tuple[int, int]] = []
+    duel: Duel
 
     class Watcher(BotPlayer):
-        def advanced(self, match) -> None:  # type: ignore[no-untyped-def]
+        def advanced(self, match: Match) -> None:
             rows = path.read_text().count("\n") - 1 if (path := duel.writer.path).exists() else 0
             seen.append((len(match.links), rows))
 
@@ -307,7 +309,6 @@ def test_the_record_holds_every_move_as_it_is_played(tmp_path: Path) -> None:
             host, duel = await net.duels((BotPlayer("easy"), Watcher("easy")))
             await asyncio.gather(host.run(), duel.run())
 
-    duel: Duel
     run(scenario())
     assert seen and all(links == rows for links, rows in seen)
 

@@ -33,7 +33,7 @@ from p2p.identity import KnownPeers, load_identity, skeleton
 from p2p.invite import new_secret
 from p2p.liveness import Liveness, Patience
 from p2p.match import Match
-from p2p.messages import Accept, Bye, Confirm, Confirmed, Hello, Knock, Message, Rematch, Resume, parse
+from p2p.messages import Accept, Bye, Confirm, Confirmed, Hello, Knock, Message, Offer, Rematch, Resume, parse
 from p2p.record import RecordWriter, verify
 from p2p.wire import decode, encode
 from tests import test_p2p_evidence as evidence
@@ -56,7 +56,7 @@ def test_player_1s_genuine_final_where_player_0s_is_due_proves_nothing(record: P
     show which final came first, and an honest bob signs exactly this message. Fixed in
     ``Match.violation``: a final over the current transcript while finals are due proves nothing."""
     rows = _rows(record)
-    cut = next(i for i, row in enumerate(rows) if row.get("by") == 0 and row["link"]["t"] == "final")  # type: ignore[index]
+    cut = next(i for i, row in enumerate(rows) if row.get("by") == 0 and row["link"]["t"] == "final")
     _proves_nothing(_forged(rows, cut, _final_of(record, 1)))
 
 
@@ -319,8 +319,9 @@ def test_a_degenerate_ephemeral_key_is_refused_before_any_key_is_used(tmp_path: 
     commit = tagged_hash("code-nonce", bytes(32))
     pair.host.receive(hello)
     (offer,) = _sent(pair.host.receive(Knock(proof=knock_proof(pair.secret, hello, commit), commit=commit)))
+    assert isinstance(offer, Offer)
     unsigned = Accept(key=pair.bob.public, sig=bytes(64))
-    accept = unsigned.with_sig(sign(pair.bob.key, "accept-sig", session_id(hello, offer, unsigned)))  # type: ignore[arg-type]
+    accept = unsigned.with_sig(sign(pair.bob.key, "accept-sig", session_id(hello, offer, unsigned)))
     with pytest.raises(HandshakeError, match="degenerate"):
         pair.host.receive(accept)
     assert pair.host.session is None
@@ -351,7 +352,7 @@ def test_a_message_out_of_place_mid_match_is_the_peers_violation(tmp_path: Path,
     claim outside a reconnection. The host ends the match as a cheat and keeps the game. Checks:
     ``Duel._heard`` (a ``bye`` before the end; anything but a link), ``Match.apply`` (a claim
     is not the link due)."""
-    end, awarded, note = run(_joiner_leaves(tmp_path, "moves", deviation))  # type: ignore[arg-type]
+    end, awarded, note = run(_joiner_leaves(tmp_path, "moves", deviation))
     assert (end, awarded) == ("cheat", 0)
     assert note["end"] == "cheat" and note["winner"] == 0 and note["by"] == 1
 
@@ -435,7 +436,7 @@ def test_a_failed_append_leaves_no_torn_line_in_the_record(
             real.flush()
             raise OSError(errno.ENOSPC, "No space left on device")
 
-    writer._file = DiskFull()  # type: ignore[assignment]
+    writer._file = DiskFull()  # type: ignore[assignment]  # a stand-in for the open file, not a BinaryIO
     match.apply(links[5][1], links[5][0])
     with pytest.raises(OSError):
         writer.append(match)

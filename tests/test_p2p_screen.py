@@ -416,7 +416,12 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
     monkeypatch.setattr(screen_module, "RESULT_GRACE", 0.3)
     screens: list[screen_module.GameScreen] = []
     start = screen_module.GameScreen.start
-    monkeypatch.setattr(screen_module.GameScreen, "start", lambda self: (screens.append(self), start(self)))
+
+    def start_watched(self: screen_module.GameScreen) -> None:
+        screens.append(self)
+        start(self)
+
+    monkeypatch.setattr(screen_module.GameScreen, "start", start_watched)
     state = tmp_path / "bob-unfinished.json"
     ann_side, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
 

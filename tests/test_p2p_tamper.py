@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -38,7 +39,7 @@ from p2p.match import Match, position_hash
 from p2p.messages import Chat, Commit, Hello, MoveMsg, Reveal, Signed
 from p2p.players import BotPlayer
 from p2p.record import verify
-from tests.test_p2p_helpers import Pair, Side, accept_all, bot_duel, connect_pair, run
+from tests.test_p2p_helpers import Meddler, Pair, Side, accept_all, bot_duel, connect_pair, run
 
 
 class SlowBot(BotPlayer):
@@ -83,7 +84,14 @@ async def _cheat(pair: Pair, attack: str) -> tuple[Report, PeerAborted]:
     return report, aborted
 
 
-async def _play_until(attack, match: Match, key, send, receive, mount) -> PeerAborted:  # type: ignore[no-untyped-def]
+async def _play_until(
+    attack: str,
+    match: Match,
+    key: Ed25519PrivateKey,
+    send: Callable[[Signed], Awaitable[None]],
+    receive: Callable[[], Awaitable[Signed]],
+    mount: Callable[[Signed], Awaitable[PeerAborted]],
+) -> PeerAborted:
     host_commit = await receive()  # player 0 opens game 1
     assert isinstance(host_commit, Commit)
     if attack == "copied commitment":
@@ -168,7 +176,7 @@ def test_forged_evidence_in_the_savers_note_proves_nothing(tmp_path: Path) -> No
     assert verify("\n".join([*lines[:cut], json.dumps(note)]) + "\n").evidence_error is None
 
 
-async def _send_two_chats(tmp_path: Path, meddle) -> Report:  # type: ignore[no-untyped-def]
+async def _send_two_chats(tmp_path: Path, meddle: Meddler) -> Report:
     pair = await connect_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), meddle=meddle)
     host = Duel(
         pair.host_channel, pair.host_session, pair.host.me, BotPlayer("easy"), pair.host.home.records, 5
@@ -209,7 +217,7 @@ def _swap_first_two(index: int, frame: bytes) -> list[bytes]:
     ],
     ids=["replayed", "reordered", "flipped-ciphertext", "flipped-counter"],
 )
-def test_frames_altered_in_transit_are_refused(tmp_path: Path, meddle, error: type[P2PError]) -> None:  # type: ignore[no-untyped-def]
+def test_frames_altered_in_transit_are_refused(tmp_path: Path, meddle: Meddler, error: type[P2PError]) -> None:
     HELD.clear()
     report = run(_send_two_chats(tmp_path, meddle))
     assert report.end == "corrupted"

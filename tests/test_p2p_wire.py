@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2p.errors import ConnectionClosed, FrameTooLarge, MalformedFrame, SchemaError, WireError
-from p2p.messages import Chat, Commit, MoveMsg, Offer, parse
+from p2p.messages import Chat, Commit, Message, MoveMsg, Offer, parse
 from p2p.wire import MAX_FRAME, decode, encode, frame, read_frame
 
 COMMIT = Commit(game=1, commitment=bytes(32), sig=bytes(64))
@@ -25,8 +25,8 @@ async def _read_all(data: bytes, count: int) -> list[bytes]:
 
 
 @pytest.mark.parametrize("message", [COMMIT, MOVE, Chat(text="hi ♠")])
-def test_messages_round_trip(message: object) -> None:
-    assert parse(decode(encode(message.to_wire()))) == message  # type: ignore[attr-defined]
+def test_messages_round_trip(message: Message) -> None:
+    assert parse(decode(encode(message.to_wire()))) == message
 
 
 @pytest.mark.parametrize(
@@ -103,8 +103,8 @@ _values = st.recursive(
 
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from([COMMIT, MOVE, Chat(text="x")]), st.text(max_size=12), _values)
-def test_fuzz_mutated_messages_never_crash(base: object, key: str, value: object) -> None:
-    wire = base.to_wire() | {key: value}  # type: ignore[attr-defined]
+def test_fuzz_mutated_messages_never_crash(base: Message, key: str, value: object) -> None:
+    wire = base.to_wire() | {key: value}
     try:
         message = parse(decode(encode(wire)))
     except WireError:

@@ -8,6 +8,8 @@ import contextlib
 import ipaddress
 import itertools
 import struct
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import pytest
 from hypothesis import given
@@ -133,7 +135,9 @@ def test_pcp_answers_are_read_for_ipv4_and_ipv6() -> None:
         (lambda a: b"\x00\x81\x00\x01" + bytes(12), UnsupportedVersion),  # a NAT-PMP router's reply
     ],
 )
-def test_pcp_answers_that_are_not_ours_or_not_a_grant_are_refused_specifically(damage, error) -> None:  # type: ignore[no-untyped-def]
+def test_pcp_answers_that_are_not_ours_or_not_a_grant_are_refused_specifically(
+    damage: Callable[[bytes], bytes], error: type[PortMapError]
+) -> None:
     answer = _pcp_answer(pcp.map_request(NONCE, LAN, 4711, 4711, 600))
     with pytest.raises(error):
         pcp.parse_map_answer(damage(answer), NONCE, 4711)
@@ -171,23 +175,32 @@ def test_a_pcp_answer_shaped_datagram_grants_only_what_we_asked_about(tail: byte
 
 # ------------------------------------------------------------------ the UDP exchange, on loopback
 
+T = TypeVar("T")
+
+
+Reply = Callable[[bytes, int], list[bytes]]
+"""A fake router's answers to a request, given the request and how many came so far."""
+
 
 class FakeRouter(asyncio.DatagramProtocol):
     """A router on 127.0.0.1 answering each request with what ``reply`` makes of it (nothing for None)."""
 
-    def __init__(self, reply) -> None:  # type: ignore[no-untyped-def]
-        self.reply, self.requests = reply, []  # type: ignore[var-annotated]
+    def __init__(self, reply: Reply) -> None:
+        self.reply = reply
+        self.requests: list[bytes] = []
 
-    def connection_made(self, transport) -> None:  # type: ignore[no-untyped-def]
+    # typeshed's DatagramProtocol declares this very signature with the same ignore (CPython's datagram
+    # transport is no DatagramTransport subclass at run time, so isinstance cannot narrow instead).
+    def connection_made(self, transport: asyncio.DatagramTransport) -> None:  # type: ignore[override]
         self.transport = transport
 
-    def datagram_received(self, data: bytes, addr) -> None:  # type: ignore[no-untyped-def]
+    def datagram_received(self, data: bytes, addr: tuple[Any, ...]) -> None:
         self.requests.append(data)
         for answer in self.reply(data, len(self.requests)):
             self.transport.sendto(answer, addr)
 
 
-async def _router(reply) -> tuple[asyncio.DatagramTransport, FakeRouter, int]:  # type: ignore[no-untyped-def]
+async def _router(reply: Reply) -> tuple[asyncio.DatagramTransport, FakeRouter, int]:
     transport, router = await asyncio.get_running_loop().create_datagram_endpoint(
         lambda: FakeRouter(reply), local_addr=("127.0.0.1", 0)
     )
@@ -296,7 +309,7 @@ def test_natpmp_and_pcp_mappers_against_a_fake_router() -> None:
     assert lease == Lease("NAT-PMP", PUBLIC, 4711, 4711, 60)
 
 
-async def _on(port: int, coroutine):  # type: ignore[no-untyped-def]
+async def _on(port: int, coroutine: Awaitable[T]) -> T:
     """Run a mapper's request against the fake router's ``port`` instead of 5351."""
     from unittest import mock
 
@@ -341,7 +354,7 @@ def test_the_first_way_that_works_is_kept_the_rest_untried_and_deleted_on_exit()
     assert first.calls == ["map 4711"] and second.calls == ["map 4711", "unmap 4711"] and third.calls == []
 
 
-def test_natpmp_is_asked_only_when_the_router_speaks_no_pcp() -> None:
+def test_natpmp_is_asked_only_when_the_router_speaks_no_pcp(monkeypatch: pytest.MonkeyPatch) -> None:
     async def scenario(pcp_error: PortMapError) -> list[str]:
         natpmp_mapper = NatPmpMapper(LOOPBACK, 0.1)
         calls: list[str] = []
@@ -350,10 +363,12 @@ def test_natpmp_is_asked_only_when_the_router_speaks_no_pcp() -> None:
             calls.append("NAT-PMP")
             return Lease("NAT-PMP", PUBLIC, external, internal, lifetime)
 
-        natpmp_mapper.map = fake_map  # type: ignore[method-assign,assignment]
+        monkeypatch.setattr(natpmp_mapper, "map", fake_map)
         pcp_mapper = PcpMapper(LOOPBACK, 0.1)
-        pcp_mapper.map = FakeMapper("PCP", pcp_error).map  # type: ignore[method-assign]
-        pcp_mapper.unmap = natpmp_mapper.unmap = FakeMapper("x").unmap  # type: ignore[method-assign]
+        monkeypatch.setattr(pcp_mapper, "map", FakeMapper("PCP", pcp_error).map)
+        unmap = FakeMapper("x").unmap
+        monkeypatch.setattr(pcp_mapper, "unmap", unmap)
+        monkeypatch.setattr(natpmp_mapper, "unmap", unmap)
         async with PortMapping(4711, [pcp_mapper, natpmp_mapper]) as mapping:
             calls.append(str(mapping.result.mapped and mapping.result.mapped.method))
         return calls
