@@ -267,6 +267,43 @@ def test_invalid_input_gets_one_line_and_changes_nothing() -> None:
     run(session, script)
 
 
+def test_a_refused_answer_and_a_key_that_does_not_work_now_show_above_the_question() -> None:
+    session = ai_session()
+
+    async def script(d: Driver) -> None:
+        def message_rows() -> list[str]:
+            """The rows above the move line (the message, then the question)."""
+            rows = d.screen().splitlines()
+            prompt = next(i for i, row in enumerate(rows) if "answer>" in row)
+            return [row.strip() for row in rows[prompt - 3 : prompt] if row.strip()]
+
+        await d.until(lambda: session.line.question is not None)
+        bar = d.screen().splitlines()[-1]
+        assert "F5" in bar and "F2" not in bar and "F3" not in bar  # no game yet: no hint, no undo
+        await d.keys("xx" + ENTER)
+        reminder, question = message_rows()[-2:]
+        assert "Please answer S/H/D/C" in reminder and question.startswith("Your trump suit?")
+        for key in (F3, F5, F2):
+            await d.keys("\x15" + key)
+            assert "No game in play" in message_rows()[-2] and message_rows()[-1].startswith("Your trump")
+        await d.keys("\x15z" + TAB)  # nothing to complete: the answers are named
+        assert "Please answer" in message_rows()[-2]
+        await d.keys("\x15s" + ENTER)
+        await d.my_turn()
+        bar = d.screen().splitlines()[-1]
+        assert "F2 Hint" in bar and "F3 Undo" in bar
+        await d.play_out()
+        bar = d.screen().splitlines()[-1]
+        assert "F2" not in bar and "F3" not in bar and "F6 Analysis" in bar
+        await d.keys(F3)
+        assert "nothing to undo" in message_rows()[-2] and "Play again?" in message_rows()[-1]
+        await d.keys("maybe" + ENTER)
+        assert "Please answer yes/no" in message_rows()[-2] and "Play again?" in message_rows()[-1]
+        assert session.flow.game is not None and session.flow.game.result is not None  # nothing dealt
+
+    run(session, script)
+
+
 def test_card_numbers_arrows_and_mouse_pick_moves() -> None:
     session = ai_session(trump="S")
 

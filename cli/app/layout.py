@@ -293,17 +293,27 @@ class Board:
         return move_log(s.flow.game, names, self._ascii)
 
     def message(self) -> StyleAndTextTuples:
-        """The message line: a question, the Tab choices, or the last message (two lines at most,
-        broken between words)."""
+        """The message line: the Tab choices, or the last message (two lines at most, broken
+        between words), and under it the question being asked."""
         s = self.screen
         if s.line.buffer.complete_state is not None and s.line.question is None:
             return self._choices()
-        if s.line.question is not None:
-            style, text = "class:question", s.line.question.prompt
-        else:
-            style, text = ("class:message.error" if s.error else "class:message"), s.message
-        lines = wrap(text, terminal_size().columns - 2)
-        return [(style, "\n".join(" " + printable(line) for line in lines))]  # it may quote the peer
+        return join_lines(self._message_lines())
+
+    def message_rows(self) -> Dimension:
+        """Up to two rows; more while a question has a message above it (a refused answer)."""
+        rows = len(self._message_lines())
+        return Dimension.exact(rows) if rows > 2 else Dimension(min=1, max=2)
+
+    def _message_lines(self) -> list[Line]:
+        s = self.screen
+        width = terminal_size().columns - 2
+        style = "class:message.error" if s.error else "class:message"
+        said: list[Line] = [[(style, " " + printable(line))] for line in wrap(s.message, width)]  # it may quote the peer
+        if s.line.question is None:
+            return said[:2] or [[]]
+        asked: list[Line] = [[("class:question", " " + printable(line))] for line in wrap(s.line.question.prompt, width)]
+        return said[: max(1, 3 - len(asked))] + asked
 
     def _choices(self) -> StyleAndTextTuples:
         """The legal moves Tab cycles through, the current one highlighted, as many as fit."""
@@ -459,7 +469,7 @@ def create_layout(screen: GameScreen) -> Layout:
             with_history(text_window(board.table, wrap_lines=True), board.history),
             text_window(board.my_rule, 1),
             text_window(board.my_hand, board.my_height),
-            text_window(board.message, Dimension(min=1, max=2), wrap_lines=True),
+            text_window(board.message, board.message_rows, wrap_lines=True),
             ConditionalContainer(
                 text_window(board.connection, board.connection_height),
                 Condition(lambda: bool(screen.chats.status)),

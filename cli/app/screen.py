@@ -464,6 +464,9 @@ class GameScreen:
         if not self.flow.opponent.local:
             self._say(_("Undo is only for games against the AI."), error=True)
             return
+        if self.flow.game is None:
+            self._not_now()
+            return
         if not self.flow.in_progress:
             self._say(_("The game is over: nothing to undo."), error=True)
             return
@@ -497,6 +500,8 @@ class GameScreen:
             self.ask(yes_no(_("Abandon this game and deal a new one? [y/N]"), "no", self._abandon_answer))
         elif self.line.question is None:
             self._deal()
+        else:
+            self._not_now()
 
     def _abandon_answer(self, answer: str) -> None:
         if answer == "yes":
@@ -564,7 +569,9 @@ class GameScreen:
 
     def explain_no_completion(self) -> None:
         """Tab found nothing to fill in: say why."""
-        if self.line.question is not None or self.flow.my_turn:
+        if self.line.question is not None:
+            self._say(self.line.question.reminder(), error=True)
+        elif self.flow.my_turn:
             self._say(_("Nothing legal starts like that: Esc clears the line."), error=True)
         else:
             self._not_now()
