@@ -455,6 +455,8 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
                     await asyncio.sleep(0.01)
                 continued = screens[1].flow.game
                 assert continued is not None and continued.moves == moves  # on the table, no new deal
+                assert "Verification code" in screens[0].chats.lines[0]
+                assert screens[1].chats.lines[0] == "Playing ann again: the match you both checked goes on."
                 assert screens[1].flow.match.played == 1  # game 1 counts in the score
                 await _play_by_keys(pipe, lambda: ann, session.seat, hosting.done)
                 while not second.done():  # no other match

@@ -127,11 +127,11 @@ class NetworkOpponent:
         if self.reconnector is not None:
             self.reconnector.report_to(lambda text: self.show_status(translated(text)))
         self._start()
-        table.chat(
-            _("Playing {name}. Verification code {code}: {name} must see the same.").format(
-                name=self.name, code=self.session.code
-            )
-        )
+        if self.session.code:
+            text = _("Playing {name}. Verification code {code}: {name} must see the same.")
+        else:  # a session read back from the saved match: its code needs the secret, not kept
+            text = _("Playing {name} again: the match you both checked goes on.")
+        table.chat(text.format(name=self.name, code=self.session.code))
 
     async def deal(self, number: int, dealer: int | None, trump: str) -> Deal:
         """Commit to ``trump`` (second choice: the next suit), then wait for the fair deal.

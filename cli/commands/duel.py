@@ -287,6 +287,9 @@ def trump_clash(prefs: tuple[str, str], dealer: int, seat: int, peer: str) -> Te
 
 def _announce(session: Session) -> None:
     peer = session.names[1 - session.seat]
+    if not session.code:  # a session read back from the saved match: its code needs the secret, not kept
+        _say(Text(N_("You are player {seat}, against {peer} again: the match goes on."), seat=session.seat, peer=peer))
+        return
     _say(
         Text(
             N_("You are player {seat}, against {peer}. Verification code: {code}"),
