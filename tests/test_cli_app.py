@@ -415,6 +415,10 @@ def test_help_opens_with_f1_and_question_mark_and_closes_with_any_key() -> None:
         assert "Keys" in screen and "^Q" in screen and "more below" in screen and "^L" in screen
         await d.keys("\x1b[6~")  # PgDn
         assert "The game" in d.screen() and "draw" in d.screen()
+        await d.keys("\x1b[6~" * 5)  # the end: the title and how to leave still show above the text
+        title, first = d.screen().splitlines()[:2]
+        assert title.startswith("Your trumps: help") and "any other key returns" in title
+        assert "Keys" not in first and "more below" not in d.screen()
         await d.keys("x")
         assert not session.help.open and session.line.buffer.text == ""
         await d.keys("?")

@@ -188,6 +188,10 @@ def test_the_compact_screen_fits_60x20_with_every_key(language: str) -> None:
     )
     for word in (_("Help"), _("Hint"), _("Undo"), _("Hand"), _("New"), _("Quit")):
         assert word in rows[-1]
+    # The help's title says whole how to leave it, on a second line when the first has no room.
+    title = " ".join(" ".join(help_page.splitlines()[:2]).split())
+    assert title.startswith(_("Your trumps: help")), title
+    assert " ".join(_("(any other key returns to the game)").split()) in title, title
 
 
 @pytest.mark.parametrize("language", ["en", *LANGUAGES])

@@ -32,7 +32,7 @@ from prompt_toolkit.layout.controls import BufferControl
 
 from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_label
 from cli.app.cards import card_text, count_cards, suit_text
-from cli.app.help import help_lines, wrap
+from cli.app.help import help_lines, help_title, wrap
 from cli.app.keys import COMMAND_KEYS, key_label
 from cli.app.screen import GameScreen
 from cli.app.widths import CloseLines, cell_width, close_lines
@@ -390,14 +390,17 @@ class Board:
         return bar
 
     def help(self) -> StyleAndTextTuples:
+        """The help's title, which stays, over the help text scrolled to ``help.top``."""
         s = self.screen
-        lines = help_lines(s.flow.rules, terminal_size().columns)
-        rows = terminal_size().rows
+        size = terminal_size()
+        title = help_title(size.columns - 1)
+        lines = help_lines(s.flow.rules, size.columns)
+        rows = max(1, size.rows - len(title))
         s.help.top = max(0, min(s.help.top, len(lines) - rows))
         shown = lines[s.help.top : s.help.top + rows]
         if s.help.top + rows < len(lines):
             shown[-1] = [("class:muted", "  " + _("↓ more below (↓, PgDn)"))]
-        return join_lines(shown)
+        return join_lines(title + shown)
 
     def small(self) -> StyleAndTextTuples:
         size = terminal_size()
