@@ -14,7 +14,7 @@ import pytest
 
 from cli import config, storage
 from cli import main as cli_main
-from cli.app.replay import Replay
+from cli.app.replay import Replay, outcome_words
 from cli.app.screen import GameScreen
 from cli.history import history_rows
 from engine import Game
@@ -306,6 +306,19 @@ def test_replay_steps_through_a_game_with_the_arrow_keys() -> None:
     assert steps[1:7] == ["1", "2", "1", str(total), "0", str(min(10, total))]
     assert "The deal" in seen[0] and "You · trump ♠" in seen[0] and "AI (hard) · trump ♥" in seen[0]
     assert f"Move {total} of {total}" in seen[-1] and "Result:" in seen[-1]
+
+
+def test_the_replay_title_fits_the_window_dropping_the_file_name_first() -> None:
+    game = finished_game()
+    result = outcome_words(game.result)
+    titles = [replay_screens(Replay(game, name), [])[0].splitlines()[0] for name in ("1.txt", "2026-12-01T13-55-53Z.txt")]
+    short, long = titles
+    assert short.startswith(" Replay │ You vs AI (hard) │ ") and short.endswith(f" │ {result} │ 1.txt")
+    assert long.endswith(f" │ {result}") and "2026-12-01T13" not in long  # cut before: '…13-55-53Z.t'
+    assert len(long) <= 80 and game.headers["Date"][:16] in long
+    unfinished = Game.from_deal(bytes(32), 0, "SH", Players="You vs AI (hard)", Date="2026-11-30 10:02:11 UTC")
+    seen = replay_screens(Replay(unfinished, "2.txt"), ["\x1b[F"])
+    assert seen[0].splitlines()[0].endswith("│ unfinished │ 2.txt") and "Result: unfinished" in seen[1]
 
 
 def test_the_version_matches_the_installed_package() -> None:

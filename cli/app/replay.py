@@ -28,6 +28,8 @@ from cli.app.layout import (
 )
 from cli.app.names import MY_NAME, shown_name
 from cli.app.style import game_style
+from cli.app.widths import cell_width
+from cli.cells import fit
 from cli.coach_words import verdict_words
 from cli.i18n import N_, _, ngettext
 from cli.reasons import reason_words
@@ -39,11 +41,12 @@ KEYS = (("←/→", N_("step")), ("PgUp/PgDn", N_("10 moves")), ("Home/End", N_(
 
 
 def outcome_words(outcome: Outcome | None) -> str:
-    """A record's result as the record writes it (``engine.game.result_text``: ``1-0 out``,
-    ``*`` while unfinished), its reason in the language in use."""
-    text = result_text(outcome)
+    """A record's result as the record writes it (``engine.game.result_text``: ``1-0 out``), its
+    reason in the language in use; an unfinished game's (the record's ``*``) in words."""
     if outcome is None:
-        return text
+        # Translators: the result of a saved game that was never finished (the replay's title).
+        return _("unfinished")
+    text = result_text(outcome)
     return f"{text.removesuffix(outcome.reason.value).rstrip()} {reason_words(outcome)}"
 
 
@@ -104,13 +107,20 @@ class Replay:
         return rule(label, width), join_lines(lines[:2])
 
     def header(self) -> StyleAndTextTuples:
-        """The title bar: file, date and result."""
+        """The title bar: players, date, result and file, as many as fit the window (the file
+        gives way first, then the date; the players are cut last)."""
         date = self.game.headers.get("Date", "?")[:16]
         players = _("{me} vs {them}").format(me=self.names[0], them=self.names[1])
-        return [
-            ("class:title.name", " " + self.heading + " "),
-            ("", f"│ {players} │ {date} │ {outcome_words(self.game.result)} │ {self.title}"),
-        ]
+        result = outcome_words(self.game.result)
+        heading = " " + self.heading + " "
+        room = terminal_size().columns - cell_width(heading)
+        for fields in ([players, date, result, self.title], [players, date, result], [players, result]):
+            text = " │ ".join(field for field in fields if field)
+            if cell_width(f"│ {text}") <= room:
+                break
+        else:
+            text = f"{fit(players, max(1, room - cell_width(f'│  │ {result}')))} │ {result}"
+        return [("class:title.name", heading), ("", f"│ {text}")]
 
     def table(self) -> StyleAndTextTuples:
         """The pile and the move just played."""
