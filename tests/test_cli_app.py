@@ -113,14 +113,16 @@ def render(app: Application[None]) -> str:
     return "\n".join(rows)
 
 
-def replay_screens(replay: Replay, keys: Sequence[str], settle: float = 0.02) -> list[str]:
+def replay_screens(
+    replay: Replay, keys: Sequence[str], settle: float = 0.02, size: tuple[int, int] = (80, 24)
+) -> list[str]:
     """The replay's screen at the start and after each of ``keys`` (then ``q`` quits it), as a
-    person sees it on an 80x24 terminal."""
+    person sees it on a terminal of ``size`` (columns, rows)."""
     seen: list[str] = []
 
     async def main() -> None:
         with create_pipe_input() as pipe:
-            app = replay_application(replay, input=pipe, output=SizedOutput())
+            app = replay_application(replay, input=pipe, output=SizedOutput(*size))
             app.ttimeoutlen = 0.01
             task = asyncio.ensure_future(app.run_async())
             await asyncio.sleep(settle)

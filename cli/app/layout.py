@@ -13,7 +13,7 @@ resizing is safe at any moment.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from prompt_toolkit.application.current import get_app
 from prompt_toolkit.data_structures import Point, Size
@@ -372,22 +372,16 @@ class Board:
             )
         ]
 
-    def key_bar(self) -> StyleAndTextTuples:
-        """Each command's first key and name, two spaces apart, or one in a narrow window."""
-        for gap in ("  ", " "):
-            bar: StyleAndTextTuples = []
-            for command in COMMAND_KEYS:
-                if not command.works(self.screen.flow.opponent):
-                    continue  # refused here (undo in a duel…): not advertised
-                if command.shown is not None and not command.shown(self.screen):
-                    continue
-                bar += [
-                    ("class:keybar.key", key_label(command.keys[0])),
-                    ("class:keybar", f" {_(command.name)}{gap}"),
-                ]
-            if fragment_width(bar) - len(gap) <= terminal_size().columns:
-                break
-        return bar
+    def bar_keys(self) -> list[tuple[str, str]]:
+        """The key bar's keys: each command that works now, by its first key and its name."""
+        shown = []
+        for command in COMMAND_KEYS:
+            if not command.works(self.screen.flow.opponent):
+                continue  # refused here (undo in a duel…): not advertised
+            if command.shown is not None and not command.shown(self.screen):
+                continue
+            shown.append((key_label(command.keys[0]), _(command.name)))
+        return shown
 
     def help(self) -> StyleAndTextTuples:
         """The help's title, which stays, over the help text scrolled to ``help.top``."""
@@ -413,6 +407,34 @@ class Board:
                 ).format(columns=size.columns, rows=size.rows, min_columns=MIN_COLUMNS, min_rows=MIN_ROWS),
             )
         ]
+
+
+def key_bar_lines(keys: Sequence[tuple[str, str]]) -> list[Line]:
+    """Keys and what they do, two spaces apart, one in a narrow window, and on two rows when
+    one is too narrow even so (broken between keys, never inside one)."""
+    width = terminal_size().columns
+    for gap in ("  ", " "):
+        bar: Line = []
+        for key, what in keys:
+            bar += [("class:keybar.key", key), ("class:keybar", f" {what}{gap}")]
+        if fragment_width(bar) - len(gap) <= width:
+            return [bar]
+    rows: list[Line] = [[]]
+    for key, what in keys:
+        entry: Line = [("class:keybar.key", key), ("class:keybar", f" {what} ")]
+        if rows[-1] and fragment_width(rows[-1]) + fragment_width(entry) - 1 > width:
+            rows.append([])
+        rows[-1] += entry
+    return rows
+
+
+def key_bar_window(keys: Callable[[], Sequence[tuple[str, str]]]) -> Window:
+    """The key bar of ``keys()``: one row, or two where one is too narrow (:func:`key_bar_lines`)."""
+    return text_window(
+        lambda: join_lines(key_bar_lines(keys())),
+        lambda: Dimension.exact(len(key_bar_lines(keys()))),
+        style="class:keybar",
+    )
 
 
 def wrapped(style: str, mark: str, text: str, width: int) -> list[Line]:
@@ -479,7 +501,7 @@ def create_layout(screen: GameScreen) -> Layout:
             ),
             text_window(board.chat, board.chat_rows),
             VSplit([text_window(board.prompt, 1, dont_extend_width=True), move_line]),
-            text_window(board.key_bar, 1, style="class:keybar"),
+            key_bar_window(board.bar_keys),
         ]
     )
     small = Condition(too_small)

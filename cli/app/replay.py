@@ -16,6 +16,7 @@ from cli.app.board import Line, hand_lines, move_words, pile_lines, trump_label
 from cli.app.cards import count_cards, move_text
 from cli.app.layout import (
     join_lines,
+    key_bar_window,
     move_log,
     pile_heading,
     rule,
@@ -165,12 +166,9 @@ class Replay:
                 line.append((mark_style(verdict), " " + mark))
         return lines
 
-    def key_bar(self) -> StyleAndTextTuples:
-        """The keys of the viewer."""
-        bar: StyleAndTextTuples = []
-        for key, what in KEYS:
-            bar += [("class:keybar.key", key), ("class:keybar", f" {_(what)}  ")]
-        return bar
+    def bar_keys(self) -> list[tuple[str, str]]:
+        """The keys of the viewer, for its key bar."""
+        return [(key, _(what)) for key, what in KEYS]
 
 
 def replay_board(get: Callable[[], Replay], footer: Sequence[Container]) -> HSplit:
@@ -206,7 +204,7 @@ def replay_application(
 ) -> Application[None]:
     """The full-screen viewer of ``replay`` (``theme``: a name of :data:`cli.app.style.THEMES`)."""
     output = output or create_output()
-    board = replay_board(lambda: replay, [text_window(replay.key_bar, 1, style="class:keybar")])
+    board = replay_board(lambda: replay, [key_bar_window(replay.bar_keys)])
     small = Condition(too_small)
     note = text_window(
         lambda: [("class:small", _("Window too small for the replay: at least 60x20 please (q quits)."))],
