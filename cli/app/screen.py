@@ -145,8 +145,8 @@ class GameScreen:
     def _decline(self, offer: SavedGame) -> None:
         self.offer = None
         self.saver.forget_unfinished()
+        self._choose_trump()  # asks, or deals at once (then the deal's words follow)
         self._say(_("The unfinished game stays in your history ({file}).").format(file=offer.path.name))
-        self._choose_trump()
 
     def _choose_trump(self) -> None:
         if self.trump is not None:
@@ -264,13 +264,14 @@ class GameScreen:
             self._task.cancel()
         if self.flow.game is not None and self.flow.game.result is not None:  # the result stays on the board
             self.flow.left = isinstance(reason, OpponentLeft)
-            self._say(str(reason), error=True)
             if self.flow.match_ended:  # no next game or match to offer; why stays in the chat
                 self.chat(str(reason))
                 self.ask(yes_no(_("The match is over. Quit? [Y/n]"), "yes", self._quit_answer))
+            else:
+                self._say(str(reason), error=True)
             return
         self._save()
-        self._say(self.flow.end(reason), error=True)
+        self.flow.end(reason)  # the table shows why, over the question
         if self.flow.match_ended:
             question = _("The match is over. Quit? [Y/n]")
         else:
@@ -303,9 +304,10 @@ class GameScreen:
     # ---------------------------------------------------------- the move line
 
     def ask(self, question: Question) -> None:
-        """Put a question on the move line."""
+        """Put a question on the move line; the message line over it starts empty, for what is
+        said while it waits (a refused answer, a key that does not work now)."""
         self.line.ask(question)
-        self._invalidate()
+        self._say("")
 
     def enter(self) -> None:
         """Enter on the move line: answer the question, pick the highlighted card, or play the text."""
