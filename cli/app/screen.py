@@ -79,7 +79,7 @@ class GameScreen:
 
     def __post_init__(self, opponent: Opponent, match: MatchScore, rules: Rules | None) -> None:
         self.flow = GameFlow(opponent, match, rules or Rules(), self.display.ascii)
-        self.line = MoveLine()
+        self.line = MoveLine(self.display.ascii)
         self.help = HelpView()
         self.chats = ChatLog()
         self.coach = Coach()
@@ -443,7 +443,7 @@ class GameScreen:
         position = game.position
         advice = await asyncio.get_running_loop().run_in_executor(None, suggest, game)
         if game is self.flow.game and game.position is position:  # nothing played or undone meanwhile
-            self.line.put(str(advice.move))
+            self.line.put(move_text(advice.move, self.display.ascii))
             self.flow.opponent.hinted()
             why = advice_words(advice, lambda move: move_text(move, self.display.ascii))
             if self.flow.opponent.local:
