@@ -321,6 +321,12 @@ def test_the_replay_title_fits_the_window_dropping_the_file_name_first() -> None
     assert seen[0].splitlines()[0].endswith("│ unfinished │ 2.txt") and "Result: unfinished" in seen[1]
 
 
+def test_the_replay_in_a_window_too_small_says_so_in_whole_words() -> None:
+    (screen,) = replay_screens(Replay(finished_game(), "1.txt"), [], size=(40, 12))
+    note = "Window too small for the replay: at least 60x20 please (q quits)."
+    assert " ".join(screen.split()) == note and all(len(row) <= 40 for row in screen.splitlines())
+
+
 def test_the_version_matches_the_installed_package() -> None:
     from importlib.metadata import version
 

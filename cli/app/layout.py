@@ -398,15 +398,20 @@ class Board:
 
     def small(self) -> StyleAndTextTuples:
         size = terminal_size()
-        return [
-            (
-                "class:small",
-                _(
-                    "Window too small: {columns}x{rows}.\nYour trumps needs at least {min_columns}x{min_rows}:\n"
-                    "please enlarge it.\n(Ctrl-Q quits.)"
-                ).format(columns=size.columns, rows=size.rows, min_columns=MIN_COLUMNS, min_rows=MIN_ROWS),
-            )
-        ]
+        return small_note(
+            _(
+                "Window too small: {columns}x{rows}.\nYour trumps needs at least {min_columns}x{min_rows}:\n"
+                "please enlarge it.\n(Ctrl-Q quits.)"
+            ).format(columns=size.columns, rows=size.rows, min_columns=MIN_COLUMNS, min_rows=MIN_ROWS)
+        )
+
+
+def small_note(text: str) -> StyleAndTextTuples:
+    """The note a window too small shows instead of the board: ``text``'s lines broken between
+    words at the window's width (however narrow it is)."""
+    width = terminal_size().columns
+    lines = [row for line in text.split("\n") for row in wrap(line, width) or [""]]
+    return [("class:small", "\n".join(lines))]
 
 
 def key_bar_lines(keys: Sequence[tuple[str, str]]) -> list[Line]:

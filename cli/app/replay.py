@@ -20,6 +20,7 @@ from cli.app.layout import (
     move_log,
     pile_heading,
     rule,
+    small_note,
     table_width,
     terminal_size,
     text_window,
@@ -207,7 +208,7 @@ def replay_application(
     board = replay_board(lambda: replay, [key_bar_window(replay.bar_keys)])
     small = Condition(too_small)
     note = text_window(
-        lambda: [("class:small", _("Window too small for the replay: at least 60x20 please (q quits)."))],
+        lambda: small_note(_("Window too small for the replay: at least 60x20 please (q quits).")),
         wrap_lines=True,
     )
     bindings = KeyBindings()
