@@ -242,6 +242,22 @@ def test_hints_are_the_host_s_rule_and_each_use_reaches_the_peer_and_the_records
     assert '"hint"' not in ann.duel.writer.path.read_text()
 
 
+def test_the_rules_are_put_in_words_for_the_person_deciding() -> None:
+    from cli import i18n
+    from cli.commands.duel import _describe
+
+    assert _describe(Terms(Rules(pickup="voluntary", sixes=False, max_moves=300), 3)) == (
+        "a match of 3 games, voluntary pick-up, the sixes stay where dealt, a draw after 300 moves, no AI hints"
+    )
+    try:
+        i18n.use("uk")
+        words = _describe(Terms(Rules(), 1, hints=True))
+    finally:
+        i18n.use("en")
+    assert words.startswith("одна гра, обов'язкове биття, козирні шістки") and "1000" in words
+    assert "=" not in words  # not the notation's pickup=forced sixes=on
+
+
 def test_the_joiner_is_asked_about_the_hints_rule(tmp_path: Path) -> None:
     async def scenario() -> list[tuple[int, dict[str, object], str]]:
         host, invite = await _host(tmp_path, "--hints")
@@ -250,5 +266,6 @@ def test_the_joiner_is_asked_about_the_hints_rule(tmp_path: Path) -> None:
 
     (_, host, host_err), (_, _joiner, join_err) = asyncio.run(scenario())
     assert "ann proposes one game, " in join_err and ", AI hints allowed, each use shown to the other player." in join_err
+    assert "forced pick-up, the trump sixes change hands, a draw after 1000 moves, AI hints" in join_err
     assert "Hosting one game, " in host_err and "AI hints allowed" in host_err
     assert verify(Path(str(host["record"])).read_text()).complete

@@ -246,12 +246,18 @@ def _unrouted(host: str) -> bool:
 
 
 def _describe(terms: Terms) -> str:
+    """The terms in words, for the person deciding on them (the invite's rules, not the
+    notation's ``pickup=forced sixes=on max_moves=1000``)."""
     if terms.games == 1:
         games = _tr(N_("one game"))
     else:
         games = translated(ntext("a match of {count} game", "a match of {count} games", terms.games))
+    rules = terms.rules
+    pickup = _tr(N_("forced pick-up") if rules.pickup == "forced" else N_("voluntary pick-up"))
+    sixes = _tr(N_("the trump sixes change hands") if rules.sixes else N_("the sixes stay where dealt"))
+    cap = translated(ntext("a draw after {count} move", "a draw after {count} moves", rules.max_moves))
     hints = _tr(N_("AI hints allowed, each use shown to the other player") if terms.hints else N_("no AI hints"))
-    return f"{games}, {terms.rules.notation()}, {hints}"
+    return f"{games}, {pickup}, {sixes}, {cap}, {hints}"
 
 
 def trump_prefs(match: Match, number: int) -> tuple[str, str] | None:
