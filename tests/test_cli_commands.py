@@ -327,6 +327,21 @@ def test_the_replay_in_a_window_too_small_says_so_in_whole_words() -> None:
     assert " ".join(screen.split()) == note and all(len(row) <= 40 for row in screen.splitlines())
 
 
+@pytest.mark.parametrize("command", ["history", "stats", "--help"])
+def test_a_reader_that_stops_reading_gets_no_traceback(homes: Path, command: str) -> None:
+    for number in range(30):
+        storage.write_atomic(storage.games_dir() / f"{number}.txt", finished_game().to_record())
+    read, write = os.pipe()
+    os.close(read)  # like 'trumps history | head -0': the pipe is closed before anything is written
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "cli", command], stdout=write, stderr=subprocess.PIPE, text=True, timeout=60
+        )
+    finally:
+        os.close(write)
+    assert done.stderr == "" and done.returncode in (0, 141), done.stderr
+
+
 def test_the_version_matches_the_installed_package() -> None:
     from importlib.metadata import version
 
