@@ -373,7 +373,12 @@ def test_the_player_name_is_asked_once_and_remembered() -> None:
         asked.append(1)
         return next(answers)
 
-    assert config.player_name(ask) == "Ann Lee" and len(asked) == 3
+    told: list[str] = []
+    assert config.player_name(ask, told.append) == "Ann Lee" and len(asked) == 3
+    assert told == [  # each refusal says why before the question comes again
+        "A name is needed to play a friend: type one, then Enter.",
+        "That name is too long: at most 20 characters.",
+    ]
     assert config.player_name(ask) == "Ann Lee" and len(asked) == 3  # remembered: not asked again
     assert config.load_config()["name"] == "Ann Lee"
 

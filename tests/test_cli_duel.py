@@ -170,6 +170,33 @@ def test_without_name_a_duel_goes_by_the_remembered_name(tmp_path: Path) -> None
     assert "no name to go by: give --name NAME (no terminal to ask on)" in nameless.stderr
 
 
+def test_a_refused_name_is_told_why_and_ctrl_d_at_the_question_ends_in_one_line(tmp_path: Path) -> None:
+    async def scenario() -> tuple[int, str]:
+        main, terminal = pty.openpty()
+        host = await asyncio.create_subprocess_exec(
+            *TRUMPS, "host", "--port", "0", "--bind", "127.0.0.1", "--no-announce", "--no-map",
+            stdin=terminal, stdout=terminal, stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "nameless"),
+        )  # fmt: skip
+        os.close(terminal)
+        try:
+            assert host.stderr is not None  # where input() writes its question
+            seen = await _until(host.stderr, b"characters): ")
+            os.write(main, b"x" * 30 + b"\n")
+            while seen.count(b"characters): ") < 2:  # asked again, after the reason
+                seen += await asyncio.wait_for(host.stderr.read(1024), LIMIT)
+            os.write(main, b"\x04")  # Ctrl-D
+            rest = await asyncio.wait_for(host.stderr.read(), LIMIT)
+            await asyncio.wait_for(host.wait(), LIMIT)
+        finally:
+            os.close(main)
+        return host.returncode or 0, (seen + rest).decode()
+
+    status, err = asyncio.run(scenario())
+    assert status == 1 and "Traceback" not in err, err
+    assert "characters): That name is too long: at most 20 characters.\n" in err
+    assert err.endswith("characters): trumps host: no name given: type one, or give --name NAME\n"), err
+
+
 def test_the_second_trump_choice_holds_in_the_interactive_duel(tmp_path: Path) -> None:
     """``--trump SD``: the screen asks nothing and plays spades; a clash then gives diamonds, not hearts."""
 

@@ -431,7 +431,15 @@ def _setup(
     from p2p.fairdeal import preference
     from p2p.identity import load_identity
 
-    name = _name(args)
+    try:
+        name = _name(args)
+    except EOFError:  # Ctrl-D at the question
+        print(flush=True)  # what follows starts on a line of its own
+        return _fail(command, ValueError(Text(N_("no name given: type one, or give --name NAME"))), args.json)
+    except KeyboardInterrupt:
+        print(flush=True)
+        _fail(command, InterruptedError(Text(N_("stopped before the match began"))), args.json, "stopped")
+        return STOPPED
     if name is None:
         return _fail(
             command, ValueError(Text(N_("no name to go by: give --name NAME (no terminal to ask on)"))), args.json
