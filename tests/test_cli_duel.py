@@ -65,6 +65,33 @@ def test_ctrl_c_at_the_rules_question_ends_the_joiner_at_once_in_one_line(tmp_pa
     assert "record" not in err
 
 
+def test_ctrl_d_at_the_rules_question_declines_on_a_line_of_its_own(tmp_path: Path) -> None:
+    async def scenario() -> tuple[int, bytes, str]:
+        host, invite = await _host(tmp_path, "--timeout", "5")
+        main, terminal = pty.openpty()
+        try:
+            joiner = await asyncio.create_subprocess_exec(
+                *TRUMPS, "join", str(invite), "--name", "bob", stdin=terminal, stdout=terminal,
+                stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "bob"),
+            )  # fmt: skip
+            os.close(terminal)
+            reader = asyncio.StreamReader()
+            loop = asyncio.get_running_loop()
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(main, "rb"))
+            await _until(reader, b"Accept these rules? [y/N] ")
+            os.write(main, b"\x04")  # Ctrl-D
+            seen = await _until(reader, b"\n")
+            _out, err = await asyncio.wait_for(joiner.communicate(), LIMIT)
+            return joiner.returncode or 0, seen, err.decode()
+        finally:
+            host.send_signal(signal.SIGINT)
+            await asyncio.wait_for(host.communicate(), LIMIT)
+
+    status, seen, err = asyncio.run(scenario())
+    assert status == 1 and err.splitlines()[-1] == "trumps join: you declined the host's rules", err
+    assert seen.endswith(b"\r\n")  # the question's line ends before the reason is said
+
+
 def test_a_host_stopped_before_anyone_joined_does_not_mention_a_record(tmp_path: Path) -> None:
     async def scenario() -> tuple[int, str]:
         host, _invite = await _host(tmp_path)

@@ -379,9 +379,12 @@ async def read_line(prompt: str) -> str:
     except (OSError, ValueError, NotImplementedError):  # a regular file: it never blocks
         return sys.stdin.readline()
     try:
-        return await line
+        text = await line
     finally:
         loop.remove_reader(fd)
+    if not text:  # Ctrl-D: no Enter ended the line, so what follows would stand on the question's
+        print(flush=True)
+    return text
 
 
 def _finish(report: Report, as_json: bool) -> int:
