@@ -481,10 +481,11 @@ def test_an_abandoned_game_is_offered_and_resumed_at_the_next_start() -> None:
     assert resume is not None and notice == ""
     assert isinstance(resume.opponent, AIOpponent) and resume.opponent.level == "easy"
     resume.opponent.seconds = 0.05
-    second = ai_session(offer=resume)
+    second = ai_session("hard", offer=resume)  # what a new game would be against
 
     async def come_back(d: Driver) -> None:
         assert second.line.question is not None
+        assert "── AI (easy) ──" in d.screen() and "AI (hard)" not in d.screen()  # whom the question names
         number = len(played) + 1
         assert (
             second.line.question.prompt

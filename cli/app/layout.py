@@ -34,6 +34,7 @@ from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_lab
 from cli.app.cards import card_text, count_cards, suit_text
 from cli.app.help import help_lines, help_title, wrap
 from cli.app.keys import COMMAND_KEYS, key_label
+from cli.app.names import shown_name
 from cli.app.screen import GameScreen
 from cli.app.widths import CloseLines, cell_width, close_lines
 from cli.i18n import _
@@ -145,8 +146,11 @@ class Board:
         return rule(label, terminal_size().columns)
 
     def opponent_rule(self) -> StyleAndTextTuples:
-        """The rule above the opponent's hand."""
-        return self._player_rule(self._them(), self.screen.flow.their_name)
+        """The rule above the opponent's hand: while an unfinished game is offered, its opponent's
+        (the one the question names), else this game's."""
+        offer = self.screen.offer
+        name = shown_name(offer.opponent.name) if offer is not None else self.screen.flow.their_name
+        return self._player_rule(self._them(), name)
 
     def my_rule(self) -> StyleAndTextTuples:
         """The rule above your hand."""
