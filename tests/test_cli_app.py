@@ -1253,7 +1253,7 @@ def test_the_deal_says_why_the_trumps_are_not_the_ones_asked_for() -> None:
 
     async def script(d: Driver) -> None:
         await d.until(lambda: session.flow.game is not None)
-        assert session.message == "Your game: you dealt. " + ClashingOpponent.NOTE
+        assert session.message == "New game: you dealt. " + ClashingOpponent.NOTE
         assert "Bob keeps it, not dealing" in d.screen() and "You ♠ vs Bob ♣" in d.screen()
         assert ClashingOpponent.NOTE not in session.chats.lines
         await d.keys(CTRL_Q + "y")
