@@ -8,6 +8,7 @@ Every start of ``trumps`` reads it (the language), so this module imports little
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -46,15 +47,30 @@ NAME_LENGTH = 20
 
 def valid_name(text: str) -> str | None:
     """``text`` as a player's name (trimmed), or ``None`` when it cannot be one: empty, longer
-    than :data:`NAME_LENGTH`, or holding control characters.
+    than :data:`NAME_LENGTH`, or holding control characters (see :func:`name_problem`).
 
     >>> valid_name("  Ann "), valid_name(""), valid_name("a\\x1b[2J")
     ('Ann', None, None)
     """
+    return None if name_problem(text) else " ".join(text.split())
+
+
+def name_problem(text: str) -> str | None:
+    """Why ``text`` cannot be a player's name, in words; ``None`` when it can."""
+    from cli.i18n import _
+
     name = " ".join(text.split())
-    if not name or len(name) > NAME_LENGTH or not name.isprintable():
-        return None
-    return name
+    if not name:
+        return _("A name is needed to play a friend: type one, then Enter.")
+    if len(name) > NAME_LENGTH:
+        return _("That name is too long: at most {count} characters.").format(count=NAME_LENGTH)
+    if not name.isprintable():
+        return _("A name cannot hold control characters.")
+    return None
+
+
+def _to_stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
 
 
 def ask_on_terminal() -> str:
@@ -66,14 +82,16 @@ def ask_on_terminal() -> str:
     )
 
 
-def player_name(ask: Callable[[], str] = ask_on_terminal) -> str:
+def player_name(ask: Callable[[], str] = ask_on_terminal, refused: Callable[[str], None] = _to_stderr) -> str:
     """The name this player goes by with friends (``trumps host``/``join`` without ``--name``):
-    the remembered one, else what ``ask()`` returns (asked again until it is a valid name),
-    remembered from then on, so that it is asked once instead of taking the login name."""
+    the remembered one, else what ``ask()`` returns (asked again, after ``refused`` is told why,
+    until it is a valid name), remembered from then on, so that it is asked once instead of
+    taking the login name. ``ask``'s ``EOFError`` (Ctrl-D) goes to the caller."""
     remembered = valid_name(load_config().get("name", ""))
     if remembered is not None:
         return remembered
-    while (name := valid_name(ask())) is None:
-        pass
+    while (problem := name_problem(answer := ask())) is not None:
+        refused(problem)
+    name = " ".join(answer.split())
     save_config(name=name)
     return name

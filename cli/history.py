@@ -64,7 +64,7 @@ def history_rows(paths: Iterable[Path], match_paths: Iterable[Path] = ()) -> lis
     damaged: list[Row] = []
     for path in match_paths:
         try:
-            network |= {_key(found.game): found for found in network_games(path)}
+            network |= {game_key(found.game): found for found in network_games(path)}
         except (storage.StorageError, p2p_errors.RecordError) as exc:
             damaged.append(_unreadable(path, translated(exc)))
     rows = []
@@ -77,13 +77,15 @@ def history_rows(paths: Iterable[Path], match_paths: Iterable[Path] = ()) -> lis
         names = game.headers.get("Players", "").split(" vs ")
         me = names.index(MY_NAME) if len(names) == 2 and MY_NAME in names else 0
         resumable = unfinished is not None and unfinished.record == path.name
-        same = network.pop(_key(game), None)  # the same game in a match record: its award counts
+        same = network.pop(game_key(game), None)  # the same game in a match record: its award counts
         rows.append(_row(game, me, path.name, resumable, same.awarded if same else None))
     rows += [_row(found.game, found.seat, found.name, False, found.awarded) for found in network.values()]
     return rows + damaged
 
 
-def _key(game: Game) -> tuple[object, ...]:
+def game_key(game: Game) -> tuple[object, ...]:
+    """What makes two saved copies of a game the same game: its start and its moves (the
+    interface's record and a match record's game)."""
     return (game.start, *game.moves)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -140,9 +141,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.command_parser.error(_("unrecognized arguments: %s") % " ".join(unknown))
     module = importlib.import_module(f"cli.commands.{args.command}")
     try:
-        return int(module.run(args))
+        status = int(module.run(args))
+        sys.stdout.flush()  # here, not at exit: a reader gone (trumps history | head) is met below
+        return status
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader stopped reading: nothing more to say, and no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # what is left goes nowhere
+        return 141  # as a program stopped by SIGPIPE
 
 
 if __name__ == "__main__":

@@ -115,14 +115,16 @@ def render(app: Application[None]) -> str:
     return "\n".join(rows)
 
 
-def replay_screens(replay: Replay, keys: Sequence[str], settle: float = 0.02) -> list[str]:
+def replay_screens(
+    replay: Replay, keys: Sequence[str], settle: float = 0.02, size: tuple[int, int] = (80, 24)
+) -> list[str]:
     """The replay's screen at the start and after each of ``keys`` (then ``q`` quits it), as a
-    person sees it on an 80x24 terminal."""
+    person sees it on a terminal of ``size`` (columns, rows)."""
     seen: list[str] = []
 
     async def main() -> None:
         with create_pipe_input() as pipe:
-            app = replay_application(replay, input=pipe, output=SizedOutput())
+            app = replay_application(replay, input=pipe, output=SizedOutput(*size))
             app.ttimeoutlen = 0.01
             task = asyncio.ensure_future(app.run_async())
             await asyncio.sleep(settle)
@@ -284,6 +286,43 @@ def test_invalid_input_gets_one_line_and_changes_nothing() -> None:
     run(session, script)
 
 
+def test_a_refused_answer_and_a_key_that_does_not_work_now_show_above_the_question() -> None:
+    session = ai_session()
+
+    async def script(d: Driver) -> None:
+        def message_rows() -> list[str]:
+            """The rows above the move line (the message, then the question)."""
+            rows = d.screen().splitlines()
+            prompt = next(i for i, row in enumerate(rows) if "answer>" in row)
+            return [row.strip() for row in rows[prompt - 3 : prompt] if row.strip()]
+
+        await d.until(lambda: session.line.question is not None)
+        bar = d.screen().splitlines()[-1]
+        assert "F5" in bar and "F2" not in bar and "F3" not in bar  # no game yet: no hint, no undo
+        await d.keys("xx" + ENTER)
+        reminder, question = message_rows()[-2:]
+        assert "Please answer S/H/D/C" in reminder and question.startswith("Your trump suit?")
+        for key in (F3, F5, F2):
+            await d.keys("\x15" + key)
+            assert "No game in play" in message_rows()[-2] and message_rows()[-1].startswith("Your trump")
+        await d.keys("\x15z" + TAB)  # nothing to complete: the answers are named
+        assert "Please answer" in message_rows()[-2]
+        await d.keys("\x15s" + ENTER)
+        await d.my_turn()
+        bar = d.screen().splitlines()[-1]
+        assert "F2 Hint" in bar and "F3 Undo" in bar
+        await d.play_out()
+        bar = d.screen().splitlines()[-1]
+        assert "F2" not in bar and "F3" not in bar and "F6 Analysis" in bar
+        await d.keys(F3)
+        assert "nothing to undo" in message_rows()[-2] and "Play again?" in message_rows()[-1]
+        await d.keys("maybe" + ENTER)
+        assert "Please answer yes/no" in message_rows()[-2] and "Play again?" in message_rows()[-1]
+        assert session.flow.game is not None and session.flow.game.result is not None  # nothing dealt
+
+    run(session, script)
+
+
 def test_card_numbers_arrows_and_mouse_pick_moves() -> None:
     session = ai_session(trump="S")
 
@@ -341,15 +380,18 @@ def test_tab_cycles_and_completes_typed_prefixes() -> None:
     async def script(d: Driver) -> None:
         await d.my_turn()
         assert session.flow.game is not None
-        legal = [str(m) for m in session.flow.game.position.legal_moves()]
+        moves = session.flow.game.position.legal_moves()
+        legal = [str(m) for m in moves]
+        shown = [move_text(m) for m in moves]  # the line writes the cards as the board does
         await d.keys(TAB)
-        assert session.line.buffer.text == legal[0]
+        assert session.line.buffer.text == shown[0]
         if len(legal) > 1:
             await d.keys(TAB)
-            assert session.line.buffer.text == legal[1]
+            assert session.line.buffer.text == shown[1]
         prefix = legal[-1][:2].lower()
         await d.keys("\x15" + prefix + TAB)
-        assert session.line.buffer.text.upper().startswith(legal[-1][:2].upper())
+        completed = session.line.parse(session.line.buffer.text, session.flow.my_hand())
+        assert completed in moves and str(completed).upper().startswith(legal[-1][:2].upper())
         await d.keys("\x15" + "qq" + TAB)
         assert "Nothing legal" in session.message
 
@@ -395,6 +437,10 @@ def test_help_opens_with_f1_and_question_mark_and_closes_with_any_key() -> None:
         assert "Keys" in screen and "^Q" in screen and "more below" in screen and "^L" in screen
         await d.keys("\x1b[6~")  # PgDn
         assert "The game" in d.screen() and "draw" in d.screen()
+        await d.keys("\x1b[6~" * 5)  # the end: the title and how to leave still show above the text
+        title, first = d.screen().splitlines()[:2]
+        assert title.startswith("Your trumps: help") and "any other key returns" in title
+        assert "Keys" not in first and "more below" not in d.screen()
         await d.keys("x")
         assert not session.help.open and session.line.buffer.text == ""
         await d.keys("?")
@@ -453,10 +499,11 @@ def test_an_abandoned_game_is_offered_and_resumed_at_the_next_start() -> None:
     assert resume is not None and notice == ""
     assert isinstance(resume.opponent, AIOpponent) and resume.opponent.level == "easy"
     resume.opponent.seconds = 0.05
-    second = ai_session(offer=resume)
+    second = ai_session("hard", offer=resume)  # what a new game would be against
 
     async def come_back(d: Driver) -> None:
         assert second.line.question is not None
+        assert "── AI (easy) ──" in d.screen() and "AI (hard)" not in d.screen()  # whom the question names
         number = len(played) + 1
         assert (
             second.line.question.prompt
@@ -496,6 +543,7 @@ def test_declining_the_offer_and_resume_option() -> None:
     async def decline(d: Driver) -> None:
         await d.keys("n" + ENTER)
         assert declined.line.question is not None and "trump" in declined.line.question.prompt
+        assert "The unfinished game stays in your history" in d.screen()  # over the trump question
         await d.keys("c" + ENTER)
         await d.until(lambda: declined.flow.game is not None)
 
@@ -553,7 +601,9 @@ def test_hint_puts_a_legal_move_on_the_line() -> None:
         await d.keys(F2)
         await d.until(lambda: session.message.startswith("Hint"))
         assert session.flow.game is not None
-        assert Move.parse(session.line.buffer.text) in session.flow.game.position.legal_moves()
+        move = session.line.parse(session.line.buffer.text, session.flow.my_hand())
+        assert move in session.flow.game.position.legal_moves()
+        assert session.line.buffer.text == move_text(move)  # as the board writes it, not 'KS,6H'
 
     run(session, script)
 
@@ -639,7 +689,7 @@ def test_a_remote_opponent_through_the_interface() -> None:
         await d.keys(TAB + ENTER)
         bob.release.set()
         await d.until(lambda: session.line.question is not None)
-        assert "Bob left" in session.message
+        assert d.screen().count("Bob left") == 1  # the table says why, over the question
         await d.keys(ENTER)
 
     run(session, script)
@@ -791,7 +841,7 @@ def test_a_peer_leaving_between_games_ends_the_match_on_the_screen() -> None:
         assert session.line.question.prompt == "The match is over. Quit? [Y/n]"
         screen = d.screen()
         assert screen.splitlines()[0].startswith(" Your trumps │ You ♠ vs Bob ♣ │ Match over │ ")
-        assert "The connection to Bob is closed." in screen
+        assert screen.count("The connection to Bob is closed.") == 1  # in the chat, not again over the question
         # two games unplayed could still turn the match: it has no winner, and the screen names none
         score = session.flow.match.score_text("You", "Bob")
         assert f"Match over after game 1 of 3: {score}" in screen
@@ -972,13 +1022,15 @@ def test_a_compact_window_down_to_60x20_plays_and_resizing_is_safe() -> None:
             c for line in lines for c in line.split() if c in {card_text(x) for x in session.flow.my_hand()}
         ]
         assert set(shown) >= {card_text(c) for c in session.flow.my_hand()}  # every card of mine shows
-        for columns, rows in ((80, 24), (59, 20), (60, 19), (200, 60), (10, 3), (1, 1), (60, 20)):
+        for columns, rows in ((80, 24), (59, 20), (60, 19), (30, 10), (200, 60), (10, 3), (1, 1), (60, 20)):
             output.size = Size(rows=rows, columns=columns)
             d.app._on_resize()
             await asyncio.sleep(0.01)
             screen = d.screen()
             assert ("too small" in screen) == (columns < 60 or rows < 20) or columns < 20
             assert ("Moves" in screen) == (columns >= 80 and rows >= 20)
+            if columns >= 30 and "too small" in screen:  # the note breaks between words
+                assert "Your trumps needs at least 60x20: please enlarge it." in " ".join(screen.split())
         await d.keys(TAB + ENTER)
         await d.my_turn()
         assert "Pile" in d.screen()
@@ -1167,7 +1219,8 @@ def test_a_failing_opponent_ends_the_game_not_the_app() -> None:
 
     async def script(d: Driver) -> None:
         await d.until(lambda: session.line.question is not None)
-        assert "Bob failed" in session.message and "trumps must differ" in session.message
+        screen = d.screen()  # the table says why, over the question (said once)
+        assert screen.count("Bob failed") == 1 and "trumps must differ" in screen
         assert session.line.question is not None and "cannot go on" in session.line.question.prompt
         await d.keys(ENTER)
         await d.until(lambda: not d.app.is_running)
@@ -1219,7 +1272,7 @@ def test_the_deal_says_why_the_trumps_are_not_the_ones_asked_for() -> None:
 
     async def script(d: Driver) -> None:
         await d.until(lambda: session.flow.game is not None)
-        assert session.message == "Your game: you dealt. " + ClashingOpponent.NOTE
+        assert session.message == "New game: you dealt. " + ClashingOpponent.NOTE
         assert "Bob keeps it, not dealing" in d.screen() and "You ♠ vs Bob ♣" in d.screen()
         assert ClashingOpponent.NOTE not in session.chats.lines
         await d.keys(CTRL_Q + "y")

@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from cli.analysis_file import analysis_path, load_analysis, save_analysis
+from cli.app import coach as coach_module
 from cli.app.coach import Coach
 from cli.app.match import MatchScore
 from cli.app.replay import Replay
@@ -16,7 +21,7 @@ from cli.coach_words import advice_words, verdict_words
 from cli.commands.replay import _analysis
 from engine import Game, Move, Position, deal
 from engine.ai import Advice, advise, choose
-from engine.ai.analysis import DOUBTFUL, ESTIMATED_MISTAKE, WIN_TO_LOSS, analyze
+from engine.ai.analysis import DOUBTFUL, ESTIMATED_MISTAKE, WIN_TO_LOSS, Verdict, analyze
 from engine.ai.proof import DRAW, LOSS, WIN
 from tests.test_cli_app import (
     ENTER,
@@ -115,6 +120,38 @@ def test_left_and_right_step_through_the_mistakes_on_the_board() -> None:
     assert "Move 1 of 8: You played" in mistake and "turned a win into a loss; better:" in mistake
     assert "Marked move 1 of 1: proven mistake." in mistake
     assert (at_end, at_first) == ("None", "0")
+
+
+def test_the_analysis_screen_at_60x20_breaks_its_progress_between_words_and_shows_every_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    release = threading.Event()
+
+    def analyzing(*args: object) -> Iterator[Verdict]:
+        release.wait(10)  # still at work while the screen is looked at
+        yield from ()
+
+    monkeypatch.setattr(coach_module, "analyze", analyzing)
+    session = ai_session(trump="S")
+    seen: list[str] = []
+
+    async def script(d: Driver) -> None:
+        await d.my_turn()
+        session.flow.game = lost_game()
+        await d.keys(F6)
+        await d.until(lambda: session.coach.open)
+        seen.append(d.screen())
+        release.set()
+
+    run(session, script, SizedOutput(60, 20))
+    rows = seen[0].splitlines()
+    start = next(i for i, row in enumerate(rows) if "Analysing" in row)
+    progress = " ".join(" ".join(rows[start : start + 2]).split())
+    assert "Analysing your moves: 0 of 4 (Esc stops)" in progress, rows[start : start + 2]
+    assert rows[start + 1].startswith(" " * 22)  # the rest of the text under its start
+    keys = " ".join(rows[-2:])
+    for entry in ("←/→ marked moves", "↑/↓ moves", "Home/End first/end", "Esc close", "F1 Help", "^Q Quit"):
+        assert entry in keys, rows[-2:]
 
 
 def test_up_and_down_step_through_every_move_and_the_marks_go_on_from_there() -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from cli import config, storage
 from cli import main as cli_main
-from cli.app.replay import Replay
+from cli.app.replay import Replay, outcome_words
 from cli.app.screen import GameScreen
 from cli.history import history_rows
 from engine import Game
@@ -308,6 +308,40 @@ def test_replay_steps_through_a_game_with_the_arrow_keys() -> None:
     assert f"Move {total} of {total}" in seen[-1] and "Result:" in seen[-1]
 
 
+def test_the_replay_title_fits_the_window_dropping_the_file_name_first() -> None:
+    game = finished_game()
+    result = outcome_words(game.result)
+    titles = [replay_screens(Replay(game, name), [])[0].splitlines()[0] for name in ("1.txt", "2026-12-01T13-55-53Z.txt")]
+    short, long = titles
+    assert short.startswith(" Replay │ You vs AI (hard) │ ") and short.endswith(f" │ {result} │ 1.txt")
+    assert long.endswith(f" │ {result}") and "2026-12-01T13" not in long  # cut before: '…13-55-53Z.t'
+    assert len(long) <= 80 and game.headers["Date"][:16] in long
+    unfinished = Game.from_deal(bytes(32), 0, "SH", Players="You vs AI (hard)", Date="2026-11-30 10:02:11 UTC")
+    seen = replay_screens(Replay(unfinished, "2.txt"), ["\x1b[F"])
+    assert seen[0].splitlines()[0].endswith("│ unfinished │ 2.txt") and "Result: unfinished" in seen[1]
+
+
+def test_the_replay_in_a_window_too_small_says_so_in_whole_words() -> None:
+    (screen,) = replay_screens(Replay(finished_game(), "1.txt"), [], size=(40, 12))
+    note = "Window too small for the replay: at least 60x20 please (q quits)."
+    assert " ".join(screen.split()) == note and all(len(row) <= 40 for row in screen.splitlines())
+
+
+@pytest.mark.parametrize("command", ["history", "stats", "--help"])
+def test_a_reader_that_stops_reading_gets_no_traceback(homes: Path, command: str) -> None:
+    for number in range(30):
+        storage.write_atomic(storage.games_dir() / f"{number}.txt", finished_game().to_record())
+    read, write = os.pipe()
+    os.close(read)  # like 'trumps history | head -0': the pipe is closed before anything is written
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "cli", command], stdout=write, stderr=subprocess.PIPE, text=True, timeout=60
+        )
+    finally:
+        os.close(write)
+    assert done.stderr == "" and done.returncode in (0, 141), done.stderr
+
+
 def test_the_version_matches_the_installed_package() -> None:
     from importlib.metadata import version
 
@@ -339,7 +373,12 @@ def test_the_player_name_is_asked_once_and_remembered() -> None:
         asked.append(1)
         return next(answers)
 
-    assert config.player_name(ask) == "Ann Lee" and len(asked) == 3
+    told: list[str] = []
+    assert config.player_name(ask, told.append) == "Ann Lee" and len(asked) == 3
+    assert told == [  # each refusal says why before the question comes again
+        "A name is needed to play a friend: type one, then Enter.",
+        "That name is too long: at most 20 characters.",
+    ]
     assert config.player_name(ask) == "Ann Lee" and len(asked) == 3  # remembered: not asked again
     assert config.load_config()["name"] == "Ann Lee"
 

@@ -65,6 +65,33 @@ def test_ctrl_c_at_the_rules_question_ends_the_joiner_at_once_in_one_line(tmp_pa
     assert "record" not in err
 
 
+def test_ctrl_d_at_the_rules_question_declines_on_a_line_of_its_own(tmp_path: Path) -> None:
+    async def scenario() -> tuple[int, bytes, str]:
+        host, invite = await _host(tmp_path, "--timeout", "5")
+        main, terminal = pty.openpty()
+        try:
+            joiner = await asyncio.create_subprocess_exec(
+                *TRUMPS, "join", str(invite), "--name", "bob", stdin=terminal, stdout=terminal,
+                stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "bob"),
+            )  # fmt: skip
+            os.close(terminal)
+            reader = asyncio.StreamReader()
+            loop = asyncio.get_running_loop()
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(main, "rb"))
+            await _until(reader, b"Accept these rules? [y/N] ")
+            os.write(main, b"\x04")  # Ctrl-D
+            seen = await _until(reader, b"\n")
+            _out, err = await asyncio.wait_for(joiner.communicate(), LIMIT)
+            return joiner.returncode or 0, seen, err.decode()
+        finally:
+            host.send_signal(signal.SIGINT)
+            await asyncio.wait_for(host.communicate(), LIMIT)
+
+    status, seen, err = asyncio.run(scenario())
+    assert status == 1 and err.splitlines()[-1] == "trumps join: you declined the host's rules", err
+    assert seen.endswith(b"\r\n")  # the question's line ends before the reason is said
+
+
 def test_a_host_stopped_before_anyone_joined_does_not_mention_a_record(tmp_path: Path) -> None:
     async def scenario() -> tuple[int, str]:
         host, _invite = await _host(tmp_path)
@@ -173,6 +200,33 @@ def test_without_name_a_duel_goes_by_the_remembered_name(tmp_path: Path) -> None
     assert "no name to go by: give --name NAME (no terminal to ask on)" in nameless.stderr
 
 
+def test_a_refused_name_is_told_why_and_ctrl_d_at_the_question_ends_in_one_line(tmp_path: Path) -> None:
+    async def scenario() -> tuple[int, str]:
+        main, terminal = pty.openpty()
+        host = await asyncio.create_subprocess_exec(
+            *TRUMPS, "host", "--port", "0", "--bind", "127.0.0.1", "--no-announce", "--no-map",
+            stdin=terminal, stdout=terminal, stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "nameless"),
+        )  # fmt: skip
+        os.close(terminal)
+        try:
+            assert host.stderr is not None  # where input() writes its question
+            seen = await _until(host.stderr, b"characters): ")
+            os.write(main, b"x" * 30 + b"\n")
+            while seen.count(b"characters): ") < 2:  # asked again, after the reason
+                seen += await asyncio.wait_for(host.stderr.read(1024), LIMIT)
+            os.write(main, b"\x04")  # Ctrl-D
+            rest = await asyncio.wait_for(host.stderr.read(), LIMIT)
+            await asyncio.wait_for(host.wait(), LIMIT)
+        finally:
+            os.close(main)
+        return host.returncode or 0, (seen + rest).decode()
+
+    status, err = asyncio.run(scenario())
+    assert status == 1 and "Traceback" not in err, err
+    assert "characters): That name is too long: at most 20 characters.\n" in err
+    assert err.endswith("characters): trumps host: no name given: type one, or give --name NAME\n"), err
+
+
 def test_the_second_trump_choice_holds_in_the_interactive_duel(tmp_path: Path) -> None:
     """``--trump SD``: the screen asks nothing and plays spades; a clash then gives diamonds, not hearts."""
 
@@ -245,6 +299,23 @@ def test_hints_are_the_host_s_rule_and_each_use_reaches_the_peer_and_the_records
     assert '"hint"' not in ann.duel.writer.path.read_text()
 
 
+def test_the_rules_are_put_in_words_for_the_person_deciding() -> None:
+    from cli import i18n
+    from cli.commands.duel import _describe
+
+    assert _describe(Terms(Rules(pickup="voluntary", sixes=False, max_moves=300), 3)) == (
+        "a match of 3 games, voluntary pick-up, the sixes stay where dealt, a draw after 300 moves, no AI hints"
+    )
+    try:
+        i18n.use("uk")
+        words = _describe(Terms(Rules(), 1, hints=True))
+        pieces = [i18n._(text) for text in ("one game", "forced pick-up", "the trump sixes change hands")]
+    finally:
+        i18n.use("en")
+    assert words.startswith(", ".join(pieces) + ", ") and "1000" in words and pieces[1] != "forced pick-up"
+    assert "=" not in words  # not the notation's pickup=forced sixes=on
+
+
 def test_the_joiner_is_asked_about_the_hints_rule(tmp_path: Path) -> None:
     async def scenario() -> list[tuple[int, dict[str, object], str]]:
         host, invite = await _host(tmp_path, "--hints")
@@ -253,5 +324,6 @@ def test_the_joiner_is_asked_about_the_hints_rule(tmp_path: Path) -> None:
 
     (_, host, host_err), (_, _joiner, join_err) = asyncio.run(scenario())
     assert "ann proposes one game, " in join_err and ", AI hints allowed, each use shown to the other player." in join_err
+    assert "forced pick-up, the trump sixes change hands, a draw after 1000 moves, AI hints" in join_err
     assert "Hosting one game, " in host_err and "AI hints allowed" in host_err
     assert verify(Path(str(host["record"])).read_text()).complete

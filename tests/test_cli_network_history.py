@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from cli import storage
 from cli.cells import cell_width
 from cli.history import Row, history_rows, match_record_paths, network_games, table_lines
 from cli.home import Home
@@ -109,6 +110,20 @@ def test_a_game_awarded_by_forfeit_says_so(
     interface_copy.write_text(network_games(record)[0].game.to_record())
     (row,) = history_rows([interface_copy], [record])
     assert row.result == result and row.file == "same.txt"
+
+
+@pytest.mark.parametrize(("winner", "counts"), [(0, ["1", "1", "0", "0", "0"]), (1, ["1", "0", "1", "0", "0"])])
+def test_stats_count_a_forfeit_as_history_does_when_the_screen_saved_the_game_too(
+    duelists: tuple[Side, Side, Session], capsys: pytest.CaptureFixture[str], winner: int, counts: list[str]
+) -> None:
+    folder = Home.default().records
+    folder.mkdir(parents=True)
+    record = _awarding(duelists, folder, winner)
+    storage.write_atomic(storage.games_dir() / "same.txt", network_games(record)[0].game.to_record())
+    assert main(["history"]) == 0 and main(["stats"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len([line for line in out if " by forfeit " in line]) == 1  # the game once, awarded
+    assert next(line for line in out if line.startswith("bob")).split() == ["bob", *counts]  # not unfinished
 
 
 def _rows_of_every_kind(duelists: tuple[Side, Side, Session], folder: Path) -> list[Row]:

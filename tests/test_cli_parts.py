@@ -89,6 +89,14 @@ def test_the_move_line_reads_numbers_notation_and_says_what_is_wrong() -> None:
             line.parse(text, hand, take_count=3)
 
 
+def test_a_held_card_is_written_on_the_line_as_the_board_writes_it_and_reads_back() -> None:
+    ten, six = Card.parse("TD"), Card.parse("6H")
+    for line, held in ((MoveLine(), "10♦ "), (MoveLine(ascii=True), "10D ")):
+        line.hold([ten])
+        assert line.buffer.text == line.picked_text() == held  # not the notation's 'TD '
+        assert line.parse(held + "6h", (ten, six)) == Move(ten, six) and line.is_take(held + "take")
+
+
 def test_the_move_line_highlight_shows_at_the_first_arrow() -> None:
     hand = tuple(Card.parse(c) for c in ("KS", "6H", "TD"))
     line = MoveLine()

@@ -18,11 +18,12 @@ from cli.app.cards import card_text, face_letters, move_text
 from cli.app.completion import MoveCompleter, normalize
 from cli.app.help import help_lines
 from cli.app.layout import fragment_width
+from cli.app.replay import Replay
 from cli.app.screen import GameScreen
 from cli.app.widths import cell_width
 from engine import Card, Game, Move, Position, Rules
 from tests.catalogues import PLURAL_FORMS, compile_mo, extract, po_path, read_po
-from tests.test_cli_app import ENTER, F1, SizedOutput, ai_session, run
+from tests.test_cli_app import ENTER, F1, SizedOutput, ai_session, replay_screens, run
 
 LANGUAGES = tuple(PLURAL_FORMS)
 SAME_AS_ENGLISH = {
@@ -188,6 +189,20 @@ def test_the_compact_screen_fits_60x20_with_every_key(language: str) -> None:
     )
     for word in (_("Help"), _("Hint"), _("Undo"), _("Hand"), _("New"), _("Quit")):
         assert word in rows[-1]
+    # The help's title says whole how to leave it, on a second line when the first has no room.
+    title = " ".join(" ".join(help_page.splitlines()[:2]).split())
+    assert title.startswith(_("Your trumps: help")), title
+    assert " ".join(_("(any other key returns to the game)").split()) in title, title
+
+
+@pytest.mark.parametrize("language", ["en", *LANGUAGES])
+def test_the_replay_at_60x20_shows_every_key_whole(language: str) -> None:
+    i18n.use(language)
+    game = Game.from_deal(bytes(32), 0, "SH", Players="You vs AI (hard)", Date="2026-11-30 10:02:11 UTC")
+    rows = replay_screens(Replay(game, "1.txt"), [], size=(60, 20))[0].splitlines()
+    keys = " ".join(rows[-2:])
+    for key, what in Replay(game, "1.txt").bar_keys():
+        assert f"{key} {what}" in keys, rows[-2:]
 
 
 @pytest.mark.parametrize("language", ["en", *LANGUAGES])
@@ -280,7 +295,9 @@ def test_tab_completes_the_local_word_for_take() -> None:
     completer = MoveCompleter(session)
     shown = [c.display_text for c in completer.get_completions(Document("вз"), CompleteEvent())]
     assert shown == ["взяти"]
-    assert [c.text for c in completer.get_completions(Document("ta"), CompleteEvent())] == ["take"]
+    # the English word finds it too, and the line then says it as the screen does
+    assert [c.text for c in completer.get_completions(Document("ta"), CompleteEvent())] == ["взяти"]
+    assert session.line.parse("взяти", ()) == Move.parse("take")
 
 
 def test_other_languages_keep_the_international_letters() -> None:

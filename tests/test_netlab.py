@@ -233,7 +233,7 @@ def test_a_joiner_without_an_invite_finds_the_game_on_its_lan_and_plays_it_once_
     assert f"bob wants to join from {lab.lan('c2')}" in question and "accept? [y/N]" in question
     assert "Looking for games on your network" in join_err
     assert (
-        f"1. ann: a match of 2 games, pickup=forced sixes=on max_moves=1000, no AI hints "
+        f"1. ann: a match of 2 games, forced pick-up, the trump sixes change hands, a draw after 1000 moves, no AI hints "
         f"({lab.lan('c1')} port {PORT})"
         in join_err
     )

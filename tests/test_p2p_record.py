@@ -149,7 +149,7 @@ def test_host_and_join_commands_play_a_bot_match(tmp_path: Path) -> None:
     mine, theirs = json.loads(joiner.stdout.splitlines()[-1]), json.loads(host_out.splitlines()[-1])
     assert mine["transcript"] == theirs["transcript"] and mine["result"] == theirs["result"]
     assert len(mine["result"]) == 2 and sum(mine["score"]) == 2
-    assert "proposes a match of 2 games, pickup=forced sixes=off" in joiner.stderr
+    assert "proposes a match of 2 games, forced pick-up, the sixes stay where dealt, a draw after 1000 moves" in joiner.stderr
     for summary in (mine, theirs):
         assert verify(Path(summary["record"]).read_text()).complete
     peers = subprocess.run(

@@ -86,6 +86,8 @@ def test_a_joiner_killed_mid_game_and_started_again_completes_the_match(tmp_path
     host, again = asyncio.run(scenario())
     _same_complete_match(host, again)
     assert "Continuing the unfinished match with ann" in again[2]
+    assert "against ann again: the match goes on" in again[2]  # no code: the saved session has none
+    assert "Verification code" not in again[2].split("Continuing")[1]
     assert host[1]["reconnects"] == 1
     assert not list(_unfinished(tmp_path, "bob").iterdir())  # the match ended: nothing kept
     assert len(list(_records(tmp_path, "bob").glob("*.jsonl"))) == 1  # one record, continued

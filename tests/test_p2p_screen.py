@@ -231,7 +231,8 @@ def test_the_screen_shows_reconnecting_and_offers_the_claim(tmp_path: Path) -> N
     assert report.end == "complete" and report.reconnects == 1 and len(outcomes) == 1
     assert "ann is not away long enough to claim the game." in notes.chats
     assert any(line.startswith("connection to ann lost") for line in notes.statuses)
-    assert "reconnected to ann: the match goes on" in notes.statuses
+    back = notes.statuses.index("reconnected to ann: the match goes on")
+    assert "" in notes.statuses[back:]  # ann's next move clears it: the line works again
     assert not notes.offers and not notes.ended
 
 
@@ -460,6 +461,8 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
                     await asyncio.sleep(0.01)
                 continued = screens[1].flow.game
                 assert continued is not None and continued.moves == moves  # on the table, no new deal
+                assert "Verification code" in screens[0].chats.lines[0]
+                assert screens[1].chats.lines[0] == "Playing ann again: the match you both checked goes on."
                 assert screens[1].flow.match.played == 1  # game 1 counts in the score
                 await _play_by_keys(pipe, lambda: ann, session.seat, hosting.done)
                 while not second.done():  # no other match

@@ -10,8 +10,10 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import Container, Dimension
 
+from cli.app.board import Line
 from cli.app.coach import Coach
-from cli.app.layout import join_lines, terminal_size, text_window, wrapped
+from cli.app.help import wrap
+from cli.app.layout import join_lines, key_bar_window, terminal_size, text_window, wrapped
 from cli.app.replay import Replay, replay_board
 from cli.app.screen import GameScreen
 from cli.coach_words import marks_words
@@ -61,7 +63,10 @@ class AnalysisView:
             filled = BAR_CELLS * done // max(1, total)
             bar = "█" * filled + "░" * (BAR_CELLS - filled)
             text = _("Analysing your moves: {done} of {total} (Esc stops)").format(done=done, total=total)
-            return [("class:thinking", f" {bar} "), ("class:muted", text)]
+            mark = f" {bar} "
+            rows = wrap(text, terminal_size().columns - len(mark) - 1)  # broken between words, under the text
+            progress: list[Line] = [[("class:thinking", mark), ("class:muted", rows[0])]]
+            return join_lines(progress + [[("class:muted", " " * len(mark) + row)] for row in rows[1:]])
         marked = coach.marked()
         shown = coach.shown()
         if not marked:
@@ -87,12 +92,9 @@ class AnalysisView:
             lines += wrapped("class:muted", " ", coach.note, width)
         return join_lines(lines)
 
-    def key_bar(self) -> StyleAndTextTuples:
-        """The analysis screen's keys, then help and quit."""
-        bar: StyleAndTextTuples = []
-        for key, what in (*KEYS, ("F1", N_("Help")), ("^Q", N_("Quit"))):
-            bar += [("class:keybar.key", key), ("class:keybar", f" {_(what)}  ")]
-        return bar
+    def bar_keys(self) -> list[tuple[str, str]]:
+        """The analysis screen's keys, then help and quit, for its key bar."""
+        return [(key, _(what)) for key, what in (*KEYS, ("F1", N_("Help")), ("^Q", N_("Quit")))]
 
 
 def analysis_open(screen: GameScreen) -> Filter:
@@ -107,7 +109,7 @@ def analysis_container(screen: GameScreen) -> Container:
         view.replay,
         [
             text_window(view.status, Dimension(min=1, max=4), wrap_lines=True),
-            text_window(view.key_bar, 1, style="class:keybar"),
+            key_bar_window(view.bar_keys),
         ],
     )
 

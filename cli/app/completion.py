@@ -50,4 +50,5 @@ class MoveCompleter(Completer):
         for move in self.screen.flow.game.position.legal_moves():
             local = move.is_take and local_take and _("take").lower().startswith(local_take)
             if str(move).upper().startswith(prefix) or local:
-                yield Completion(str(move), -len(typed), display=move_text(move, ascii))
+                text = move_text(move, ascii)  # as the board writes it: 10♥ 6♠, not TH,6S
+                yield Completion(text, -len(typed), display=text)

@@ -6,7 +6,7 @@ is, and what happened, in the player's words. No prompt_toolkit and no disk: the
 >>> from cli.app.match import MatchScore
 >>> flow = GameFlow(AIOpponent("easy", bytes(32)), MatchScore())
 >>> flow.begin(Deal(bytes(32), dealer=1, trumps="SH"), date="2026-12-01 09:00:00 UTC")
-'Your game: AI (easy) dealt.'
+'New game: AI (easy) dealt.'
 >>> flow.my_turn, flow.refusal(Move.parse("take"))
 (True, 'The pile is empty: lay one card on it.')
 """
@@ -122,7 +122,7 @@ class GameFlow:
         self.game = Game.from_deal(deal.seed, deal.dealer, deal.trumps, self.rules, **headers)
         self.result, self.left = "", False
         if self.match.games == 1:
-            text = _("Your game: you dealt.") if deal.dealer == self.me else _("Your game: {name} dealt.")
+            text = _("New game: you dealt.") if deal.dealer == self.me else _("New game: {name} dealt.")
         elif deal.dealer == self.me:
             text = _("Game {number} of {games}: you dealt.")
         else:

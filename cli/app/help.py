@@ -69,8 +69,18 @@ def wrap(text: str, width: int) -> list[str]:
     return lines
 
 
+def help_title(width: int = 80) -> list[StyleAndTextTuples]:
+    """The help screen's title and how to leave it, in lines of ``width`` cells: the rows that stay
+    while the text under them scrolls."""
+    title, leave = _("Your trumps: help"), _("(any other key returns to the game)")
+    if cell_width(f"{title}   {leave}") <= width:
+        return [[("class:help.heading", title), ("class:muted", "   " + leave)]]
+    lines: list[StyleAndTextTuples] = [[("class:help.heading", line)] for line in wrap(title, width)]
+    return lines + [[("class:muted", line)] for line in wrap(leave, width)]
+
+
 def help_lines(rules: Rules, width: int = 80) -> list[StyleAndTextTuples]:
-    """The help text for a screen ``width`` cells wide, one fragment list a line."""
+    """The help text under the title for a screen ``width`` cells wide, one fragment list a line."""
     pickup = (
         _("You may take only when nothing of yours beats the top card (forced pick-up).")
         if rules.pickup == "forced"
@@ -84,13 +94,7 @@ def help_lines(rules: Rules, width: int = 80) -> list[StyleAndTextTuples]:
         if rules.sixes
         else _("The sixes stay where they were dealt (--no-sixes).")
     )
-    lines: list[StyleAndTextTuples] = [
-        [
-            ("class:help.heading", _("Your trumps: help")),
-            ("class:muted", "   " + _("(any other key returns to the game)")),
-        ],
-        [("class:help.heading", _("Keys"))],
-    ]
+    lines: list[StyleAndTextTuples] = [[("class:help.heading", _("Keys"))]]
     text_width = width - 3 - KEY_WIDTH
     for command in COMMAND_KEYS:
         keys = " ".join(key_label(k) for k in command.keys)

@@ -42,6 +42,7 @@ COMMAND_KEYS = (
         N_("the AI suggests a move and puts it on the move line (in a duel: if the host allows hints)"),
         GameScreen.hint,
         lambda opponent: opponent.hints,
+        shown=lambda screen: screen.flow.in_progress,
     ),
     CommandKey(
         ("f3", "c-z"),
@@ -49,6 +50,7 @@ COMMAND_KEYS = (
         N_("take back your last move (against the AI)"),
         GameScreen.undo,
         lambda opponent: opponent.local,
+        shown=lambda screen: screen.flow.in_progress,
     ),
     CommandKey(("f4", "c-o"), N_("Hand"), N_("hide or show the opponent's hand"), GameScreen.toggle_opponent),
     CommandKey(

@@ -13,7 +13,7 @@ resizing is safe at any moment.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from prompt_toolkit.application.current import get_app
 from prompt_toolkit.data_structures import Point, Size
@@ -32,8 +32,9 @@ from prompt_toolkit.layout.controls import BufferControl
 
 from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_label
 from cli.app.cards import card_text, count_cards, suit_text
-from cli.app.help import help_lines, wrap
+from cli.app.help import help_lines, help_title, wrap
 from cli.app.keys import COMMAND_KEYS, key_label
+from cli.app.names import shown_name
 from cli.app.screen import GameScreen
 from cli.app.widths import CloseLines, cell_width, close_lines
 from cli.i18n import _
@@ -145,8 +146,11 @@ class Board:
         return rule(label, terminal_size().columns)
 
     def opponent_rule(self) -> StyleAndTextTuples:
-        """The rule above the opponent's hand."""
-        return self._player_rule(self._them(), self.screen.flow.their_name)
+        """The rule above the opponent's hand: while an unfinished game is offered, its opponent's
+        (the one the question names), else this game's."""
+        offer = self.screen.offer
+        name = shown_name(offer.opponent.name) if offer is not None else self.screen.flow.their_name
+        return self._player_rule(self._them(), name)
 
     def my_rule(self) -> StyleAndTextTuples:
         """The rule above your hand."""
@@ -293,17 +297,27 @@ class Board:
         return move_log(s.flow.game, names, self._ascii)
 
     def message(self) -> StyleAndTextTuples:
-        """The message line: a question, the Tab choices, or the last message (two lines at most,
-        broken between words)."""
+        """The message line: the Tab choices, or the last message (two lines at most, broken
+        between words), and under it the question being asked."""
         s = self.screen
         if s.line.buffer.complete_state is not None and s.line.question is None:
             return self._choices()
-        if s.line.question is not None:
-            style, text = "class:question", s.line.question.prompt
-        else:
-            style, text = ("class:message.error" if s.error else "class:message"), s.message
-        lines = wrap(text, terminal_size().columns - 2)
-        return [(style, "\n".join(" " + printable(line) for line in lines))]  # it may quote the peer
+        return join_lines(self._message_lines())
+
+    def message_rows(self) -> Dimension:
+        """Up to two rows; more while a question has a message above it (a refused answer)."""
+        rows = len(self._message_lines())
+        return Dimension.exact(rows) if rows > 2 else Dimension(min=1, max=2)
+
+    def _message_lines(self) -> list[Line]:
+        s = self.screen
+        width = terminal_size().columns - 2
+        style = "class:message.error" if s.error else "class:message"
+        said: list[Line] = [[(style, " " + printable(line))] for line in wrap(s.message, width)]  # it may quote the peer
+        if s.line.question is None:
+            return said[:2] or [[]]
+        asked: list[Line] = [[("class:question", " " + printable(line))] for line in wrap(s.line.question.prompt, width)]
+        return said[: max(1, 3 - len(asked))] + asked
 
     def _choices(self) -> StyleAndTextTuples:
         """The legal moves Tab cycles through, the current one highlighted, as many as fit."""
@@ -362,44 +376,74 @@ class Board:
             )
         ]
 
-    def key_bar(self) -> StyleAndTextTuples:
-        """Each command's first key and name, two spaces apart, or one in a narrow window."""
-        for gap in ("  ", " "):
-            bar: StyleAndTextTuples = []
-            for command in COMMAND_KEYS:
-                if not command.works(self.screen.flow.opponent):
-                    continue  # refused here (undo in a duel…): not advertised
-                if command.shown is not None and not command.shown(self.screen):
-                    continue
-                bar += [
-                    ("class:keybar.key", key_label(command.keys[0])),
-                    ("class:keybar", f" {_(command.name)}{gap}"),
-                ]
-            if fragment_width(bar) - len(gap) <= terminal_size().columns:
-                break
-        return bar
+    def bar_keys(self) -> list[tuple[str, str]]:
+        """The key bar's keys: each command that works now, by its first key and its name."""
+        shown = []
+        for command in COMMAND_KEYS:
+            if not command.works(self.screen.flow.opponent):
+                continue  # refused here (undo in a duel…): not advertised
+            if command.shown is not None and not command.shown(self.screen):
+                continue
+            shown.append((key_label(command.keys[0]), _(command.name)))
+        return shown
 
     def help(self) -> StyleAndTextTuples:
+        """The help's title, which stays, over the help text scrolled to ``help.top``."""
         s = self.screen
-        lines = help_lines(s.flow.rules, terminal_size().columns)
-        rows = terminal_size().rows
+        size = terminal_size()
+        title = help_title(size.columns - 1)
+        lines = help_lines(s.flow.rules, size.columns)
+        rows = max(1, size.rows - len(title))
         s.help.top = max(0, min(s.help.top, len(lines) - rows))
         shown = lines[s.help.top : s.help.top + rows]
         if s.help.top + rows < len(lines):
             shown[-1] = [("class:muted", "  " + _("↓ more below (↓, PgDn)"))]
-        return join_lines(shown)
+        return join_lines(title + shown)
 
     def small(self) -> StyleAndTextTuples:
         size = terminal_size()
-        return [
-            (
-                "class:small",
-                _(
-                    "Window too small: {columns}x{rows}.\nYour trumps needs at least {min_columns}x{min_rows}:\n"
-                    "please enlarge it.\n(Ctrl-Q quits.)"
-                ).format(columns=size.columns, rows=size.rows, min_columns=MIN_COLUMNS, min_rows=MIN_ROWS),
-            )
-        ]
+        return small_note(
+            _(
+                "Window too small: {columns}x{rows}.\nYour trumps needs at least {min_columns}x{min_rows}:\n"
+                "please enlarge it.\n(Ctrl-Q quits.)"
+            ).format(columns=size.columns, rows=size.rows, min_columns=MIN_COLUMNS, min_rows=MIN_ROWS)
+        )
+
+
+def small_note(text: str) -> StyleAndTextTuples:
+    """The note a window too small shows instead of the board: ``text``'s lines broken between
+    words at the window's width (however narrow it is)."""
+    width = terminal_size().columns
+    lines = [row for line in text.split("\n") for row in wrap(line, width) or [""]]
+    return [("class:small", "\n".join(lines))]
+
+
+def key_bar_lines(keys: Sequence[tuple[str, str]]) -> list[Line]:
+    """Keys and what they do, two spaces apart, one in a narrow window, and on two rows when
+    one is too narrow even so (broken between keys, never inside one)."""
+    width = terminal_size().columns
+    for gap in ("  ", " "):
+        bar: Line = []
+        for key, what in keys:
+            bar += [("class:keybar.key", key), ("class:keybar", f" {what}{gap}")]
+        if fragment_width(bar) - len(gap) <= width:
+            return [bar]
+    rows: list[Line] = [[]]
+    for key, what in keys:
+        entry: Line = [("class:keybar.key", key), ("class:keybar", f" {what} ")]
+        if rows[-1] and fragment_width(rows[-1]) + fragment_width(entry) - 1 > width:
+            rows.append([])
+        rows[-1] += entry
+    return rows
+
+
+def key_bar_window(keys: Callable[[], Sequence[tuple[str, str]]]) -> Window:
+    """The key bar of ``keys()``: one row, or two where one is too narrow (:func:`key_bar_lines`)."""
+    return text_window(
+        lambda: join_lines(key_bar_lines(keys())),
+        lambda: Dimension.exact(len(key_bar_lines(keys()))),
+        style="class:keybar",
+    )
 
 
 def wrapped(style: str, mark: str, text: str, width: int) -> list[Line]:
@@ -459,14 +503,14 @@ def create_layout(screen: GameScreen) -> Layout:
             with_history(text_window(board.table, wrap_lines=True), board.history),
             text_window(board.my_rule, 1),
             text_window(board.my_hand, board.my_height),
-            text_window(board.message, Dimension(min=1, max=2), wrap_lines=True),
+            text_window(board.message, board.message_rows, wrap_lines=True),
             ConditionalContainer(
                 text_window(board.connection, board.connection_height),
                 Condition(lambda: bool(screen.chats.status)),
             ),
             text_window(board.chat, board.chat_rows),
             VSplit([text_window(board.prompt, 1, dont_extend_width=True), move_line]),
-            text_window(board.key_bar, 1, style="class:keybar"),
+            key_bar_window(board.bar_keys),
         ]
     )
     small = Condition(too_small)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
 
-from cli.app.cards import canonical_ranks, count_cards, face_letters
+from cli.app.cards import canonical_ranks, card_text, count_cards, face_letters
 from cli.i18n import _
 from engine import TAKE, Card, Move, NotationError
 from engine.moves import split_cards
@@ -91,7 +91,10 @@ def _cap(buffer: Buffer) -> None:
 class MoveLine:
     """The move line's state: its buffer, the question, the picked cards and the highlight."""
 
-    def __init__(self) -> None:
+    def __init__(self, ascii: bool = False) -> None:
+        """``ascii``: cards put on the line are written with suit letters (``10H``), else as the
+        board shows them (``10♥``)."""
+        self.ascii = ascii
         self.buffer = Buffer(multiline=False, name="move-line", on_text_changed=_cap)
         self.question: Question | None = None
         self.picked: list[Card] = []
@@ -118,8 +121,9 @@ class MoveLine:
     # -------------------------------------------------------------- picking
 
     def picked_text(self) -> str:
-        """The move line's text while cards are being picked (empty, or ``KS ``)."""
-        return "".join(f"{c} " for c in self.picked)
+        """The move line's text while cards are being picked (empty, or ``K♠ ``: as the board
+        writes the card)."""
+        return "".join(f"{card_text(c, self.ascii)} " for c in self.picked)
 
     def hold(self, cards: list[Card]) -> None:
         """Hold ``cards`` (a beating card) while the next one is chosen; the line shows them."""

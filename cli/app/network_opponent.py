@@ -109,6 +109,9 @@ class NetworkOpponent:
         self._task: asyncio.Task[Report] | None = None
         self._table: Table | None = None
         self._offered: Text | None = None
+        self._connection_shown = False
+        """Whether the status slot holds the duel's own line about the connection (not a refused
+        stranger's): the peer's next move clears it."""
         """The claim the screen was last offered (the duel's ``claimable``)."""
         self._trumps: dict[int, asyncio.Future[str]] = {}
         self._moves: asyncio.Queue[Move] = asyncio.Queue()
@@ -127,11 +130,11 @@ class NetworkOpponent:
         if self.reconnector is not None:
             self.reconnector.report_to(lambda text: self.show_status(translated(text)))
         self._start()
-        table.chat(
-            _("Playing {name}. Verification code {code}: {name} must see the same.").format(
-                name=self.name, code=self.session.code
-            )
-        )
+        if self.session.code:
+            text = _("Playing {name}. Verification code {code}: {name} must see the same.")
+        else:  # a session read back from the saved match: its code needs the secret, not kept
+            text = _("Playing {name} again: the match you both checked goes on.")
+        table.chat(text.format(name=self.name, code=self.session.code))
 
     async def deal(self, number: int, dealer: int | None, trump: str) -> Deal:
         """Commit to ``trump`` (second choice: the next suit), then wait for the fair deal.
@@ -169,6 +172,9 @@ class NetworkOpponent:
         ply = len(game.moves)
         await self._until(lambda: len(self._played(self._number)) > ply)
         move = self._played(self._number)[ply]
+        if self._connection_shown and self._table is not None:
+            self._table.status("")  # the move came over a working line: "reconnected…" has had its say
+            self._connection_shown = False
         if self._hint_flagged(ply + 1):
             self._chat(
                 _("{name} asked the AI for a hint before playing {move}.").format(
@@ -278,12 +284,14 @@ class NetworkOpponent:
         """Show ``text`` in the screen's status slot (a line about the connection, not the game)."""
         if self._table is not None:
             self._table.status(text)
+            self._connection_shown = False
 
     def _status(self, text: str | Text) -> None:
         """The duel's status line, and the claim it offers or withdraws."""
         if self._table is None:
             return
         self._table.status(translated(text))
+        self._connection_shown = bool(text)
         claimable = self.duel.claimable
         if claimable is not self._offered:
             self._offered = claimable

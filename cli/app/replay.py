@@ -16,9 +16,11 @@ from cli.app.board import Line, hand_lines, move_words, pile_lines, trump_label
 from cli.app.cards import count_cards, move_text
 from cli.app.layout import (
     join_lines,
+    key_bar_window,
     move_log,
     pile_heading,
     rule,
+    small_note,
     table_width,
     terminal_size,
     text_window,
@@ -28,6 +30,8 @@ from cli.app.layout import (
 )
 from cli.app.names import MY_NAME, shown_name
 from cli.app.style import game_style
+from cli.app.widths import cell_width
+from cli.cells import fit
 from cli.coach_words import verdict_words
 from cli.i18n import N_, _, ngettext
 from cli.reasons import reason_words
@@ -39,11 +43,12 @@ KEYS = (("←/→", N_("step")), ("PgUp/PgDn", N_("10 moves")), ("Home/End", N_(
 
 
 def outcome_words(outcome: Outcome | None) -> str:
-    """A record's result as the record writes it (``engine.game.result_text``: ``1-0 out``,
-    ``*`` while unfinished), its reason in the language in use."""
-    text = result_text(outcome)
+    """A record's result as the record writes it (``engine.game.result_text``: ``1-0 out``), its
+    reason in the language in use; an unfinished game's (the record's ``*``) in words."""
     if outcome is None:
-        return text
+        # Translators: the result of a saved game that was never finished (the replay's title).
+        return _("unfinished")
+    text = result_text(outcome)
     return f"{text.removesuffix(outcome.reason.value).rstrip()} {reason_words(outcome)}"
 
 
@@ -104,13 +109,20 @@ class Replay:
         return rule(label, width), join_lines(lines[:2])
 
     def header(self) -> StyleAndTextTuples:
-        """The title bar: file, date and result."""
+        """The title bar: players, date, result and file, as many as fit the window (the file
+        gives way first, then the date; the players are cut last)."""
         date = self.game.headers.get("Date", "?")[:16]
         players = _("{me} vs {them}").format(me=self.names[0], them=self.names[1])
-        return [
-            ("class:title.name", " " + self.heading + " "),
-            ("", f"│ {players} │ {date} │ {outcome_words(self.game.result)} │ {self.title}"),
-        ]
+        result = outcome_words(self.game.result)
+        heading = " " + self.heading + " "
+        room = terminal_size().columns - cell_width(heading)
+        for fields in ([players, date, result, self.title], [players, date, result], [players, result]):
+            text = " │ ".join(field for field in fields if field)
+            if cell_width(f"│ {text}") <= room:
+                break
+        else:
+            text = f"{fit(players, max(1, room - cell_width(f'│  │ {result}')))} │ {result}"
+        return [("class:title.name", heading), ("", f"│ {text}")]
 
     def table(self) -> StyleAndTextTuples:
         """The pile and the move just played."""
@@ -155,12 +167,9 @@ class Replay:
                 line.append((mark_style(verdict), " " + mark))
         return lines
 
-    def key_bar(self) -> StyleAndTextTuples:
-        """The keys of the viewer."""
-        bar: StyleAndTextTuples = []
-        for key, what in KEYS:
-            bar += [("class:keybar.key", key), ("class:keybar", f" {_(what)}  ")]
-        return bar
+    def bar_keys(self) -> list[tuple[str, str]]:
+        """The keys of the viewer, for its key bar."""
+        return [(key, _(what)) for key, what in KEYS]
 
 
 def replay_board(get: Callable[[], Replay], footer: Sequence[Container]) -> HSplit:
@@ -196,10 +205,10 @@ def replay_application(
 ) -> Application[None]:
     """The full-screen viewer of ``replay`` (``theme``: a name of :data:`cli.app.style.THEMES`)."""
     output = output or create_output()
-    board = replay_board(lambda: replay, [text_window(replay.key_bar, 1, style="class:keybar")])
+    board = replay_board(lambda: replay, [key_bar_window(replay.bar_keys)])
     small = Condition(too_small)
     note = text_window(
-        lambda: [("class:small", _("Window too small for the replay: at least 60x20 please (q quits)."))],
+        lambda: small_note(_("Window too small for the replay: at least 60x20 please (q quits).")),
         wrap_lines=True,
     )
     bindings = KeyBindings()

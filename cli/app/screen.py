@@ -79,7 +79,7 @@ class GameScreen:
 
     def __post_init__(self, opponent: Opponent, match: MatchScore, rules: Rules | None) -> None:
         self.flow = GameFlow(opponent, match, rules or Rules(), self.display.ascii)
-        self.line = MoveLine()
+        self.line = MoveLine(self.display.ascii)
         self.help = HelpView()
         self.chats = ChatLog()
         self.coach = Coach()
@@ -145,8 +145,8 @@ class GameScreen:
     def _decline(self, offer: SavedGame) -> None:
         self.offer = None
         self.saver.forget_unfinished()
+        self._choose_trump()  # asks, or deals at once (then the deal's words follow)
         self._say(_("The unfinished game stays in your history ({file}).").format(file=offer.path.name))
-        self._choose_trump()
 
     def _choose_trump(self) -> None:
         if self.trump is not None:
@@ -264,13 +264,14 @@ class GameScreen:
             self._task.cancel()
         if self.flow.game is not None and self.flow.game.result is not None:  # the result stays on the board
             self.flow.left = isinstance(reason, OpponentLeft)
-            self._say(str(reason), error=True)
             if self.flow.match_ended:  # no next game or match to offer; why stays in the chat
                 self.chat(str(reason))
                 self.ask(yes_no(_("The match is over. Quit? [Y/n]"), "yes", self._quit_answer))
+            else:
+                self._say(str(reason), error=True)
             return
         self._save()
-        self._say(self.flow.end(reason), error=True)
+        self.flow.end(reason)  # the table shows why, over the question
         if self.flow.match_ended:
             question = _("The match is over. Quit? [Y/n]")
         else:
@@ -303,9 +304,10 @@ class GameScreen:
     # ---------------------------------------------------------- the move line
 
     def ask(self, question: Question) -> None:
-        """Put a question on the move line."""
+        """Put a question on the move line; the message line over it starts empty, for what is
+        said while it waits (a refused answer, a key that does not work now)."""
         self.line.ask(question)
-        self._invalidate()
+        self._say("")
 
     def enter(self) -> None:
         """Enter on the move line: answer the question, pick the highlighted card, or play the text."""
@@ -441,7 +443,7 @@ class GameScreen:
         position = game.position
         advice = await asyncio.get_running_loop().run_in_executor(None, suggest, game)
         if game is self.flow.game and game.position is position:  # nothing played or undone meanwhile
-            self.line.put(str(advice.move))
+            self.line.put(move_text(advice.move, self.display.ascii))
             self.flow.opponent.hinted()
             why = advice_words(advice, lambda move: move_text(move, self.display.ascii))
             if self.flow.opponent.local:
@@ -463,6 +465,9 @@ class GameScreen:
         """Take back your last move (and the opponent's reply to it)."""
         if not self.flow.opponent.local:
             self._say(_("Undo is only for games against the AI."), error=True)
+            return
+        if self.flow.game is None:
+            self._not_now()
             return
         if not self.flow.in_progress:
             self._say(_("The game is over: nothing to undo."), error=True)
@@ -497,6 +502,8 @@ class GameScreen:
             self.ask(yes_no(_("Abandon this game and deal a new one? [y/N]"), "no", self._abandon_answer))
         elif self.line.question is None:
             self._deal()
+        else:
+            self._not_now()
 
     def _abandon_answer(self, answer: str) -> None:
         if answer == "yes":
@@ -564,7 +571,9 @@ class GameScreen:
 
     def explain_no_completion(self) -> None:
         """Tab found nothing to fill in: say why."""
-        if self.line.question is not None or self.flow.my_turn:
+        if self.line.question is not None:
+            self._say(self.line.question.reminder(), error=True)
+        elif self.flow.my_turn:
             self._say(_("Nothing legal starts like that: Esc clears the line."), error=True)
         else:
             self._not_now()

@@ -246,12 +246,18 @@ def _unrouted(host: str) -> bool:
 
 
 def _describe(terms: Terms) -> str:
+    """The terms in words, for the person deciding on them (the invite's rules, not the
+    notation's ``pickup=forced sixes=on max_moves=1000``)."""
     if terms.games == 1:
         games = _tr(N_("one game"))
     else:
         games = translated(ntext("a match of {count} game", "a match of {count} games", terms.games))
+    rules = terms.rules
+    pickup = _tr(N_("forced pick-up") if rules.pickup == "forced" else N_("voluntary pick-up"))
+    sixes = _tr(N_("the trump sixes change hands") if rules.sixes else N_("the sixes stay where dealt"))
+    cap = translated(ntext("a draw after {count} move", "a draw after {count} moves", rules.max_moves))
     hints = _tr(N_("AI hints allowed, each use shown to the other player") if terms.hints else N_("no AI hints"))
-    return f"{games}, {terms.rules.notation()}, {hints}"
+    return f"{games}, {pickup}, {sixes}, {cap}, {hints}"
 
 
 def trump_prefs(match: Match, number: int) -> tuple[str, str] | None:
@@ -287,6 +293,9 @@ def trump_clash(prefs: tuple[str, str], dealer: int, seat: int, peer: str) -> Te
 
 def _announce(session: Session) -> None:
     peer = session.names[1 - session.seat]
+    if not session.code:  # a session read back from the saved match: its code needs the secret, not kept
+        _say(Text(N_("You are player {seat}, against {peer} again: the match goes on."), seat=session.seat, peer=peer))
+        return
     _say(
         Text(
             N_("You are player {seat}, against {peer}. Verification code: {code}"),
@@ -370,9 +379,12 @@ async def read_line(prompt: str) -> str:
     except (OSError, ValueError, NotImplementedError):  # a regular file: it never blocks
         return sys.stdin.readline()
     try:
-        return await line
+        text = await line
     finally:
         loop.remove_reader(fd)
+    if not text:  # Ctrl-D: no Enter ended the line, so what follows would stand on the question's
+        print(flush=True)
+    return text
 
 
 def _finish(report: Report, as_json: bool) -> int:
@@ -422,7 +434,15 @@ def _setup(
     from p2p.fairdeal import preference
     from p2p.identity import load_identity
 
-    name = _name(args)
+    try:
+        name = _name(args)
+    except EOFError:  # Ctrl-D at the question
+        print(flush=True)  # what follows starts on a line of its own
+        return _fail(command, ValueError(Text(N_("no name given: type one, or give --name NAME"))), args.json)
+    except KeyboardInterrupt:
+        print(flush=True)
+        _fail(command, InterruptedError(Text(N_("stopped before the match began"))), args.json, "stopped")
+        return STOPPED
     if name is None:
         return _fail(
             command, ValueError(Text(N_("no name to go by: give --name NAME (no terminal to ask on)"))), args.json

@@ -68,35 +68,31 @@ def tally(games: Iterable[CountedGame]) -> list[Record]:
 
 
 def saved_games() -> list[CountedGame]:
-    """Every saved game with your seat: the interface's records, then the network match records'
-    games not already among them. Unreadable files are left out (``trumps history`` names them)."""
+    """Every saved game with your seat, each once: the interface's records (with the award of
+    the same game's match record, as ``trumps history`` counts it), then the network match
+    records' other games. Unreadable files are left out (``trumps history`` names them)."""
     from cli import storage
     from cli.app.names import MY_NAME
-    from cli.history import match_record_paths, network_games
+    from cli.history import NetworkGame, game_key, match_record_paths, network_games
     from engine import Game, RecordError
     from p2p import errors as p2p_errors
 
+    network: dict[tuple[object, ...], NetworkGame] = {}
+    for path in match_record_paths():
+        try:
+            network |= {game_key(found.game): found for found in network_games(path)}
+        except (storage.StorageError, p2p_errors.RecordError):
+            continue
     games: list[CountedGame] = []
-    seen: set[tuple[object, ...]] = set()
     for path in storage.record_paths():
         try:
             game = Game.from_record(storage.read_text(path))
         except (storage.StorageError, RecordError):
             continue
         names = game.headers.get("Players", "").split(" vs ")
-        games.append((game, names.index(MY_NAME) if MY_NAME in names else 0, None))
-        seen.add((game.start, *game.moves))
-    for path in match_record_paths():
-        try:
-            found = network_games(path)
-        except (storage.StorageError, p2p_errors.RecordError):
-            continue
-        games += [
-            (found_game.game, found_game.seat, found_game.awarded)
-            for found_game in found
-            if (found_game.game.start, *found_game.game.moves) not in seen
-        ]
-    return games
+        same = network.pop(game_key(game), None)  # a duel's game: its match record may award it
+        games.append((game, names.index(MY_NAME) if MY_NAME in names else 0, same.awarded if same else None))
+    return games + [(found.game, found.seat, found.awarded) for found in network.values()]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
