@@ -200,6 +200,8 @@ class Listener:
         self._returned: asyncio.Queue[tuple[Channel, Session]] = asyncio.Queue(maxsize=1)
         self._channels: dict[Hashable, Channel] = {}
         self._interrupt: Callable[[], None] = lambda: None
+        self._over = False
+        """Whether the match has ended with no rematch begun: the joiner's return is refused."""
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         """The handshakes running, one task a connection."""
@@ -244,8 +246,17 @@ class Listener:
         return await self._returned.get()
 
     def watch(self, interrupt: Callable[[], None]) -> None:
-        """``interrupt`` is called when the joiner connects again while we thought it still there."""
-        self._interrupt = interrupt
+        """``interrupt`` is called when the joiner connects again while we thought it still there
+        (a match's duel watching: its joiner's returns are taken)."""
+        self._interrupt, self._over = interrupt, False
+
+    def match_over(self) -> None:
+        """The match has ended: the joiner coming back gets a sealed ``busy`` saying so (a return
+        nobody takes would wait for ever); one already waiting is dropped."""
+        self._over = True
+        while not self._returned.empty():
+            channel, _ = self._returned.get_nowait()
+            channel.abort()
 
     def report_to(self, refused: Refused) -> None:
         """From now on refusals go to ``refused`` (the screen's status slot, say)."""
@@ -350,6 +361,10 @@ class Listener:
         ):
             machine.refusal = busy(self.name)
             raise PeerBusy(Text(N_("someone else has the match")))
+        if playing is not None and self._over:
+            detail = f"{self.name}'s match with you is over: ask for a new invite to play again"
+            machine.refusal = Abort(reason="busy", detail=detail)
+            raise PeerBusy(Text(N_("{name} came back after the match was over"), name=session.hello.name))
         try:  # remembered only once it gets the match: it may still lose the race
             self.known.check(session.hello.name, session.accept.key, remember=False)
         except IdentityChanged as exc:
@@ -592,3 +607,6 @@ class Redial:
 
     def report_to(self, refused: Refused) -> None:
         """A joiner refuses no connections: nothing to report."""
+
+    def match_over(self) -> None:
+        """A joiner takes no returns: nothing to refuse."""

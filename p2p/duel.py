@@ -104,6 +104,10 @@ class Reconnector(Protocol):
     def report_to(self, refused: Callable[[Text], None]) -> None:
         """Where connections refused meanwhile are reported (rate-limited lines)."""
 
+    def match_over(self) -> None:
+        """The match has ended: a peer coming back now is told so, not kept waiting (until a
+        rematch's duel watches again)."""
+
 
 @dataclass
 class Report:
@@ -376,6 +380,8 @@ class Duel:
         """The match is over (its end is in the record): nothing is left to continue."""
         if self.saved is not None:
             self.saved.discard()
+        if self.reconnector is not None:
+            self.reconnector.match_over()
 
     async def _pause(self) -> None:
         """This program stops but the match does not: the record is synced with no end note, the

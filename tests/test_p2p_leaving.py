@@ -201,6 +201,9 @@ class _BackWithoutTheMatch:
     def report_to(self, refused: Callable[[Text], None]) -> None:
         pass
 
+    def match_over(self) -> None:
+        pass
+
 
 class _Thinker(BotPlayer):
     """Thinks about its trump preference for ever (a person who walked away from the screen)."""

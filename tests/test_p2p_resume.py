@@ -293,6 +293,37 @@ def test_a_third_party_is_refused_mid_game_while_the_match_goes_on(tmp_path: Pat
     assert all("ann is playing another match right now" in text for text in refusals)
 
 
+def test_the_joiner_coming_back_after_the_match_is_told_it_is_over(tmp_path: Path) -> None:
+    """Flaw: once the match was over (its joiner left, or it ended) the host still let that joiner
+    in as returning and queued its connection for a duel that no longer reads: the joiner, back
+    with the same join line, got through the handshake and waited for a deal for ever. Now it is
+    refused at once, by the host's own (sealed) words, and the host's report says why; a rematch's
+    duel takes its returns again."""
+
+    async def scenario() -> tuple[Report, Report, str, list[str], bool]:
+        async with resilient(tmp_path, {}) as net:
+            host, joiner = await net.duels((BotPlayer("easy"), BotPlayer("easy", seed=2)))
+            reports = await asyncio.gather(host.run(), joiner.run())
+            with pytest.raises(P2PError) as over:
+                async with asyncio.timeout(10):  # before the fix: a handshake that never ends in a deal
+                    channel, _ = await join(net.invite, net.bob.me, "bob", net.bob.known, accept_all)
+                    await channel.recv(5)
+            reasons = [str(error) for _, error in net.listener.refusals]
+            again = await asyncio.gather(host.rematch(True), joiner.rematch(True))  # its duel watches
+            assert again[0] is not None and again[1] is not None
+            back, _ = await join(net.invite, net.bob.me, "bob", net.bob.known, accept_all)
+            returned = await asyncio.wait_for(net.listener.reconnect(), 5)
+            for channel in (back, returned[0], host.channel, joiner.channel):
+                await channel.close()
+            return *reports, str(over.value), reasons, returned[1].hello.name == "bob"
+
+    host, joiner, over, reasons, returned = run(scenario())
+    _same_complete_match(host, joiner)
+    assert "ann's match with you is over: ask for a new invite to play again" in over
+    assert reasons == ["bob came back after the match was over"]
+    assert returned
+
+
 def test_the_record_holds_every_move_as_it_is_played(tmp_path: Path) -> None:
     """A crash at any moment loses nothing played: each link is on disk once applied."""
     seen: list[tuple[int, int]] = []
@@ -461,6 +492,9 @@ class FromElsewhere:
 
     def report_to(self, refused: object) -> None:
         """A joiner refuses no connections."""
+
+    def match_over(self) -> None:
+        """A joiner takes no returns."""
 
 
 def test_the_hosts_saved_match_follows_its_joiner_to_a_new_address(tmp_path: Path) -> None:
