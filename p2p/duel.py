@@ -61,10 +61,8 @@ from p2p.messages import (
     MoveMsg,
     Ping,
     Rematch,
-    Resume,
     Reveal,
     Signed,
-    expect,
 )
 from p2p.players import Player
 from p2p.record import RecordWriter
@@ -496,7 +494,8 @@ class Duel:
         """Wait for the peer's due link: ``True`` when it came, ``False`` once the peer has owed it
         for ``limit`` seconds on a connection that stayed up and while we hear it (a stall). While
         the line is down or silent the wait goes on: an absence is judged by the reader."""
-        since, clock = self.now(), self.clock
+        clock = self.clock
+        since = clock.live_time(self.now())
         while True:
             now = self.now()
             if clock.stalled(since, now, limit):
@@ -727,15 +726,16 @@ class Duel:
 
     async def _exchange(self, channel: Channel) -> None:
         """Swap resume claims on a new connection, resend what the peer lacks, and go live."""
-        exchange = ResumeExchange(self.match, self.me.key, self.seat)
+        resent = 0 if self._resumed is None else self._resumed.resent
+        exchange = ResumeExchange(self.match, self.me.key, self.seat, resent)
         await channel.send(exchange.claim)
-        claim = expect(await channel.recv(HANDSHAKE_TIMEOUT), Resume, "resume")
+        claim = await channel.recv(HANDSHAKE_TIMEOUT)
         self.channel = channel  # from here on, an abort (a different history) goes to this connection
         exchange.hear(claim)
         self._resumed = exchange
         while (message := exchange.next_message()) is not None:  # our links applied meanwhile too
             await channel.send(message)
-        self.clock.connected(self.now())
+        self.clock.connected(self.now(), exchange.restarts_stalls)
         self._claimable = self._stalled
         self._reconnects += 1
         self.status(Text(N_("reconnected to {name}: the match goes on"), name=self.peer_name))

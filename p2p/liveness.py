@@ -77,6 +77,11 @@ class Liveness:
         self.live = live
         """Whether the current connection is up and resumed (stalls are timed only then)."""
         self.live_since = now
+        self._live_before = 0.0
+        """Seconds the earlier connections of this duel were live (see :meth:`live_time`)."""
+        self._stalls_from = 0.0
+        """The :meth:`live_time` from which stalls are timed: the last resume that gave the peer
+        links of ours it had never been resent (it could not act on them before)."""
         self.heard_at = now
         """When the peer was last heard (any frame, keep-alives included), or the connection went live."""
         self._pinged_at = now
@@ -84,6 +89,7 @@ class Liveness:
         """When the pending read started and how long it may wait."""
         self._silence_shown = False
         self._owing_since: float | None = None
+        """The :meth:`live_time` from which we owe our link, while we do."""
         self._sent_at = float("-inf")
         self._stall_claimable = False
         """Whether the line went down while we had owed our link so long that the peer could claim
@@ -97,21 +103,33 @@ class Liveness:
 
     # ------------------------------------------------------------ the connection
 
-    def connected(self, now: float) -> None:
-        """A fresh connection is up: stalls and silences are timed from here on."""
+    def live_time(self, now: float) -> float:
+        """Seconds this duel's connections have been live until ``now``: a clock that stands still
+        while the line is down. Stalls are timed on it, so that a peer coming back again and again
+        (each fresh connection resumed) does not restart them."""
+        return self._live_before + (now - self.live_since if self.live else 0.0)
+
+    def connected(self, now: float, resent: bool = True) -> None:
+        """A fresh connection is up and resumed: silences are timed from here on; stalls too when
+        ``resent`` (the resume gave one side links of the other's it had never been resent: its
+        due link may be due to it only now), else they go on where the last connection left them."""
+        if resent:
+            self._stalls_from = self.live_time(now)
         self.live = True
         self.live_since = self.heard_at = now
         self._stall_claimable = self._silence_shown = False
 
     def lost(self, now: float) -> None:
-        """The connection went down at ``now``: had we owed our link on it long enough for the
-        peer to claim our stall? The margin (``claim_grace``, at most half the limit) covers the
-        peer's clock starting a little before ours."""
+        """The connection went down at ``now``: had we owed our link long enough for the peer to
+        claim our stall? The margin (``claim_grace``, at most half the limit) covers the peer's
+        clock starting a little before ours."""
+        self._live_before = self.live_time(now)
         self.live = False
         owing, patience = self._owing_since, self.patience
         margin = min(patience.claim_grace, patience.forfeit_after / 2)
         self._stall_claimable = (
-            owing is not None and now - max(owing, self.live_since) >= patience.forfeit_after - margin
+            owing is not None
+            and self._live_before - max(owing, self._stalls_from) >= patience.forfeit_after - margin
         )
 
     # ------------------------------------------------------------ keep-alives and silence
@@ -165,25 +183,26 @@ class Liveness:
 
     def owe(self, now: float) -> None:
         """Our own link is due (our player thinks)."""
-        self._owing_since = now
+        self._owing_since = self.live_time(now)
 
     def sent(self, now: float) -> None:
         """We sent the link we owed."""
         self._owing_since, self._sent_at = None, now
 
     def stalled(self, due_since: float, now: float, limit: float) -> bool:
-        """Whether the peer, owing its link since ``due_since``, stalls past ``limit``: on one
-        connection that is up and over which we keep hearing it."""
+        """Whether the peer, owing its link since ``due_since`` (a :meth:`live_time`), stalls past
+        ``limit`` seconds of live connections: the current one up and the peer heard over it."""
         heard = now - self.heard_at < self.patience.silent_after
-        return self.live and heard and now - max(due_since, self.live_since) >= limit
+        return self.live and heard and self.live_time(now) - max(due_since, self._stalls_from) >= limit
 
     def stall_wait(self, due_since: float, now: float, limit: float) -> float:
-        """Seconds to wait for the peer's owed link before asking :meth:`stalled` again: until it
-        could be found stalling (briefly, when that is now but it is not heard); while the
-        connection is down, a little at a time."""
+        """Seconds to wait for the peer's owed link (due since the :meth:`live_time`
+        ``due_since``) before asking :meth:`stalled` again: until it could be found stalling
+        (briefly, when that is now but it is not heard); while the connection is down, a little
+        at a time."""
         if not self.live:
             return _DOWN_RECHECK
-        return max(_STALL_RECHECK, max(due_since, self.live_since) + limit - now)
+        return max(_STALL_RECHECK, max(due_since, self._stalls_from) + limit - self.live_time(now))
 
     def crossed_claim(self, now: float) -> bool:
         """Whether the peer's forfeit claim may be honest: we owe the due link, or sent it so

@@ -1,0 +1,186 @@
+"""Attacks of a hostile peer (or file) that earlier reviews did not cover, each a peer speaking the
+protocol and deviating at one point: the claim of docs/protocol.md it tried to break holds."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from engine import Rules
+from p2p.channel import Channel
+from p2p.duel import Duel, Report
+from p2p.errors import P2PError
+from p2p.fairdeal import Pledge
+from p2p.handshake import Session, Terms
+from p2p.liveness import Liveness, Patience
+from p2p.match import Match, position_hash, sign_resume
+from p2p.messages import Commit, Message, MoveMsg, Ping, Reveal, Signed
+from p2p.players import BotPlayer
+from p2p.text import Text
+from tests.test_p2p_helpers import Side, memory_pair, run
+
+
+class Comeback:
+    """The host's way back to its joiner (a :class:`~p2p.duel.Reconnector`): each fresh connection
+    the hostile joiner opens over memory, with a full handshake."""
+
+    def __init__(self) -> None:
+        self.returns: asyncio.Queue[tuple[Channel, Session]] = asyncio.Queue()
+
+    async def reconnect(self) -> tuple[Channel, Session]:
+        return await self.returns.get()
+
+    def watch(self, interrupt: Callable[[], None]) -> None:
+        pass
+
+    def report_to(self, refused: Callable[[Text], None]) -> None:
+        pass
+
+
+class Joiner:
+    """Seat 1 played by hand against a bot host: honest links, until the test deviates."""
+
+    def __init__(self, ann: Side, bob: Side, channel: Channel, session: Session, back: Comeback) -> None:
+        self.ann, self.bob, self.channel, self.back = ann, bob, channel, back
+        terms = session.terms
+        self.match = Match(session.session_id, session.keys, terms.rules, terms.games)
+        self.pledge, self.rng = Pledge.fresh("SH"), random.Random(1)
+
+    async def until(self, stop: Callable[[Match], bool]) -> None:
+        """Play honestly until ``stop(match)`` holds where our own link is due."""
+        match, key = self.match, self.bob.me.key
+        while True:
+            due = match.due()
+            assert due is not None
+            kind, seat = due
+            if seat == 0:
+                message = await self.channel.recv(10)
+                if isinstance(message, Signed):
+                    match.apply(message, 0)
+                continue
+            if stop(match):
+                return
+            link: Signed
+            if kind is Commit:
+                commitment = self.pledge.commitment(match.session_id, 1, 1)
+                link = match.sign(key, Commit(game=1, commitment=commitment, sig=b""))
+            elif kind is Reveal:
+                link = match.sign(
+                    key, Reveal(game=1, pref=self.pledge.pref, secret=self.pledge.secret, sig=b"")
+                )
+            else:
+                assert match.game is not None
+                move = self.rng.choice(match.game.position.legal_moves())
+                after = match.game.position.play(move)
+                n = len(match.game.moves) + 1
+                link = match.sign(
+                    key, MoveMsg(game=1, n=n, move=str(move), hash=position_hash(after), sig=b"")
+                )
+            match.apply(link, 1)
+            await self.channel.send(link)
+
+    async def comes_back(self, first: Message | None = None) -> None:
+        """Cut the line and come back on a fresh connection, sending ``first`` there (our honest
+        resume claim when ``None``) and reading the host's claim."""
+        await self.channel.close()
+        pair = await memory_pair(self.ann, self.bob, Terms(Rules(), 1))
+        await self.back.returns.put((pair.host_channel, pair.host_session))
+        self.channel = pair.join_channel
+        await self.channel.send(first or self.match.resume_claim(self.bob.me.key))
+
+
+async def against_a_bot_host(
+    root: Path, attack: Callable[[Joiner, asyncio.Task[Report]], Awaitable[None]], patience: Patience
+) -> Report:
+    """The host's report of a match whose joiner mounts ``attack``."""
+    ann, bob = Side.make(root, "ann"), Side.make(root, "bob")
+    pair = await memory_pair(ann, bob, Terms(Rules(), 1))
+    back = Comeback()
+    host = Duel(
+        pair.host_channel, pair.host_session, ann.me, BotPlayer("easy", seed=1), ann.home.records,
+        patience.forfeit_after, reconnector=back, patience=patience,
+    )  # fmt: skip
+    hosting = asyncio.create_task(host.run())
+    joiner = Joiner(ann, bob, pair.join_channel, pair.join_session, back)
+    try:
+        await attack(joiner, hosting)
+        return await asyncio.wait_for(hosting, 5)
+    finally:
+        await joiner.channel.close()
+        await host.channel.close()
+
+
+def test_a_peer_that_saw_the_deal_cannot_escape_the_award_with_a_wrong_first_message(tmp_path: Path) -> None:
+    """Attack: the joiner sees the host's reveal (the deal is known to it, its own reveal still due),
+    cuts the line, comes back and sends a keep-alive where its resume claim is due. That sealed,
+    authenticated message was taken for damage on the line (``corrupted``, nobody blamed, no award),
+    so walking away from a bad deal paid. It is the joiner's own protocol violation: a cheat, and
+    the game is the host's (docs/protocol.md, "What the last revealer can do")."""
+
+    async def attack(joiner: Joiner, hosting: asyncio.Task[Report]) -> None:
+        await joiner.until(lambda match: match.deal_known_to(1))
+        await joiner.comes_back(Ping())
+        try:
+            await joiner.channel.recv(5)  # the host's claim; then its abort
+            await joiner.channel.recv(5)
+        except P2PError:
+            pass
+
+    report = run(against_a_bot_host(tmp_path, attack, Patience()))
+    assert (report.end, report.awarded) == ("cheat", 0)
+    assert "where its resume message was due" in str(report.error)
+
+
+@pytest.mark.parametrize("claims_it_lost_the_hosts_move", [False, True])
+def test_coming_back_again_and_again_does_not_restart_the_stall_clock(
+    tmp_path: Path, claims_it_lost_the_hosts_move: bool
+) -> None:
+    """Attack: the joiner owes its move and never sends it; before the host's limit passes it cuts
+    the line and comes back with its resume claim, again and again, honest or saying each time
+    that it lost the host's last move (which the host then resends). Each fresh connection
+    restarted the host's stall clock, so the game was never claimable: a peer held it hostage for
+    ever. A stall is timed on the live time of every connection since the link was due, and
+    restarts only when the peer is resent links it was never resent before (docs/protocol.md,
+    "Forfeits", rule 2)."""
+    patience = Patience(keepalive=0.05, silent_after=1.0, dead_after=5, forfeit_after=1.0)
+
+    def stalling(match: Match) -> bool:  # our move is due, after one of the host's
+        return match.game is not None and match.links[-1][0] == 0
+
+    async def attack(joiner: Joiner, hosting: asyncio.Task[Report]) -> None:
+        await joiner.until(stalling)
+        match, key = joiner.match, joiner.bob.me.key
+        held = len(match.links) - claims_it_lost_the_hosts_move
+        claim = sign_resume(key, match.session_id, held, match.transcript_at(held))
+        for _ in range(30):  # 30 connections of 0.3 s: 9 s, nine times the limit
+            await joiner.comes_back(claim)
+            await asyncio.sleep(0.3)
+            if hosting.done():
+                return
+        raise AssertionError("the host never claimed the game")
+
+    report = run(against_a_bot_host(tmp_path, attack, patience))
+    assert (report.end, report.awarded) == ("forfeit", 0)
+    assert "bob did not send its move" in str(report.error)
+
+
+def test_a_stall_is_timed_over_every_connection_until_the_peer_is_resent_new_links() -> None:
+    """The machine behind the attack above: the stall clock stands still while the line is down,
+    goes on over a connection on which the peer held everything, and starts again only when the
+    resume resent it links it was never resent before."""
+    clock = Liveness(Patience(silent_after=6, forfeit_after=180), host=True, now=0.0)
+    since = clock.live_time(0.0)  # the peer's link is due from here
+    clock.lost(100.0)
+    clock.connected(150.0, resent=False)  # 50 s down: not counted
+    clock.heard(229.0)
+    assert not clock.stalled(since, 229.0, 180)
+    assert clock.stalled(since, 230.0, 180)  # 100 + 80 s live
+    clock.lost(231.0)
+    clock.connected(240.0, resent=True)
+    clock.heard(419.0)
+    assert not clock.stalled(since, 419.0, 180)
+    assert clock.stalled(since, 420.0, 180)
