@@ -184,3 +184,31 @@ def test_a_stall_is_timed_over_every_connection_until_the_peer_is_resent_new_lin
     clock.heard(419.0)
     assert not clock.stalled(since, 419.0, 180)
     assert clock.stalled(since, 420.0, 180)
+
+
+# ------------------------------------------------------------------ hostile files
+
+
+@pytest.mark.parametrize(
+    "analysis",
+    [
+        "[" * 100_000 + "]" * 100_000,  # nested deeper than the parser's stack
+        '{"moves": [{"number": 1e999, "move": "9H"}]}',  # JSON's 1e999 is an infinite float
+    ],
+)
+def test_a_hostile_analysis_file_is_refused_in_a_line(tmp_path: Path, analysis: str) -> None:
+    """Attack: an analysis file beside a record (one received with the record, say) nests too deep
+    or numbers a move 1e999. Reading it raised ``RecursionError`` or ``OverflowError``: a traceback
+    where ``trumps replay`` shows the record. Now it is "not an analysis of this game", like any
+    other damage, and the file is left as it is."""
+    from cli import storage
+    from cli.analysis_file import load_analysis
+    from engine import Game, Position
+
+    game = Game(Position.from_notation("9HJHQHKD/TC/8H SH 0"))
+    game.play("QH,KD")
+    path = tmp_path / "game.txt.analysis.json"
+    path.write_text(analysis, encoding="utf-8")
+    with pytest.raises(storage.StorageError, match="is not an analysis of this game"):
+        load_analysis(path, game)
+    assert path.read_text(encoding="utf-8") == analysis
