@@ -154,6 +154,10 @@ def _plain_latin(char: str) -> str:
     return plain if case == "CAPITAL " else plain.lower()
 
 
+_KEY = re.compile("[0-9a-f]{64}")
+"""A known peer's identity key as the file holds it: 32 bytes in lowercase hex."""
+
+
 class KnownPeers:
     """Peers met before, by name, with the identity key each one showed; a name that looks like a
     known one (same :func:`skeleton`) is treated as that name."""
@@ -167,10 +171,11 @@ class KnownPeers:
             data = json.loads(self.path.read_text())
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:  # RecursionError: nested too deep
             raise P2PError(f"the known-peers file {self.path} is unreadable: {exc}") from None
         if not isinstance(data, dict) or not all(
-            isinstance(v, dict) and isinstance(v.get("key"), str) for v in data.values()
+            isinstance(v, dict) and isinstance(v.get("key"), str) and _KEY.fullmatch(v["key"])
+            for v in data.values()
         ):
             raise P2PError(f"the known-peers file {self.path} is corrupt")
         return data
@@ -198,9 +203,8 @@ class KnownPeers:
             raise IdentityChanged(Text(template, name=name, old=old, new=fingerprint(public)))
         if not remember:
             return known is None
-        peers[name] = {"key": public.hex(), "first_seen": now, "last_seen": now} | (
-            {"first_seen": known["first_seen"]} if known else {}
-        )
+        first_seen = now if known is None else known.get("first_seen", now)
+        peers[name] = {"key": public.hex(), "first_seen": first_seen, "last_seen": now}
         self._save(peers)
         return known is None
 

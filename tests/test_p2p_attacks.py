@@ -4,6 +4,7 @@ protocol and deviating at one point: the claim of docs/protocol.md it tried to b
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 from engine import Rules
 from p2p.channel import Channel
+from p2p.connect import Listener, join, listening_socket
 from p2p.duel import Duel, Report
 from p2p.errors import P2PError
 from p2p.fairdeal import Pledge
@@ -21,7 +23,7 @@ from p2p.match import Match, position_hash, sign_resume
 from p2p.messages import Commit, Message, MoveMsg, Ping, Reveal, Signed
 from p2p.players import BotPlayer
 from p2p.text import Text
-from tests.test_p2p_helpers import Side, memory_pair, run
+from tests.test_p2p_helpers import Side, accept_all, memory_pair, run
 
 
 class Comeback:
@@ -230,3 +232,51 @@ def test_an_invite_naming_an_impossible_host_is_not_an_invite(
     assert cli_main.main(["join", invite, "--bot", "easy", "--name", "bob"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("trumps join: ") and "is not an invite" in err and len(err.splitlines()) == 1
+
+
+DAMAGED_PEERS: dict[str, Callable[[str, bytes], object]] = {
+    "key not hex": lambda name, key: {name: {"key": "not hex"}},
+    "no first_seen": lambda name, key: {name: {"key": key.hex()}},
+    "nested too deep": lambda name, key: [[]],
+}
+
+
+@pytest.mark.parametrize("whose", ["host", "joiner"])
+@pytest.mark.parametrize("damage", DAMAGED_PEERS)
+def test_a_damaged_known_peers_file_refuses_in_a_line_and_hangs_nobody(
+    tmp_path: Path, whose: str, damage: str
+) -> None:
+    """Attack (a damaged file): the known-peers file names the peer with a key that is not hex,
+    lacks its ``first_seen`` (harmless), or nests too deep to parse. ``KnownPeers`` raised ``ValueError``,
+    ``KeyError`` or ``RecursionError``, which no handshake expects: on the joiner a traceback, on
+    the host a handshake task dying unseen with its connection left open, the joiner waiting in
+    vain for the confirmation. Now a damaged file is refused as a :class:`~p2p.errors.P2PError` naming
+    it: the host refuses that connection (one line in its report), the joiner says it in one line;
+    a missing ``first_seen`` is the first meeting's date unknown, and the match goes on."""
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+    damaged, peer = (ann, bob) if whose == "host" else (bob, ann)
+    text = json.dumps(DAMAGED_PEERS[damage](peer.name, peer.me.public))
+    damaged.home.peers_file.parent.mkdir(parents=True, exist_ok=True)
+    damaged.home.peers_file.write_text(text.replace("[[]]", "[" * 100_000 + "]" * 100_000))
+
+    async def scenario() -> list[tuple[str, P2PError]]:
+        sock = listening_socket("127.0.0.1", 0)
+        async with Listener(sock, ann.me, "ann", Terms(Rules(), 1), ann.known) as listener:
+            invite = listener.invite([("127.0.0.1", sock.getsockname()[1])])
+            joining = asyncio.wait_for(join(invite, bob.me, "bob", bob.known, accept_all), 5)
+            if damage == "no first_seen":  # nothing wrong with the key: both get the match
+                channel, _ = await joining
+                await asyncio.wait_for(listener.first(), 5)
+                await channel.close()
+                return []
+            with pytest.raises(P2PError) as refused:
+                await joining
+            if whose == "joiner":
+                assert f"the known-peers file {bob.home.peers_file}" in str(refused.value)
+            return list(listener.refusals)
+
+    refusals = run(scenario())
+    if whose == "host" and damage != "no first_seen":
+        assert [str(error).split(" is ")[0] for _, error in refusals] == [
+            f"the known-peers file {ann.home.peers_file}"
+        ]
