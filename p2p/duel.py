@@ -492,17 +492,20 @@ class Duel:
 
     async def _owed_within(self, limit: float) -> bool:
         """Wait for the peer's due link: ``True`` when it came, ``False`` once the peer has owed it
-        for ``limit`` seconds on a connection that stayed up and while we hear it (a stall). While
+        for ``limit`` seconds and was heard meanwhile (a stall: :meth:`Liveness.stalled`). While
         the line is down or silent the wait goes on: an absence is judged by the reader."""
         clock = self.clock
-        since = clock.live_time(self.now())
-        while True:
-            now = self.now()
-            if clock.stalled(since, now, limit):
-                return False
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._progress.wait(), clock.stall_wait(since, now, limit))
-                return True
+        clock.awaiting(self.now(), limit)
+        try:
+            while True:
+                now = self.now()
+                if clock.stalled(now):
+                    return False
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._progress.wait(), clock.stall_wait(now))
+                    return True
+        finally:
+            clock.awaited()
 
     async def _race(self, work: Awaitable[T], reader: asyncio.Task[None]) -> T:
         """``work``'s result, unless the reader fails first (its error is raised then)."""

@@ -137,17 +137,22 @@ def test_a_peer_that_saw_the_deal_cannot_escape_the_award_with_a_wrong_first_mes
     assert "where its resume message was due" in str(report.error)
 
 
-@pytest.mark.parametrize("claims_it_lost_the_hosts_move", [False, True])
+@pytest.mark.parametrize(
+    ("lost_the_hosts_move", "stays", "away"),
+    [(False, 0.3, 0.0), (True, 0.3, 0.0), (False, 0.0, 0.6)],
+    ids=["honest claim", "claims it lost the host's move", "back for a moment"],
+)
 def test_coming_back_again_and_again_does_not_restart_the_stall_clock(
-    tmp_path: Path, claims_it_lost_the_hosts_move: bool
+    tmp_path: Path, lost_the_hosts_move: bool, stays: float, away: float
 ) -> None:
     """Attack: the joiner owes its move and never sends it; before the host's limit passes it cuts
-    the line and comes back with its resume claim, again and again, honest or saying each time
-    that it lost the host's last move (which the host then resends). Each fresh connection
-    restarted the host's stall clock, so the game was never claimable: a peer held it hostage for
-    ever. A stall is timed on the live time of every connection since the link was due, and
-    restarts only when the peer is resent links it was never resent before (docs/protocol.md,
-    "Forfeits", rule 2)."""
+    the line and comes back with its resume claim, again and again: honest, or saying each time
+    that it lost the host's last move (which the host then resends), or back only for a moment
+    and away for most of the limit. Each fresh connection restarted the host's stall clock and
+    its count of the joiner's absence, so the game was never claimable: a peer held it hostage
+    for ever. A stall is timed from when the link became due, whatever the line did, restarts
+    only when the peer is resent links it was never resent before, and counts as soon as the
+    peer is heard past the limit (docs/protocol.md, "Forfeits", rule 2)."""
     patience = Patience(keepalive=0.05, silent_after=1.0, dead_after=5, forfeit_after=1.0)
 
     def stalling(match: Match) -> bool:  # our move is due, after one of the host's
@@ -156,11 +161,14 @@ def test_coming_back_again_and_again_does_not_restart_the_stall_clock(
     async def attack(joiner: Joiner, hosting: asyncio.Task[Report]) -> None:
         await joiner.until(stalling)
         match, key = joiner.match, joiner.bob.me.key
-        held = len(match.links) - claims_it_lost_the_hosts_move
+        held = len(match.links) - lost_the_hosts_move
         claim = sign_resume(key, match.session_id, held, match.transcript_at(held))
-        for _ in range(30):  # 30 connections of 0.3 s: 9 s, nine times the limit
+        for _ in range(20):  # 20 comebacks: six to twelve times the limit
             await joiner.comes_back(claim)
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(stays)
+            if away:
+                await joiner.channel.close()
+                await asyncio.sleep(away)  # away for less than the limit
             if hosting.done():
                 return
         raise AssertionError("the host never claimed the game")
@@ -170,22 +178,28 @@ def test_coming_back_again_and_again_does_not_restart_the_stall_clock(
     assert "bob did not send its move" in str(report.error)
 
 
-def test_a_stall_is_timed_over_every_connection_until_the_peer_is_resent_new_links() -> None:
-    """The machine behind the attack above: the stall clock stands still while the line is down,
-    goes on over a connection on which the peer held everything, and starts again only when the
-    resume resent it links it was never resent before."""
+def test_a_stall_is_timed_from_the_due_link_until_the_peer_is_resent_new_links() -> None:
+    """The machine behind the attack above: a stall is timed from when the link became due,
+    whatever the line did meanwhile, starts again only when a resume resent the peer links it was
+    never resent before, and counts once the peer is heard past the limit, even for a moment."""
     clock = Liveness(Patience(silent_after=6, forfeit_after=180), host=True, now=0.0)
-    since = clock.live_time(0.0)  # the peer's link is due from here
+    clock.awaiting(0, limit=180)
     clock.lost(100.0)
-    clock.connected(150.0, resent=False)  # 50 s down: not counted
-    clock.heard(229.0)
-    assert not clock.stalled(since, 229.0, 180)
-    assert clock.stalled(since, 230.0, 180)  # 100 + 80 s live
-    clock.lost(231.0)
-    clock.connected(240.0, resent=True)
+    clock.connected(150.0, resent=False)  # the peer held our link all along
+    clock.heard(179.0)
+    assert not clock.stalled(179.0)
+    assert clock.stalled(180.0)
+    clock.lost(181.0)
+    clock.connected(240.0, resent=True)  # it lacked our link: due to it from here
     clock.heard(419.0)
-    assert not clock.stalled(since, 419.0, 180)
-    assert clock.stalled(since, 420.0, 180)
+    assert not clock.stalled(419.0)
+    clock.lost(419.5)
+    assert not clock.stalled(430.0)  # down, and not heard past the limit
+    clock.connected(430.0, resent=False)  # back for a moment…
+    clock.lost(430.1)
+    assert clock.stalled(431.0)  # …past the limit: it stalls, though it is gone again
+    clock.awaited()
+    assert not clock.stalled(431.0)
 
 
 # ------------------------------------------------------------------ hostile files
