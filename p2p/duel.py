@@ -262,10 +262,12 @@ class Duel:
         )  # fmt: skip
 
     async def say(self, text: str) -> None:
-        """Send a chat line to the peer."""
+        """Send a chat line to the peer, as the schema takes it (:meth:`Chat.of`; nothing if
+        that leaves nothing)."""
         if not self.clock.live:
             raise ConnectionClosed(Text(N_("not connected to {name} right now"), name=self.peer_name))
-        await self.channel.send(Chat(text=text[:200]))
+        if (line := Chat.of(text)).text:
+            await self.channel.send(line)
 
     @property
     def claimable(self) -> Text | None:
