@@ -324,7 +324,12 @@ class Listener:
         if returning:
             self._came_back(channel, session)
         else:
-            self.known.check(session.hello.name, session.accept.key)  # checked in _admit
+            try:
+                self.known.check(session.hello.name, session.accept.key)  # checked in _admit
+            except P2PError as exc:  # it cannot be saved (a full disk): the host cannot go on
+                channel.abort()
+                self._first.set_exception(exc)
+                return
             self._first.set_result((channel, session))
 
     def _evict(self, keys: list[Hashable]) -> None:

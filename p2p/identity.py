@@ -182,7 +182,10 @@ class KnownPeers:
 
     def _save(self, peers: dict[str, dict[str, str]]) -> None:
         text = json.dumps(peers, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-        write_atomically(self.path, text.encode(), mode=0o600)
+        try:
+            write_atomically(self.path, text.encode(), mode=0o600)
+        except OSError as exc:  # a full disk, a read-only folder: said in a line, never a traceback
+            raise P2PError(f"cannot save the known-peers file {self.path}: {exc}") from None
 
     def check(self, name: str, public: bytes, remember: bool = True) -> bool:
         """Accept ``name`` with key ``public``: ``True`` if new (and remembered, if ``remember``).

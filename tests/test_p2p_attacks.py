@@ -334,3 +334,44 @@ def test_a_pasted_invisible_character_in_a_chat_line_is_no_cheat(tmp_path: Path)
     host, joiner, heard = run(scenario())
     assert (host.end, joiner.end) == ("complete", "complete"), host.error
     assert heard == ["good luck, ann"]
+
+
+@pytest.mark.parametrize("whose", ["host", "joiner"])
+def test_a_known_peers_file_that_cannot_be_saved_is_said_in_a_line(
+    tmp_path: Path, whose: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk (or a read-only configuration folder) when a side remembers its peer, after the
+    key confirmation: the ``OSError`` came out of ``join`` as a traceback, and on the host out of
+    the handshake task, after the joiner's ``confirmed`` had gone out: nobody was told, and the
+    host waited for its first joiner for ever. Now it is a :class:`~p2p.errors.P2PError` naming
+    the file, which ends that side with one line."""
+    import p2p.identity
+    from p2p.files import write_atomically as writes
+
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+    full = (ann if whose == "host" else bob).home.peers_file
+
+    def write(path: Path, data: bytes, mode: int = 0o644, exclusive: bool = False) -> None:
+        if path == full:
+            raise OSError(28, "No space left on device")
+        writes(path, data, mode, exclusive)
+
+    monkeypatch.setattr(p2p.identity, "write_atomically", write)
+
+    async def scenario() -> P2PError:
+        sock = listening_socket("127.0.0.1", 0)
+        async with Listener(sock, ann.me, "ann", Terms(Rules(), 1), ann.known) as listener:
+            invite = listener.invite([("127.0.0.1", sock.getsockname()[1])])
+            joining = asyncio.ensure_future(join(invite, bob.me, "bob", bob.known, accept_all))
+            with pytest.raises(P2PError) as failed:
+                if whose == "host":
+                    await asyncio.wait_for(listener.first(), 5)
+                else:
+                    await asyncio.wait_for(joining, 5)
+            channel, _ = await joining if whose == "host" else (None, None)
+            if channel is not None:
+                await channel.close()
+            return failed.value
+
+    error = run(scenario())
+    assert str(error) == f"cannot save the known-peers file {full}: [Errno 28] No space left on device"
