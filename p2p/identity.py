@@ -167,16 +167,24 @@ class KnownPeers:
 
     def load(self) -> dict[str, dict[str, str]]:
         """Name → ``{"key": hex, "first_seen": iso date, "last_seen": iso date}``."""
+        peers = self._read()
+        for name, info in peers.items():
+            if not isinstance(info.get("key"), str) or not _KEY.fullmatch(info["key"]):
+                raise P2PError(
+                    f"the known-peers file {self.path} is corrupt: the key of {name!r} is not 64 hex "
+                    f"digits ('trumps peers forget {name}' removes it)"
+                )
+        return peers
+
+    def _read(self) -> dict[str, dict[str, str]]:
+        """The file's entries, each a JSON object, their keys unchecked."""
         try:
             data = json.loads(self.path.read_text())
         except FileNotFoundError:
             return {}
         except (OSError, ValueError, RecursionError) as exc:  # RecursionError: nested too deep
             raise P2PError(f"the known-peers file {self.path} is unreadable: {exc}") from None
-        if not isinstance(data, dict) or not all(
-            isinstance(v, dict) and isinstance(v.get("key"), str) and _KEY.fullmatch(v["key"])
-            for v in data.values()
-        ):
+        if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
             raise P2PError(f"the known-peers file {self.path} is corrupt")
         return data
 
@@ -227,8 +235,8 @@ class KnownPeers:
                 )
 
     def forget(self, name: str) -> bool:
-        """Forget ``name``; whether it was known."""
-        peers = self.load()
+        """Forget ``name``; whether it was known (a damaged key of it too: the way to mend one)."""
+        peers = self._read()
         if peers.pop(name, None) is None:
             return False
         self._save(peers)

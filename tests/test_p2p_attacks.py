@@ -375,3 +375,16 @@ def test_a_known_peers_file_that_cannot_be_saved_is_said_in_a_line(
 
     error = run(scenario())
     assert str(error) == f"cannot save the known-peers file {full}: [Errno 28] No space left on device"
+
+
+def test_forgetting_the_peer_whose_key_is_damaged_mends_the_file(tmp_path: Path) -> None:
+    """The way out the refusal names: ``trumps peers forget NAME`` removes the damaged entry."""
+    from p2p.identity import KnownPeers
+
+    path = tmp_path / "known_peers.json"
+    path.write_text(json.dumps({"bob": {"key": "not hex"}, "cy": {"key": "00" * 32}}))
+    known = KnownPeers(path)
+    with pytest.raises(P2PError, match="the key of 'bob' is not 64 hex digits"):
+        known.load()
+    assert known.forget("bob")
+    assert list(known.load()) == ["cy"]
