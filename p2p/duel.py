@@ -335,9 +335,10 @@ class Duel:
                             Abort(reason="lost", detail="this program has no match to resume")
                         )
         except Exception as exc:  # a local failure: keep what was played, then let it surface
-            self.writer.save(
-                self.match, {"end": "error", "detail": f"this side failed: {exc!r}", "by": self.seat}
-            )
+            with contextlib.suppress(OSError):  # the record itself may be what failed
+                self.writer.save(
+                    self.match, {"end": "error", "detail": f"this side failed: {exc!r}", "by": self.seat}
+                )
             await self.channel.close()
             raise
         except (asyncio.CancelledError, KeyboardInterrupt) as exc:
@@ -360,7 +361,7 @@ class Duel:
         finally:
             keepalive.cancel()
             reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, P2PError):
+            with contextlib.suppress(asyncio.CancelledError, Exception):  # its error, if any, was raised
                 await reader
         self.writer.save(self.match, note)
         self.writer.close()

@@ -388,3 +388,32 @@ def test_forgetting_the_peer_whose_key_is_damaged_mends_the_file(tmp_path: Path)
         known.load()
     assert known.forget("bob")
     assert list(known.load()) == ["cy"]
+
+
+def test_a_records_folder_that_cannot_be_written_stops_the_duel_in_one_line(tmp_path: Path) -> None:
+    """A local failure, not an attack: the joiner's records folder cannot be made (a file of that
+    name is in the way; a full disk is the same). The first link to record raised the
+    ``OSError``, saving the error note raised it again, and ``trumps join`` ended in a traceback.
+    Now it says so in one line."""
+    from tests.test_p2p_e2e import LIMIT, _host, _join
+
+    blocked = tmp_path / "bob" / "data" / "trumps" / "matches"
+    blocked.parent.mkdir(parents=True)
+    blocked.write_text("in the way")
+
+    async def scenario() -> tuple[int | None, str]:
+        host, invite = await _host(tmp_path)
+        try:
+            joiner = await _join(tmp_path, invite)
+            _, err = await asyncio.wait_for(joiner.communicate(), LIMIT)
+            return joiner.returncode, err.decode()
+        finally:
+            host.kill()
+            await host.wait()
+
+    status, err = asyncio.run(scenario())
+    assert status == 1 and "Traceback" not in err, err
+    assert (
+        err.splitlines()[-1]
+        == f"trumps join: stopped on a local file error: [Errno 17] File exists: '{blocked}'"
+    )
