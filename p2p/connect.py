@@ -289,10 +289,9 @@ class Listener:
         address, source = channel.peer_address, source_of(channel.peer_host)
         self._evict(self.admission.arrive(key, source))
         self._channels[key] = channel
-        lan = (
-            self.approve is not None
-            and (self.playing is None or self.playing_lan)  # then only for the LAN joiner's return
-            and self.approvals.welcome(source)
+        lan = self.approve is not None and (
+            (self.playing is None and self.approvals.welcome(source))
+            or self.playing_lan  # then only for the LAN joiner's return, however many were asked
         )
         machine = HostHandshake(self.me, self.name, self.terms, self.secret, self._seen, lan)
         session: Session | None = None

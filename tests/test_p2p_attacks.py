@@ -417,3 +417,41 @@ def test_a_records_folder_that_cannot_be_written_stops_the_duel_in_one_line(tmp_
         err.splitlines()[-1]
         == f"trumps join: stopped on a local file error: [Errno 17] File exists: '{blocked}'"
     )
+
+
+def test_strangers_using_up_the_hosts_questions_cannot_keep_its_lan_joiner_from_coming_back(
+    tmp_path: Path,
+) -> None:
+    """Attack: before the friend joins from the LAN list, a stranger knocks from seven addresses
+    (and is told no, or hangs up: the same), so that the friend's question is the host's eighth
+    and last. The friend plays; at the first cut its return was refused like any stranger's
+    (``welcome`` counted the questions used up), so the match could not resume and the host was
+    awarded the friend's absence. The LAN joiner's own return is taken whatever the questions
+    ("The LAN knock": "then only the LAN joiner's own return")."""
+    from p2p.admission import MAX_QUESTIONS
+    from tests.test_p2p_lan import _join_from, _lan_invite
+
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+
+    async def approve(name: str, address: str, code: str) -> bool:
+        return name == "bob"
+
+    async def scenario() -> str:
+        sock = listening_socket("127.0.0.1", 0)
+        port = sock.getsockname()[1]
+        async with Listener(sock, ann.me, "ann", Terms(Rules(), 1), ann.known, approve=approve) as listener:
+            for number in range(2, MAX_QUESTIONS + 1):  # seven strangers' questions, each a no
+                eve = Side.make(tmp_path, f"eve{number}")
+                assert isinstance(await _join_from(ann, port, f"127.0.0.{number}", eve), P2PError)
+            channel, _ = await join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all)
+            host_channel, _ = await listener.first()
+            await channel.close()  # the line drops; bob comes back
+            back, _ = await asyncio.wait_for(
+                join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all), 10
+            )
+            returned, session = await asyncio.wait_for(listener.reconnect(), 10)
+            for line in (host_channel, back, returned):
+                await line.close()
+            return session.hello.name
+
+    assert run(scenario()) == "bob"
