@@ -741,7 +741,7 @@ class Duel:
         self._resumed = exchange
         while (message := exchange.next_message()) is not None:  # our links applied meanwhile too
             await channel.send(message)
-        self.clock.connected(self.now(), exchange.restarts_stalls)
+        self.clock.connected(self.now(), exchange.restarts_stalls, exchange.owed is not None)
         self._claimable = self._stalled
         self._reconnects += 1
         self.status(Text(N_("reconnected to {name}: the match goes on"), name=self.peer_name))

@@ -93,6 +93,10 @@ class Liveness:
         self._stall_heard = False
         """Whether the peer was heard (a frame, a resumed connection) while it owed that link past
         the limit."""
+        self._stall_unless_sent = False
+        """The peer came back past the limit holding more links than we do: the awaited one may be
+        on its way, so it stalls only if they do not come (its next frame is another, or the line
+        drops first)."""
         self._stall_claimable = False
         """Whether the line went down while we had owed our link so long that the peer could claim
         our stall: its claim may have been lost with the line."""
@@ -105,22 +109,28 @@ class Liveness:
 
     # ------------------------------------------------------------ the connection
 
-    def connected(self, now: float, resent: bool = True) -> None:
+    def connected(self, now: float, resent: bool = True, ahead: bool = False) -> None:
         """A fresh connection is up and resumed: silences are timed from here on; stalls too when
         ``resent`` (the resume gave one side links of the other's never resent to it before), else
-        they go on from when the link became due, whatever the line did meanwhile."""
+        they go on from when the link became due, whatever the line did meanwhile. ``ahead``: the
+        peer holds more links than we do (they are resent to us next)."""
         if resent:
             self._stalls_from = now
         self.live = True
         self.heard_at = now
         self._stall_claimable = self._silence_shown = False
-        self._hear_stall(now)
+        if ahead:
+            self._stall_unless_sent = self._overdue(now)
+        else:
+            self._hear_stall(now)
 
     def lost(self, now: float) -> None:
         """The connection went down at ``now``: had we owed our link long enough for the peer to
-        claim our stall (timed as it times one: :meth:`stalled`)? The margin (``claim_grace``, at most half the limit) covers the
-        peer's clock starting a little before ours."""
+        claim our stall (timed as it times one: :meth:`stalled`)? The margin (``claim_grace``, at
+        most half the limit) covers the peer's clock starting a little before ours."""
         self.live = False
+        self._stall_heard |= self._stall_unless_sent  # it came back for a moment, and sent nothing
+        self._stall_unless_sent = False
         owing, patience = self._owing_since, self.patience
         margin = min(patience.claim_grace, patience.forfeit_after / 2)
         self._stall_claimable = (
@@ -187,11 +197,11 @@ class Liveness:
 
     def awaiting(self, now: float, limit: float) -> None:
         """The peer's link is due to us from ``now``; it may take ``limit`` seconds."""
-        self._awaited, self._stall_heard = (now, limit), False
+        self._awaited, self._stall_heard, self._stall_unless_sent = (now, limit), False, False
 
     def awaited(self) -> None:
         """The wait for the peer's link is over (it came, or the claim is settled)."""
-        self._awaited, self._stall_heard = None, False
+        self._awaited, self._stall_heard, self._stall_unless_sent = None, False, False
 
     def stalled(self, now: float) -> bool:
         """Whether the peer stalls: it owes the awaited link past the limit, timed from when it
@@ -199,7 +209,8 @@ class Liveness:
         over the connection up now, or at any frame or resumed connection since the limit passed
         (so that a peer coming back for a moment, again and again, does not escape it)."""
         heard = now - self.heard_at < self.patience.silent_after
-        return self._stall_heard or (self.live and heard and self._overdue(now))
+        waiting = self._stall_unless_sent  # for the links the peer says it holds
+        return self._stall_heard or (self.live and heard and not waiting and self._overdue(now))
 
     def stall_wait(self, now: float) -> float:
         """Seconds to wait for the awaited link before asking :meth:`stalled` again: until the
@@ -217,8 +228,10 @@ class Liveness:
         return now - max(since, self._stalls_from) >= limit
 
     def _hear_stall(self, now: float) -> None:
-        """The peer was heard at ``now``: a stall, if it owes the awaited link past the limit."""
+        """The peer was heard at ``now``: a stall, if it owes the awaited link past the limit (a
+        frame that is that link makes progress at once, which ends the wait first)."""
         self._stall_heard = self._stall_heard or self._overdue(now)
+        self._stall_unless_sent = False
 
     def crossed_claim(self, now: float) -> bool:
         """Whether the peer's forfeit claim may be honest: we owe the due link, or sent it so

@@ -202,6 +202,22 @@ def test_a_stall_is_timed_from_the_due_link_until_the_peer_is_resent_new_links()
     assert not clock.stalled(431.0)
 
 
+def test_a_peer_back_past_the_limit_with_more_links_stalls_only_if_they_do_not_come() -> None:
+    """The awaited link may be among the links a peer ahead of us resends on its return: no stall
+    before they come; one if it sends another frame first, or leaves without them."""
+    for then in ("a keep-alive", "the line drops"):
+        clock = Liveness(Patience(silent_after=6, forfeit_after=180), host=True, now=0.0)
+        clock.awaiting(0, limit=180)
+        clock.lost(10.0)
+        clock.connected(200.0, resent=False, ahead=True)
+        assert not clock.stalled(200.0)  # its link may be on its way
+        if then == "a keep-alive":
+            clock.heard(200.1)
+        else:
+            clock.lost(200.1)
+        assert clock.stalled(200.2)
+
+
 # ------------------------------------------------------------------ hostile files
 
 
