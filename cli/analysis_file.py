@@ -72,7 +72,9 @@ def load_analysis(path: Path, game: Game) -> dict[int, Verdict]:
     try:
         raw = json.loads(storage.read_text(path))
         return {v.index: v for v in (_verdict(entry, game) for entry in raw["moves"])}
-    except (ValueError, KeyError, TypeError, IndexError, MoveError) as exc:
+    # RecursionError: arrays nested deeper than the parser's stack; OverflowError: a move
+    # numbered 1e999, which JSON reads as an infinite float
+    except (ValueError, KeyError, TypeError, IndexError, MoveError, RecursionError, OverflowError) as exc:
         why = _("{file} is not an analysis of this game ({error})").format(file=path.name, error=exc)
         raise storage.StorageError(why) from None
 

@@ -300,10 +300,9 @@ class Listener:
         address, source = channel.peer_address, source_of(channel.peer_host)
         self._evict(self.admission.arrive(key, source))
         self._channels[key] = channel
-        lan = (
-            self.approve is not None
-            and (self.playing is None or self.playing_lan)  # then only for the LAN joiner's return
-            and self.approvals.welcome(source)
+        lan = self.approve is not None and (
+            (self.playing is None and self.approvals.welcome(source))
+            or self.playing_lan  # then only for the LAN joiner's return, however many were asked
         )
         machine = HostHandshake(self.me, self.name, self.terms, self.secret, self._seen, lan)
         session: Session | None = None
@@ -335,7 +334,12 @@ class Listener:
         if returning:
             self._came_back(channel, session)
         else:
-            self.known.check(session.hello.name, session.accept.key)  # checked in _admit
+            try:
+                self.known.check(session.hello.name, session.accept.key)  # checked in _admit
+            except P2PError as exc:  # it cannot be saved (a full disk): the host cannot go on
+                channel.abort()
+                self._first.set_exception(exc)
+                return
             self._first.set_result((channel, session))
 
     def _evict(self, keys: list[Hashable]) -> None:

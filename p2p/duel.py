@@ -61,10 +61,8 @@ from p2p.messages import (
     MoveMsg,
     Ping,
     Rematch,
-    Resume,
     Reveal,
     Signed,
-    expect,
 )
 from p2p.players import Player
 from p2p.record import RecordWriter
@@ -268,10 +266,12 @@ class Duel:
         )  # fmt: skip
 
     async def say(self, text: str) -> None:
-        """Send a chat line to the peer."""
+        """Send a chat line to the peer, as the schema takes it (:meth:`Chat.of`; nothing if
+        that leaves nothing)."""
         if not self.clock.live:
             raise ConnectionClosed(Text(N_("not connected to {name} right now"), name=self.peer_name))
-        await self.channel.send(Chat(text=text[:200]))
+        if (line := Chat.of(text)).text:
+            await self.channel.send(line)
 
     @property
     def claimable(self) -> Text | None:
@@ -339,9 +339,10 @@ class Duel:
                             Abort(reason="lost", detail="this program has no match to resume")
                         )
         except Exception as exc:  # a local failure: keep what was played, then let it surface
-            self.writer.save(
-                self.match, {"end": "error", "detail": f"this side failed: {exc!r}", "by": self.seat}
-            )
+            with contextlib.suppress(OSError):  # the record itself may be what failed
+                self.writer.save(
+                    self.match, {"end": "error", "detail": f"this side failed: {exc!r}", "by": self.seat}
+                )
             await self.channel.close()
             raise
         except (asyncio.CancelledError, KeyboardInterrupt) as exc:
@@ -364,7 +365,7 @@ class Duel:
         finally:
             keepalive.cancel()
             reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, P2PError):
+            with contextlib.suppress(asyncio.CancelledError, Exception):  # its error, if any, was raised
                 await reader
         self.writer.save(self.match, note)
         self.writer.close()
@@ -500,16 +501,20 @@ class Duel:
 
     async def _owed_within(self, limit: float) -> bool:
         """Wait for the peer's due link: ``True`` when it came, ``False`` once the peer has owed it
-        for ``limit`` seconds on a connection that stayed up and while we hear it (a stall). While
+        for ``limit`` seconds and was heard meanwhile (a stall: :meth:`Liveness.stalled`). While
         the line is down or silent the wait goes on: an absence is judged by the reader."""
-        since, clock = self.now(), self.clock
-        while True:
-            now = self.now()
-            if clock.stalled(since, now, limit):
-                return False
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._progress.wait(), clock.stall_wait(since, now, limit))
-                return True
+        clock = self.clock
+        clock.awaiting(self.now(), limit)
+        try:
+            while True:
+                now = self.now()
+                if clock.stalled(now):
+                    return False
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._progress.wait(), clock.stall_wait(now))
+                    return True
+        finally:
+            clock.awaited()
 
     async def _race(self, work: Awaitable[T], reader: asyncio.Task[None]) -> T:
         """``work``'s result, unless the reader fails first (its error is raised then)."""
@@ -733,9 +738,10 @@ class Duel:
 
     async def _exchange(self, channel: Channel) -> None:
         """Swap resume claims on a new connection, resend what the peer lacks, and go live."""
-        exchange = ResumeExchange(self.match, self.me.key, self.seat)
+        resent = 0 if self._resumed is None else self._resumed.resent
+        exchange = ResumeExchange(self.match, self.me.key, self.seat, resent)
         await channel.send(exchange.claim)
-        claim = expect(await channel.recv(HANDSHAKE_TIMEOUT), Resume, "resume")
+        claim = await channel.recv(HANDSHAKE_TIMEOUT)
         self.channel = channel  # from here on, an abort (a different history) goes to this connection
         exchange.hear(claim)
         self._resumed = exchange
@@ -743,7 +749,7 @@ class Duel:
             await channel.send(message)
         if self.saved is not None and self.seat == self.session.terms.host_seat:
             self.saved.joiner_back_from(channel.peer_host)
-        self.clock.connected(self.now())
+        self.clock.connected(self.now(), exchange.restarts_stalls, exchange.owed is not None)
         self._claimable = self._stalled
         self._reconnects += 1
         self.status(Text(N_("reconnected to {name}: the match goes on"), name=self.peer_name))

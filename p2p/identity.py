@@ -154,6 +154,10 @@ def _plain_latin(char: str) -> str:
     return plain if case == "CAPITAL " else plain.lower()
 
 
+_KEY = re.compile("[0-9a-f]{64}")
+"""A known peer's identity key as the file holds it: 32 bytes in lowercase hex."""
+
+
 class KnownPeers:
     """Peers met before, by name, with the identity key each one showed; a name that looks like a
     known one (same :func:`skeleton`) is treated as that name."""
@@ -163,21 +167,33 @@ class KnownPeers:
 
     def load(self) -> dict[str, dict[str, str]]:
         """Name → ``{"key": hex, "first_seen": iso date, "last_seen": iso date}``."""
+        peers = self._read()
+        for name, info in peers.items():
+            if not isinstance(info.get("key"), str) or not _KEY.fullmatch(info["key"]):
+                raise P2PError(
+                    f"the known-peers file {self.path} is corrupt: the key of {name!r} is not 64 hex "
+                    f"digits ('trumps peers forget {name}' removes it)"
+                )
+        return peers
+
+    def _read(self) -> dict[str, dict[str, str]]:
+        """The file's entries, each a JSON object, their keys unchecked."""
         try:
             data = json.loads(self.path.read_text())
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:  # RecursionError: nested too deep
             raise P2PError(f"the known-peers file {self.path} is unreadable: {exc}") from None
-        if not isinstance(data, dict) or not all(
-            isinstance(v, dict) and isinstance(v.get("key"), str) for v in data.values()
-        ):
+        if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
             raise P2PError(f"the known-peers file {self.path} is corrupt")
         return data
 
     def _save(self, peers: dict[str, dict[str, str]]) -> None:
         text = json.dumps(peers, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-        write_atomically(self.path, text.encode(), mode=0o600)
+        try:
+            write_atomically(self.path, text.encode(), mode=0o600)
+        except OSError as exc:  # a full disk, a read-only folder: said in a line, never a traceback
+            raise P2PError(f"cannot save the known-peers file {self.path}: {exc}") from None
 
     def check(self, name: str, public: bytes, remember: bool = True) -> bool:
         """Accept ``name`` with key ``public``: ``True`` if new (and remembered, if ``remember``).
@@ -198,9 +214,8 @@ class KnownPeers:
             raise IdentityChanged(Text(template, name=name, old=old, new=fingerprint(public)))
         if not remember:
             return known is None
-        peers[name] = {"key": public.hex(), "first_seen": now, "last_seen": now} | (
-            {"first_seen": known["first_seen"]} if known else {}
-        )
+        first_seen = now if known is None else known.get("first_seen", now)
+        peers[name] = {"key": public.hex(), "first_seen": first_seen, "last_seen": now}
         self._save(peers)
         return known is None
 
@@ -220,8 +235,8 @@ class KnownPeers:
                 raise IdentityChanged(Text(template, known=other, old=old, new=fingerprint(public)))
 
     def forget(self, name: str) -> bool:
-        """Forget ``name``; whether it was known."""
-        peers = self.load()
+        """Forget ``name``; whether it was known (a damaged key of it too: the way to mend one)."""
+        peers = self._read()
         if peers.pop(name, None) is None:
             return False
         self._save(peers)

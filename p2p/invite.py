@@ -70,7 +70,7 @@ class Invite:
         if (
             not addresses
             or len(addresses) > MAX_ADDRESSES
-            or not all(m is not None and 0 < int(m["port"]) < 65536 for m in addresses)
+            or not all(m is not None and 0 < int(m["port"]) < 65536 and _dialable(m["host"]) for m in addresses)
             or not all(re.fullmatch(_KEY, key) for key in parts[1:])
         ):
             template = N_(
@@ -81,3 +81,12 @@ class Invite:
         found = tuple((m["v6"] or m["host"], int(m["port"])) for m in addresses if m is not None)
         secret = base64.b32decode(parts[2].upper())
         return cls(found, parts[1], secret)
+
+
+def _dialable(host: str | None) -> bool:
+    """Whether a host name (``None`` for an IPv6 address) can be looked up: every label of 1-63
+    characters once IDNA-encoded (the system's resolver refuses others, with a ``UnicodeError``)."""
+    try:
+        return host is None or bool(host.encode("idna"))
+    except UnicodeError:
+        return False

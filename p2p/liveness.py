@@ -75,8 +75,7 @@ class Liveness:
         self.patience = patience
         self.host = host
         self.live = live
-        """Whether the current connection is up and resumed (stalls are timed only then)."""
-        self.live_since = now
+        """Whether the current connection is up and resumed."""
         self.heard_at = now
         """When the peer was last heard (any frame, keep-alives included), or the connection went live."""
         self._pinged_at = now
@@ -85,6 +84,19 @@ class Liveness:
         self._silence_shown = False
         self._owing_since: float | None = None
         self._sent_at = float("-inf")
+        self._stalls_from = now
+        """Stalls are timed from here at the earliest: the duel's start, or the last resume that
+        gave one side links of the other's never resent to it (a link due after them may be due
+        to it only then)."""
+        self._awaited: tuple[float, float] | None = None
+        """Since when we wait for the peer's due link, and how long it may take, while we do."""
+        self._stall_heard = False
+        """Whether the peer was heard (a frame, a resumed connection) while it owed that link past
+        the limit."""
+        self._stall_unless_sent = False
+        """The peer came back past the limit holding more links than we do: the awaited one may be
+        on its way, so it stalls only if they do not come (its next frame is another, or the line
+        drops first)."""
         self._stall_claimable = False
         """Whether the line went down while we had owed our link so long that the peer could claim
         our stall: its claim may have been lost with the line."""
@@ -97,21 +109,32 @@ class Liveness:
 
     # ------------------------------------------------------------ the connection
 
-    def connected(self, now: float) -> None:
-        """A fresh connection is up: stalls and silences are timed from here on."""
+    def connected(self, now: float, resent: bool = True, ahead: bool = False) -> None:
+        """A fresh connection is up and resumed: silences are timed from here on; stalls too when
+        ``resent`` (the resume gave one side links of the other's never resent to it before), else
+        they go on from when the link became due, whatever the line did meanwhile. ``ahead``: the
+        peer holds more links than we do (they are resent to us next)."""
+        if resent:
+            self._stalls_from = now
         self.live = True
-        self.live_since = self.heard_at = now
+        self.heard_at = now
         self._stall_claimable = self._silence_shown = False
+        if ahead:
+            self._stall_unless_sent = self._overdue(now)
+        else:
+            self._hear_stall(now)
 
     def lost(self, now: float) -> None:
-        """The connection went down at ``now``: had we owed our link on it long enough for the
-        peer to claim our stall? The margin (``claim_grace``, at most half the limit) covers the
-        peer's clock starting a little before ours."""
+        """The connection went down at ``now``: had we owed our link long enough for the peer to
+        claim our stall (timed as it times one: :meth:`stalled`)? The margin (``claim_grace``, at
+        most half the limit) covers the peer's clock starting a little before ours."""
         self.live = False
+        self._stall_heard |= self._stall_unless_sent  # it came back for a moment, and sent nothing
+        self._stall_unless_sent = False
         owing, patience = self._owing_since, self.patience
         margin = min(patience.claim_grace, patience.forfeit_after / 2)
         self._stall_claimable = (
-            owing is not None and now - max(owing, self.live_since) >= patience.forfeit_after - margin
+            owing is not None and now - max(owing, self._stalls_from) >= patience.forfeit_after - margin
         )
 
     # ------------------------------------------------------------ keep-alives and silence
@@ -150,6 +173,7 @@ class Liveness:
         shown, self._silence_shown = self._silence_shown, False
         self.heard_at = now
         self._read = None
+        self._hear_stall(now)
         return shown
 
     def away(self, now: float) -> float:
@@ -171,19 +195,43 @@ class Liveness:
         """We sent the link we owed."""
         self._owing_since, self._sent_at = None, now
 
-    def stalled(self, due_since: float, now: float, limit: float) -> bool:
-        """Whether the peer, owing its link since ``due_since``, stalls past ``limit``: on one
-        connection that is up and over which we keep hearing it."""
-        heard = now - self.heard_at < self.patience.silent_after
-        return self.live and heard and now - max(due_since, self.live_since) >= limit
+    def awaiting(self, now: float, limit: float) -> None:
+        """The peer's link is due to us from ``now``; it may take ``limit`` seconds."""
+        self._awaited, self._stall_heard, self._stall_unless_sent = (now, limit), False, False
 
-    def stall_wait(self, due_since: float, now: float, limit: float) -> float:
-        """Seconds to wait for the peer's owed link before asking :meth:`stalled` again: until it
-        could be found stalling (briefly, when that is now but it is not heard); while the
+    def awaited(self) -> None:
+        """The wait for the peer's link is over (it came, or the claim is settled)."""
+        self._awaited, self._stall_heard, self._stall_unless_sent = None, False, False
+
+    def stalled(self, now: float) -> bool:
+        """Whether the peer stalls: it owes the awaited link past the limit, timed from when it
+        became due (or the last resume that resent it links of ours), and it was heard meanwhile:
+        over the connection up now, or at any frame or resumed connection since the limit passed
+        (so that a peer coming back for a moment, again and again, does not escape it)."""
+        heard = now - self.heard_at < self.patience.silent_after
+        waiting = self._stall_unless_sent  # for the links the peer says it holds
+        return self._stall_heard or (self.live and heard and not waiting and self._overdue(now))
+
+    def stall_wait(self, now: float) -> float:
+        """Seconds to wait for the awaited link before asking :meth:`stalled` again: until the
+        peer could be found stalling (briefly, when that is now but it is not heard); while the
         connection is down, a little at a time."""
-        if not self.live:
+        if not self.live or self._awaited is None:
             return _DOWN_RECHECK
-        return max(_STALL_RECHECK, max(due_since, self.live_since) + limit - now)
+        since, limit = self._awaited
+        return max(_STALL_RECHECK, max(since, self._stalls_from) + limit - now)
+
+    def _overdue(self, now: float) -> bool:
+        if self._awaited is None:
+            return False
+        since, limit = self._awaited
+        return now - max(since, self._stalls_from) >= limit
+
+    def _hear_stall(self, now: float) -> None:
+        """The peer was heard at ``now``: a stall, if it owes the awaited link past the limit (a
+        frame that is that link makes progress at once, which ends the wait first)."""
+        self._stall_heard = self._stall_heard or self._overdue(now)
+        self._stall_unless_sent = False
 
     def crossed_claim(self, now: float) -> bool:
         """Whether the peer's forfeit claim may be honest: we owe the due link, or sent it so

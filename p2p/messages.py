@@ -270,6 +270,19 @@ class Chat(Message, tag="chat"):
 
     text: str = _text(200)
 
+    @classmethod
+    def of(cls, text: str) -> Chat:
+        """The chat line ``text`` as the schema takes it: white space (a tab, a line break) as a
+        space, other characters that are not printable (a pasted zero-width space) left out, the
+        ends trimmed, at most 200 characters. Sent as typed, the peer would refuse it as our
+        protocol violation.
+
+        >>> Chat.of("good\u200b luck,\\tann\\n")
+        Chat(text='good luck, ann')
+        """
+        kept = "".join(c if c.isprintable() else " " if c.isspace() else "" for c in text)
+        return cls(text=kept.strip()[:200])
+
 
 @dataclass(frozen=True)
 class Ping(Message, tag="ping"):

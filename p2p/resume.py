@@ -14,15 +14,18 @@ from __future__ import annotations
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2p.errors import ProtocolViolation
 from p2p.match import Match
 from p2p.messages import Bye, Message, Resume
+from p2p.text import N_, Text
 
 
 class ResumeExchange:
     """One side's resume exchange over one fresh connection."""
 
-    def __init__(self, match: Match, key: Ed25519PrivateKey, seat: int) -> None:
-        """``match``: ours, as it stands (links applied later are resent too); ``key``: ours."""
+    def __init__(self, match: Match, key: Ed25519PrivateKey, seat: int, resent: int = 0) -> None:
+        """``match``: ours, as it stands (links applied later are resent too); ``key``: ours;
+        ``resent``: the :attr:`resent` of the duel's previous exchange, if any."""
         self.match = match
         self.peer = 1 - seat
         self.claim = match.resume_claim(key)
@@ -32,11 +35,28 @@ class ResumeExchange:
         self._sent: int | None = None
         """How many of our links the peer holds or was sent; ``None`` until its claim is heard."""
         self._bye_sent = False
+        self.resent = resent
+        """The most links the peer held once this exchange or an earlier one of the duel resent
+        it what it lacked."""
+        self.restarts_stalls = False
+        """Whether the peer lacked links of ours that were never resent to it before: a link due
+        after them may be due to it only now, so the stall clocks start again. (A peer that says
+        it lost them once more, connection after connection, restarts nothing.)"""
 
-    def hear(self, claim: Resume) -> None:
-        """The peer's claim (its first message), judged against our history as far as we hold it."""
+    def hear(self, claim: Message) -> None:
+        """The peer's claim (its first message), judged against our history as far as we hold it.
+
+        Any other first message is the peer's :class:`~p2p.errors.ProtocolViolation`: it came
+        sealed under the peer's key, so it is the peer's act, not damage on the line (which would
+        let a peer that saw a bad deal leave without losing the game)."""
+        if not isinstance(claim, Resume):
+            template = N_("player {seat} sent a {tag!r} message where its resume message was due")
+            raise ProtocolViolation(Text(template, seat=self.peer, tag=claim.TAG))
         self.owed = None if self.match.check_resume(claim, self.peer) else claim
         self._sent = min(claim.links, len(self.match.links))
+        held = len(self.match.links)
+        if self._sent < held:
+            self.restarts_stalls, self.resent = held > self.resent, max(held, self.resent)
 
     def next_message(self) -> Message | None:
         """The next message the peer lacks: our links it does not hold, in order, then ``bye`` if

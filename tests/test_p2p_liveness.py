@@ -20,37 +20,41 @@ PATIENCE = Patience(silent_after=6, forfeit_after=180, claim_grace=10)
 
 def test_a_stall_is_timed_on_one_live_connection_over_which_the_peer_is_heard() -> None:
     clock = Liveness(PATIENCE, host=False, now=0.0)
+    clock.awaiting(0, limit=180)
     clock.heard(179)
-    assert not clock.stalled(due_since=0, now=179, limit=180)
-    assert clock.stalled(due_since=0, now=180, limit=180)
-    assert not clock.stalled(due_since=0, now=185, limit=180)  # silent 6 s: an absence, not a stall
+    assert not clock.stalled(179)
+    assert clock.stalled(180)
+    assert not clock.stalled(185)  # silent 6 s: an absence, not a stall
     clock.lost(181)
-    assert not clock.live and not clock.stalled(due_since=0, now=181, limit=180)  # down: an absence
+    assert not clock.live and not clock.stalled(181)  # down: an absence
 
 
-def test_a_reconnection_restarts_the_stall_clock() -> None:
+def test_a_reconnection_that_resent_our_link_restarts_the_stall_clock() -> None:
     """The peer got our link again with the resume: its thinking time counts from there."""
     clock = Liveness(PATIENCE, host=True, now=0.0)
+    clock.awaiting(0, limit=180)
     clock.lost(50.0)
-    assert clock.stall_wait(due_since=0, now=60, limit=180) == 0.5  # down: look again soon
-    clock.connected(100.0)
+    assert clock.stall_wait(60) == 0.5  # down: look again soon
+    clock.connected(100.0, resent=True)
     assert clock.live
     clock.heard(250)
-    assert not clock.stalled(due_since=0, now=250, limit=180)
-    assert clock.stall_wait(due_since=0, now=250, limit=180) == 30
+    assert not clock.stalled(250)
+    assert clock.stall_wait(250) == 30
     clock.heard(280)
-    assert clock.stalled(due_since=0, now=280, limit=180)
+    assert clock.stalled(280)
 
 
 def test_a_stall_wait_that_is_over_while_the_peer_is_not_heard_looks_again_soon() -> None:
     clock = Liveness(PATIENCE, host=True, now=0.0)
-    assert not clock.stalled(due_since=0, now=200, limit=180)  # quiet since 0: not heard
-    assert clock.stall_wait(due_since=0, now=200, limit=180) == 0.05
+    clock.awaiting(0, limit=180)
+    assert not clock.stalled(200)  # quiet since 0: not heard
+    assert clock.stall_wait(200) == 0.05
 
 
 def test_a_restored_duel_starts_on_a_connection_still_to_be_resumed() -> None:
     clock = Liveness(PATIENCE, host=False, now=0.0, live=False)
-    assert not clock.stalled(due_since=0, now=500, limit=180)
+    clock.awaiting(0, limit=180)
+    assert not clock.stalled(500)
     clock.connected(510.0)
     assert clock.live and clock.away(515.0) == 5
 

@@ -343,6 +343,8 @@ def _run_to_end(
         report = asyncio.run(until_stopped())
     except P2PError as exc:
         return _fail(command, exc, as_json)
+    except OSError as exc:  # a record or saved state that cannot be written (a full disk…)
+        return _fail(command, OSError(Text(N_("stopped on a local file error: {error}"), error=exc)), as_json, "error")
     except (KeyboardInterrupt, asyncio.CancelledError) as exc:
         if saved is not None and saved.path.exists():
             why = Text(N_("paused; run the same command again to continue the match"))
