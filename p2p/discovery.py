@@ -33,7 +33,7 @@ from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZerocon
 from engine import Rules
 from p2p.errors import P2PError
 from p2p.handshake import LAN_SECRET, Terms
-from p2p.invite import Invite
+from p2p.invite import MAX_ADDRESSES, Invite
 from p2p.text import N_, Text
 
 SERVICE = "_trumps._tcp.local."
@@ -176,7 +176,9 @@ async def browse(seconds: float) -> list[FoundHost]:
                 host_name, fingerprint, terms = read_properties(info.properties)
             except DiscoveryError:
                 continue
+            # at most an invite's worth: anyone may announce, and a joiner dials what is listed
             shown = tuple(str(a) for a in info.ip_addresses_by_version(IPVersion.All) if not a.is_link_local)
+            shown = shown[:MAX_ADDRESSES]
             if shown and info.port and fingerprint not in found:
                 found[fingerprint] = FoundHost(host_name, fingerprint, terms, shown, int(info.port))
         return list(found.values())

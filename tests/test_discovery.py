@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 import os
 import shutil
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from zeroconf import ServiceStateChange
 
 from engine import Rules
+from p2p import discovery
 from p2p.discovery import DiscoveryError, FoundHost, announced_properties, read_properties
 from p2p.handshake import LAN_SECRET, Terms
 from p2p.invite import Invite
@@ -68,6 +73,45 @@ def test_a_found_host_is_an_invite_without_a_secret() -> None:
     invite = found.invite()
     assert invite == Invite((("10.3.0.10", 47111), ("2001:db8:3::a", 47111)), FINGERPRINT, LAN_SECRET)
     assert invite.secret == b""  # the announcement never had one: the host's person decides
+
+
+def test_an_announcement_listing_many_addresses_is_dialed_at_an_invites_worth_at_most(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Flaw: a fake announcement listing a thousand addresses made a joiner that chose it dial every
+    one. The host found keeps the first 16 (an invite holds no more)."""
+    addresses = [ipaddress.ip_address(f"10.9.{n // 250}.{n % 250 + 1}") for n in range(1000)]
+
+    class Browser:
+        def __init__(self, zc: object, service: str, handlers: list[Any]) -> None:
+            handlers[0](zeroconf=zc, service_type=service, name="ann." + service, state_change=ServiceStateChange.Added)
+
+        async def async_cancel(self) -> None:
+            pass
+
+    class Info:
+        def __init__(self, service: str, name: str) -> None:
+            self.properties, self.port = announced_properties("ann", FINGERPRINT, TERMS), 47111
+
+        async def async_request(self, zc: object, timeout: int) -> bool:
+            return True
+
+        def ip_addresses_by_version(self, version: object) -> list[Any]:
+            return addresses
+
+    class Zeroconf:
+        def __init__(self, interfaces: object) -> None:
+            self.zeroconf = self
+
+        async def async_close(self) -> None:
+            pass
+
+    monkeypatch.setattr(discovery, "AsyncZeroconf", Zeroconf)
+    monkeypatch.setattr(discovery, "AsyncServiceBrowser", Browser)
+    monkeypatch.setattr(discovery, "AsyncServiceInfo", Info)
+    [found] = asyncio.run(discovery.browse(0))
+    assert len(found.addresses) == 16 and len(found.invite().addresses) == 16
+    assert found.addresses[0] == "10.9.0.1"
 
 
 def test_looking_for_games_with_no_network_interface_says_so_in_one_line() -> None:
