@@ -570,10 +570,12 @@ async def _accepted(
 
 
 _UNPROVEN = (
-    PeerAborted, PeerBusy, FingerprintMismatch, BadHandshakeSignature, IncompatiblePeer, InviteRefused,
+    PeerAborted, FingerprintMismatch, BadHandshakeSignature, IncompatiblePeer, InviteRefused,
 )  # fmt: skip
 """Refusals a redial meets before the host's signature is checked (a clear ``abort``, an offer
-under another key): anyone on the path could forge them, so they cannot end the match."""
+under another key): anyone on the path could forge them, so they cannot end the match. A sealed
+``busy`` (:class:`PeerBusy`) is the host's own word, given the playing joiner only once its match
+is over: it ends the redial."""
 
 
 @dataclass

@@ -16,7 +16,7 @@ from engine import Game, Move, Rules
 from p2p.channel import Channel
 from p2p.connect import Listener, Redial, join, join_on, listening_socket, perform
 from p2p.duel import Duel, Report
-from p2p.errors import Forfeit, HistoryMismatch, P2PError
+from p2p.errors import Forfeit, HistoryMismatch, P2PError, PeerBusy
 from p2p.handshake import HostHandshake, Session, Terms
 from p2p.invite import Invite, new_secret
 from p2p.liveness import Patience
@@ -296,9 +296,10 @@ def test_a_third_party_is_refused_mid_game_while_the_match_goes_on(tmp_path: Pat
 def test_the_joiner_coming_back_after_the_match_is_told_it_is_over(tmp_path: Path) -> None:
     """Flaw: once the match was over (its joiner left, or it ended) the host still let that joiner
     in as returning and queued its connection for a duel that no longer reads: the joiner, back
-    with the same join line, got through the handshake and waited for a deal for ever. Now it is
-    refused at once, by the host's own (sealed) words, and the host's report says why; a rematch's
-    duel takes its returns again."""
+    with the same join line, got through the handshake and waited for a deal for ever (and one
+    redialling, still in the match, redialled until its forfeit limit). Now it is refused at once,
+    by the host's own (sealed) words, which end a redial too, and the host's report says why; a
+    rematch's duel takes its returns again."""
 
     async def scenario() -> tuple[Report, Report, str, list[str], bool]:
         async with resilient(tmp_path, {}) as net:
@@ -308,6 +309,10 @@ def test_the_joiner_coming_back_after_the_match_is_told_it_is_over(tmp_path: Pat
                 async with asyncio.timeout(10):  # before the fix: a handshake that never ends in a deal
                     channel, _ = await join(net.invite, net.bob.me, "bob", net.bob.known, accept_all)
                     await channel.recv(5)
+            redial = Redial(net.invite, net.bob.me, "bob", net.bob.known, joiner.session, 0.05, 0.2)
+            with pytest.raises(PeerBusy) as redialled:  # a joiner that thought the match still on
+                await asyncio.wait_for(redial.reconnect(), 10)  # before: redialled until its limit
+            assert "ann's match with you is over" in str(redialled.value)
             reasons = [str(error) for _, error in net.listener.refusals]
             again = await asyncio.gather(host.rematch(True), joiner.rematch(True))  # its duel watches
             assert again[0] is not None and again[1] is not None
@@ -320,7 +325,7 @@ def test_the_joiner_coming_back_after_the_match_is_told_it_is_over(tmp_path: Pat
     host, joiner, over, reasons, returned = run(scenario())
     _same_complete_match(host, joiner)
     assert "ann's match with you is over: ask for a new invite to play again" in over
-    assert reasons == ["bob came back after the match was over"]
+    assert reasons == ["bob came back after the match was over"] * 2
     assert returned
 
 
