@@ -28,7 +28,7 @@ def load_config() -> dict[str, str]:
     path = config_dir() / _CONFIG
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested deeper than the parser's stack
         return {}
     if not isinstance(raw, dict):
         return {}
