@@ -190,7 +190,7 @@ def load_unfinished() -> Unfinished | None:
         raise StorageError(message.format(file=path, line=exc.lineno, column=exc.colno)) from None
     except KeyError as exc:
         raise StorageError(_("{file} is damaged: {key} is missing").format(file=path, key=exc)) from None
-    except (ValueError, TypeError, IndexError) as exc:
+    except (ValueError, TypeError, IndexError, RecursionError) as exc:  # RecursionError: nested too deep
         raise StorageError(_("{file} is damaged: {error}").format(file=path, error=exc)) from None
     if "/" in unfinished.record or "\\" in unfinished.record or unfinished.record.startswith("."):
         raise StorageError(

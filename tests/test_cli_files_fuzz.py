@@ -61,8 +61,6 @@ json_values = st.recursive(
 
 
 KNOWN_BUGS = {
-    "note arrays nested deep": "a note nested too deep stops play and history (RecursionError)",
-    "note objects nested deep": "a note nested too deep stops play and history (RecursionError)",
     "note a directory": "a directory as the note stops play (IsADirectoryError on forgetting it)",
     "identity a directory": "a directory as the identity key stops peers (IsADirectoryError)",
     "identity cannot be made": "an identity that cannot be written stops peers (OSError)",
