@@ -61,7 +61,6 @@ json_values = st.recursive(
 
 
 KNOWN_BUGS = {
-    "note a directory": "a directory as the note stops play (IsADirectoryError on forgetting it)",
     "identity a directory": "a directory as the identity key stops peers (IsADirectoryError)",
     "identity cannot be made": "an identity that cannot be written stops peers (OSError)",
     "peer name": "a known peer's name is shown raw in the peers error",

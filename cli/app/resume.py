@@ -3,6 +3,7 @@ the game a restarted duel continues."""
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +33,8 @@ def load_unfinished() -> tuple[SavedGame | None, str]:
     could, or there is none).
 
     A damaged note or record is forgotten so that the question does not come
-    back; the record itself stays in the history. Call it only while holding
+    back (a note that cannot be removed, a directory in its place, stays and is
+    reported again); the record itself stays in the history. Call it only while holding
     :func:`cli.storage.lock_unfinished`.
     """
     try:
@@ -43,13 +45,19 @@ def load_unfinished() -> tuple[SavedGame | None, str]:
         if "Seed" not in game.headers:  # the engine checks Dealer and Trumps against the seed only
             raise RecordError(_("the record does not name its deal (Seed, Dealer, Trumps)"))
     except (storage.StorageError, RecordError) as exc:
-        storage.clear_unfinished()
+        _forget_note()
         return None, str(exc)
     if game.result is not None:
-        storage.clear_unfinished()
+        _forget_note()
         return None, ""
     match = MatchScore(saved.games, saved.me, saved.played, list(saved.halves))
     return SavedGame(game, match, saved.path, AIOpponent(saved.level), saved.me), ""
+
+
+def _forget_note() -> None:
+    """Forget the unfinished-game note, if it can be removed."""
+    with contextlib.suppress(OSError):
+        storage.clear_unfinished()
 
 
 def interrupted_record(game: Game, since: str) -> tuple[Path, dict[str, str]]:
