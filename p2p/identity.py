@@ -59,17 +59,21 @@ class Identity:
 
 
 def load_identity(path: Path) -> Identity:
-    """The identity stored in ``path`` (the raw private key), made (mode 0600) on first use."""
-    if not path.exists():
-        key = Ed25519PrivateKey.generate()
-        try:
-            write_atomically(path, key.private_bytes_raw(), mode=0o600, exclusive=True)
-            return Identity.from_key(key)
-        except FileExistsError:
-            pass  # another first run made one meanwhile: that one is the identity
-    if path.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO):
-        raise P2PError(f"the identity key {path} is readable by others: run 'chmod 600 {path}'")
-    raw = path.read_bytes()
+    """The identity stored in ``path`` (the raw private key), made (mode 0600) on first use;
+    :class:`P2PError` when it cannot be read or made (the file is left as it is)."""
+    try:
+        if not path.exists():
+            key = Ed25519PrivateKey.generate()
+            try:
+                write_atomically(path, key.private_bytes_raw(), mode=0o600, exclusive=True)
+                return Identity.from_key(key)
+            except FileExistsError:
+                pass  # another first run made one meanwhile: that one is the identity
+        if path.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise P2PError(f"the identity key {path} is readable by others: run 'chmod 600 {path}'")
+        raw = path.read_bytes()
+    except OSError as exc:  # a directory in its place, an unwritable folder: said in a line
+        raise P2PError(f"the identity key {path} cannot be read or made: {exc}") from None
     if len(raw) != 32:
         raise P2PError(f"the identity key {path} is corrupt ({len(raw)} bytes, not 32)")
     return Identity.from_key(Ed25519PrivateKey.from_private_bytes(raw))

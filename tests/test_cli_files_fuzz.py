@@ -61,8 +61,6 @@ json_values = st.recursive(
 
 
 KNOWN_BUGS = {
-    "identity a directory": "a directory as the identity key stops peers (IsADirectoryError)",
-    "identity cannot be made": "an identity that cannot be written stops peers (OSError)",
     "peer name": "a known peer's name is shown raw in the peers error",
     "analyze --seconds 0": "analyze refuses --seconds 0 after parsing, not as argparse does",
     "analyze --seconds nan": "analyze refuses --seconds nan after parsing, not as argparse does",
