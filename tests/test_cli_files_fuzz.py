@@ -61,7 +61,6 @@ json_values = st.recursive(
 
 
 KNOWN_BUGS = {
-    "peer name": "a known peer's name is shown raw in the peers error",
     "analyze --seconds 0": "analyze refuses --seconds 0 after parsing, not as argparse does",
     "analyze --seconds nan": "analyze refuses --seconds nan after parsing, not as argparse does",
     "analyze --seconds inf": "analyze --seconds inf thinks for ever",

@@ -46,8 +46,8 @@ def run(args: argparse.Namespace) -> int:
                 fingerprint=load_identity(home.identity_file).fingerprint
             )
         )
-    except P2PError as exc:
-        print(f"trumps peers: {translated(exc)}", file=sys.stderr)
+    except P2PError as exc:  # it may quote the file's names: shown, never obeyed
+        print(printable(f"trumps peers: {translated(exc)}"), file=sys.stderr)
         return 1
     if not peers:
         print(_("no known peers yet"))
