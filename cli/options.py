@@ -38,6 +38,24 @@ def games_count(text: str) -> int:
     return int(text)
 
 
+def seconds(text: str) -> float:
+    """A time in seconds, more than 0 and at most a day (``--timeout``, ``--seconds``): ``inf``
+    or ``1e400`` would wait or think for ever.
+
+    >>> seconds("0.5"), seconds("90")
+    (0.5, 90.0)
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 86400:
+        raise argparse.ArgumentTypeError(
+            _("{text!r} is not a number of seconds (up to 86400)").format(text=text)
+        )
+    return value
+
+
 def trump_suits(text: str, most: int = 2) -> str:
     """Trump suits as letters: a suit in any case, as a letter or a symbol (black or white),
     and up to ``most`` different ones (a second choice for when both players want the first).

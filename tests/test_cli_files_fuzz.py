@@ -61,10 +61,6 @@ json_values = st.recursive(
 
 
 KNOWN_BUGS = {
-    "analyze --seconds 0": "analyze refuses --seconds 0 after parsing, not as argparse does",
-    "analyze --seconds nan": "analyze refuses --seconds nan after parsing, not as argparse does",
-    "analyze --seconds inf": "analyze --seconds inf thinks for ever",
-    "analyze --seconds 1e400": "analyze --seconds 1e400 thinks for ever",
 }
 """Failures found by these tests, each until its fix (strict: the fix must make it pass)."""
 

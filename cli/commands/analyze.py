@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from cli.i18n import N_, _
+from cli.options import seconds
 
 if TYPE_CHECKING:
     from engine import Game
@@ -29,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--player", type=int, choices=(0, 1), help=_("only the moves of player 0 or 1 (default: both)")
     )
     parser.add_argument(
-        "--seconds", type=float, default=0.5, help=_("thinking time for each position (default: 0.5)")
+        "--seconds", type=seconds, default=0.5, help=_("thinking time for each position (default: 0.5)")
     )
     parser.add_argument(
         "--json", action="store_true", help=_("print JSON for other programs instead of text")
@@ -47,9 +48,6 @@ def run(args: argparse.Namespace) -> int:
     from cli.analysis_file import analysis_json
     from engine.ai.analysis import analyze
 
-    if not args.seconds > 0:
-        print(f"trumps analyze: {_('the thinking time must be more than 0 seconds')}", file=sys.stderr)
-        return 2
     game = _load(args.file)
     if game is None:
         return 1

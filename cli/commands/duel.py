@@ -18,7 +18,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from cli.i18n import N_, translated
-from cli.options import add_match_options, add_trump_option
+from cli.options import add_match_options, add_trump_option, seconds
 from cli.printable import printable
 from p2p.text import Text, ntext
 
@@ -59,18 +59,6 @@ def _port(text: str) -> int:
     return int(text)
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value <= 86400:
-        raise argparse.ArgumentTypeError(
-            translated(Text(N_("{text!r} is not a number of seconds (up to 86400)"), text=text))
-        )
-    return value
-
-
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     """Options both sides of a duel take."""
     parser.add_argument(
@@ -94,7 +82,7 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--timeout",
-        type=_seconds,
+        type=seconds,
         metavar="SECONDS",
         help=translated(
             Text(
