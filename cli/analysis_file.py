@@ -10,6 +10,7 @@ estimates, so a file written before grades existed shows them too.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,7 @@ def load_analysis(path: Path, game: Game) -> dict[int, Verdict]:
     Raises :class:`cli.storage.StorageError` when the file cannot be read, is not an analysis,
     or is about another game (a move that is not the one the record has).
     """
-    if not path.exists():
+    if not os.path.exists(path):  # unlike Path.exists, False where a folder cannot be searched
         return {}
     try:
         raw = json.loads(storage.read_text(path))

@@ -13,6 +13,7 @@ cryptography only when there are match records to verify.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -96,7 +97,7 @@ def _unreadable(path: Path, error: str) -> Row:
 def match_record_paths() -> list[Path]:
     """Every signed network match record, oldest first (their names start with the time)."""
     folder = Home.default().records
-    return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+    return sorted(folder.glob("*.jsonl")) if os.path.isdir(folder) else []  # False, not raised, where denied
 
 
 def network_games(path: Path) -> list[NetworkGame]:
@@ -186,7 +187,7 @@ def record_path(spec: str) -> tuple[Path, str | None]:
     name, hash_sign, number = spec.rpartition("#") if "#" in spec else (spec, "", "")
     path = Path(name)
     for folder in (storage.games_dir(), Home.default().records):
-        if not path.exists() and (folder / name).exists():
+        if not os.path.exists(path) and os.path.exists(folder / name):  # no PermissionError: reading says it
             path = folder / name
     if path.suffix != ".jsonl" and not hash_sign:
         return path, None

@@ -19,6 +19,7 @@ platformdirs gives for the platform (``~/.local/share/trumps``, ...): the same
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from dataclasses import asdict, dataclass
@@ -70,7 +71,7 @@ def new_record_path(now: datetime | None = None) -> Path:
 def record_paths() -> list[Path]:
     """Every saved game record, oldest first."""
     folder = games_dir()
-    if not folder.is_dir():
+    if not os.path.isdir(folder):  # unlike Path.is_dir, False where a folder cannot be searched
         return []
     return sorted((p for p in folder.glob("*.txt") if not p.name.startswith(".")), key=_record_order)
 
@@ -168,7 +169,7 @@ def clear_unfinished() -> None:
 def load_unfinished() -> Unfinished | None:
     """The game to resume, if any; :class:`StorageError` when the note is unreadable."""
     path = data_dir() / _UNFINISHED
-    if not path.exists():
+    if not os.path.exists(path):  # unlike Path.exists, False where a folder cannot be searched
         return None
     try:
         raw = json.loads(read_text(path))

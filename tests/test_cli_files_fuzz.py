@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -60,8 +61,7 @@ json_values = st.recursive(
 )
 
 
-KNOWN_BUGS = {
-}
+KNOWN_BUGS = {}
 """Failures found by these tests, each until its fix (strict: the fix must make it pass)."""
 
 
@@ -505,3 +505,75 @@ def test_a_bad_argument_is_one_argparse_line_and_touches_no_real_home(
     last = done.stderr.strip().splitlines()[-1]
     assert "Traceback" not in done.stderr and last.startswith("trumps") and fragment in last
     assert sorted(p.name for p in tmp_path.iterdir()) == ["record.txt"]  # nothing written anywhere
+
+
+# ------------------------------------------------------- unreadable permissions
+
+
+@pytest.fixture
+def lock_out(monkeypatch: pytest.MonkeyPatch) -> Callable[[Path], None]:
+    """Make a path unreadable as a folder without permissions makes it for a user who is not
+    root (these tests run as root, whom permissions do not stop): ``stat``, ``open`` and
+    ``scandir`` of it, and of anything under it, fail with EACCES."""
+    locked: list[Path] = []
+    stat, open_, scandir = os.stat, Path.open, os.scandir
+
+    def check(path: object) -> None:
+        if isinstance(path, str | Path) and any(Path(path) == p or p in Path(path).parents for p in locked):
+            raise PermissionError(13, "Permission denied", str(path))
+
+    def guarded_stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        check(path)
+        return stat(path, *args, **kwargs)
+
+    def guarded_open(self: Path, *args: Any, **kwargs: Any) -> Any:
+        check(self)
+        return open_(self, *args, **kwargs)
+
+    def guarded_scandir(path: Any = ".") -> Any:
+        check(path)
+        return scandir(path)
+
+    monkeypatch.setattr(os, "stat", guarded_stat)
+    monkeypatch.setattr(Path, "open", guarded_open)
+    monkeypatch.setattr(os, "scandir", guarded_scandir)
+    return locked.append
+
+
+UNREADABLE: dict[str, tuple[Callable[[], Path], list[str], int]] = {
+    "config": (lambda: config.config_dir(), ["history"], 0),
+    "unfinished note": (lambda: storage.data_dir() / "unfinished.json", ["play", "--resume"], 1),
+    "game record": (
+        lambda: storage.games_dir() / "2026-11-30T10-00-00Z.txt",
+        ["replay", "2026-11-30T10-00-00Z.txt"],
+        1,
+    ),
+    "identity": (lambda: Home.default().identity_file, ["peers"], 1),
+    "known peers": (lambda: Home.default().peers_file, ["peers"], 1),
+    "match records": (lambda: Home.default().records, ["stats"], 0),
+    "config folder": (lambda: Home.default().config, ["peers"], 1),
+}
+"""What cannot be read, the command that reads it, and the status it ends with."""
+
+
+@pytest.mark.parametrize("what", sorted(UNREADABLE))
+def test_an_unreadable_file_is_one_line(what: str, lock_out: Callable[[Path], None]) -> None:
+    saved_record()
+    storage.save_unfinished(storage.Unfinished("2026-11-30T10-00-00Z.txt", "hard", 3, 0, (0, 0)))
+    load_identity(Home.default().identity_file)
+    Home.default().records.mkdir(parents=True)
+    path_of, args, expected = UNREADABLE[what]
+    lock_out(path_of())
+    status, _, err = run_main(args)
+    assert status == expected and (err == "" or one_line(err)), err
+
+
+def test_an_analysis_that_cannot_be_read_is_none(lock_out: Callable[[Path], None]) -> None:
+    record = saved_record()
+    path = analysis_path(str(record))
+    path.write_text("{}")
+    lock_out(record.parent)
+    try:
+        assert load_analysis(path, a_record()) == {}  # not found: no analysis is shown
+    except storage.StorageError as exc:  # or found and not read: replay says so
+        assert one_line(str(exc))
