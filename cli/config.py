@@ -7,6 +7,7 @@ Every start of ``trumps`` reads it (the language), so this module imports little
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import Callable
@@ -85,13 +86,14 @@ def ask_on_terminal() -> str:
 def player_name(ask: Callable[[], str] = ask_on_terminal, refused: Callable[[str], None] = _to_stderr) -> str:
     """The name this player goes by with friends (``trumps host``/``join`` without ``--name``):
     the remembered one, else what ``ask()`` returns (asked again, after ``refused`` is told why,
-    until it is a valid name), remembered from then on, so that it is asked once instead of
-    taking the login name. ``ask``'s ``EOFError`` (Ctrl-D) goes to the caller."""
+    until it is a valid name), remembered from then on (where the config can be written), so
+    that it is asked once instead of taking the login name. ``ask``'s ``EOFError`` (Ctrl-D) goes to the caller."""
     remembered = valid_name(load_config().get("name", ""))
     if remembered is not None:
         return remembered
     while (problem := name_problem(answer := ask())) is not None:
         refused(problem)
     name = " ".join(answer.split())
-    save_config(name=name)
+    with contextlib.suppress(OSError):  # an unwritable config: asked again next time
+        save_config(name=name)
     return name

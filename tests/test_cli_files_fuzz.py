@@ -61,16 +61,6 @@ json_values = st.recursive(
 )
 
 
-KNOWN_BUGS = {}
-"""Failures found by these tests, each until its fix (strict: the fix must make it pass)."""
-
-
-def known_bug(request: pytest.FixtureRequest, name: str) -> None:
-    """Expect the failure ``name`` of :data:`KNOWN_BUGS` while it is not fixed."""
-    if name in KNOWN_BUGS:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[name], raises=BaseException))
-
-
 def plant(path: Path, kind: str) -> bytes | None:
     """Put the damage ``kind`` at ``path``; the bytes written (``None`` for a directory)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -122,8 +112,7 @@ def saved_record(name: str = "2026-11-30T10-00-00Z.txt") -> Path:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_damaged_config_counts_as_none_and_is_only_read(kind: str, request: pytest.FixtureRequest) -> None:
-    known_bug(request, f"config {kind}")
+def test_a_damaged_config_counts_as_none_and_is_only_read(kind: str) -> None:
     path = config.config_dir() / "config.json"
     content = plant(path, kind)
     assert all(isinstance(value, str) for value in config.load_config().values())
@@ -197,10 +186,7 @@ def test_a_save_that_fails_keeps_the_old_file_whole(
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_damaged_unfinished_note_is_one_line_and_the_record_stays(
-    kind: str, request: pytest.FixtureRequest
-) -> None:
-    known_bug(request, f"note {kind}")
+def test_a_damaged_unfinished_note_is_one_line_and_the_record_stays(kind: str) -> None:
     record = saved_record()
     kept = record.read_bytes()
     note = storage.data_dir() / "unfinished.json"
@@ -307,10 +293,7 @@ def test_any_json_as_an_analysis_is_verdicts_or_a_storage_error(moves: object) -
 
 
 @pytest.mark.parametrize("kind", ["empty", "binary", "31 bytes", "readable by others", "a directory"])
-def test_a_damaged_identity_key_is_one_line_and_never_replaced(
-    kind: str, request: pytest.FixtureRequest
-) -> None:
-    known_bug(request, f"identity {kind}")
+def test_a_damaged_identity_key_is_one_line_and_never_replaced(kind: str) -> None:
     path = Home.default().identity_file
     if kind == "31 bytes":
         path.parent.mkdir(parents=True)
@@ -326,8 +309,7 @@ def test_a_damaged_identity_key_is_one_line_and_never_replaced(
     assert still_there(path, content)
 
 
-def test_an_identity_that_cannot_be_made_is_one_line(request: pytest.FixtureRequest) -> None:
-    known_bug(request, "identity cannot be made")
+def test_an_identity_that_cannot_be_made_is_one_line() -> None:
     home = Home.default()
     home.config.parent.mkdir(parents=True)
     home.config.write_text("a file where the config folder should be")
@@ -364,8 +346,7 @@ def test_any_json_as_known_peers_is_peers_or_a_p2p_error(value: object) -> None:
             assert one_line(printable(exc))  # as the commands show it
 
 
-def test_a_known_peer_named_with_control_characters_is_shown_harmless(request: pytest.FixtureRequest) -> None:
-    known_bug(request, "peer name")
+def test_a_known_peer_named_with_control_characters_is_shown_harmless() -> None:
     path = Home.default().peers_file
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"bob\x1b[2J\nroot": {"key": "not hex"}}))
@@ -475,9 +456,8 @@ BAD_ARGUMENTS = [
 
 @pytest.mark.parametrize(("args", "fragment"), BAD_ARGUMENTS, ids=[" ".join(a) for a, _ in BAD_ARGUMENTS])
 def test_a_bad_argument_is_one_argparse_line_and_touches_no_real_home(
-    args: list[str], fragment: str, tmp_path: Path, request: pytest.FixtureRequest
+    args: list[str], fragment: str, tmp_path: Path
 ) -> None:
-    known_bug(request, " ".join(args).replace("RECORD ", ""))
     record = tmp_path / "record.txt"
     record.write_text(a_record().to_record())
     environment = {
@@ -577,3 +557,10 @@ def test_an_analysis_that_cannot_be_read_is_none(lock_out: Callable[[Path], None
         assert load_analysis(path, a_record()) == {}  # not found: no analysis is shown
     except storage.StorageError as exc:  # or found and not read: replay says so
         assert one_line(str(exc))
+
+
+def test_a_name_that_cannot_be_remembered_is_still_taken() -> None:
+    path = config.config_dir() / "config.json"
+    content = plant(path, "a directory")
+    assert config.player_name(ask=lambda: "  Ann ", refused=print) == "Ann"
+    assert still_there(path, content)
