@@ -199,9 +199,9 @@ def _invite(text: str) -> Invite:
 def restore(saved: SavedMatch) -> Verified:
     """The unfinished match of ``saved``, replayed from its record and checked against the pledges."""
     assert saved.record is not None
-    try:
+    try:  # ValueError: a record not in UTF-8, or a path with a NUL or a lone surrogate
         verified = verify(saved.record.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, P2PError) as exc:
+    except (OSError, ValueError, P2PError) as exc:
         raise _corrupt(
             saved.path, Text(N_("its record {record}: {error}"), record=saved.record, error=exc)
         ) from None

@@ -33,7 +33,7 @@ from engine import Game, RecordError
 from p2p import errors as p2p_errors
 from p2p.errors import P2PError
 from p2p.identity import KnownPeers, load_identity
-from p2p.saved import SavedMatch, SavedMatchError, lan_joined, load_saved
+from p2p.saved import SavedMatch, SavedMatchError, lan_joined, load_saved, restore
 
 FEW = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 HOSTILE = {
@@ -394,9 +394,21 @@ def test_any_json_as_a_saved_match_is_a_state_or_a_saved_match_error(value: obje
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(value))
     try:
-        load_saved(path)
+        restore(load_saved(path))  # its record is read too: a path from the file
     except SavedMatchError as exc:
         assert one_line(str(exc))
+
+
+@pytest.mark.parametrize("record", ["", "a\x00b", "\ud800", "/", "missing.jsonl", "x" * 5000])
+def test_a_saved_match_naming_an_impossible_record_is_one_error(record: str, unfinished_folder: Path) -> None:
+    path = unfinished_folder / "hosted.json"
+    path.write_text(
+        json.dumps({"saved": "your-trumps unfinished match", "format": 1, "record": record, "pledges": {}})
+    )
+    content = path.read_bytes()
+    with pytest.raises(SavedMatchError) as info:
+        restore(load_saved(path))
+    assert one_line(str(info.value)) and path.read_bytes() == content
 
 
 # ------------------------------------------------------ network match records
