@@ -86,9 +86,9 @@ def _record_order(path: Path) -> tuple[str, int]:
 
 def read_text(path: Path) -> str:
     """A saved text file, with a :class:`StorageError` that says what went wrong."""
-    try:
+    try:  # ValueError: not UTF-8, or a name (from a file) with a NUL or a lone surrogate
         return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:
         raise StorageError(_("cannot read {file}: {error}").format(file=path, error=exc)) from None
 
 

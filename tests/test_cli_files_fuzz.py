@@ -576,3 +576,14 @@ def test_a_name_that_cannot_be_remembered_is_still_taken() -> None:
     content = plant(path, "a directory")
     assert config.player_name(ask=lambda: "  Ann ", refused=print) == "Ann"
     assert still_there(path, content)
+
+
+@pytest.mark.parametrize("record", ["a\x00b.txt", "\ud800.txt", "", " ", "x" * 5000])
+def test_a_note_naming_an_impossible_record_is_one_line(record: str) -> None:
+    saved_record()
+    note = storage.data_dir() / "unfinished.json"
+    note.write_text(
+        json.dumps({"record": record, "level": "hard", "games": 1, "played": 0, "halves": [0, 0], "me": 0})
+    )
+    game, problem = resume.load_unfinished()
+    assert game is None and one_line(problem)
