@@ -85,8 +85,13 @@ def _record_order(path: Path) -> tuple[str, int]:
 
 
 def read_text(path: Path) -> str:
-    """A saved text file, with a :class:`StorageError` that says what went wrong."""
+    """A saved text file, with a :class:`StorageError` that says what went wrong.
+
+    Only a regular file is read: a named pipe among the records would keep the reader waiting
+    for a writer for ever (``trumps history`` opens every record it lists)."""
     try:  # ValueError: not UTF-8, or a name (from a file) with a NUL or a lone surrogate
+        if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
+            raise StorageError(_("cannot read {file}: not a regular file").format(file=path))
         return path.read_text(encoding="utf-8")
     except (OSError, ValueError) as exc:
         raise StorageError(_("cannot read {file}: {error}").format(file=path, error=exc)) from None

@@ -337,6 +337,8 @@ def _ended_with(directory: Path, root: bytes, transcript: bytes) -> Verified | N
     """The complete match rooted at ``root`` that ended with ``transcript``, from its record in
     ``directory``; ``None`` when no record there is that (unreadable ones are passed over)."""
     for path in sorted(directory.glob(f"*-{root[:4].hex()}.jsonl")):
+        if not os.path.isfile(path):  # a named pipe there would keep us waiting for a writer for ever
+            continue
         try:
             candidate = verify(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, RecordError):

@@ -239,6 +239,23 @@ def test_a_damaged_game_record_is_named_by_history_replay_analyze_and_stats(kind
     assert still_there(path, content)
 
 
+def test_a_fifo_among_the_records_is_passed_over_not_waited_on() -> None:
+    """Flaw: a named pipe in the games or records folder made `trumps history` wait for a writer
+    for ever (it opened every name that looked like a record). Only regular files are read: the
+    pipe is listed as unreadable."""
+    good = saved_record()
+    os.mkfifo(storage.games_dir() / "2026-11-30T11-00-00Z.txt")
+    records = Home.default().records
+    records.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(records / "20261130T110000Z-ann-00000000.jsonl")
+    done = subprocess.run(
+        [sys.executable, "-m", "cli", "history"],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=30, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and good.name in done.stdout and done.stderr == ""
+    assert done.stdout.count("unreadable") == 2, done.stdout
+
+
 @FEW
 @given(st.booleans(), st.binary(max_size=400) | st.text(max_size=400).map(str.encode))
 def test_any_bytes_as_a_record_read_as_a_game_or_say_why(titled: bool, data: bytes) -> None:
