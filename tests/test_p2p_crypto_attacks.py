@@ -35,6 +35,7 @@ from p2p.invite import new_secret
 from p2p.match import Match
 from p2p.messages import PROTOCOL, Accept, Commit, Confirm, Hello, Knock, Offer
 from p2p.wire import encode
+from tests.test_p2p_handshake import Pair, _sent
 from tests.test_p2p_helpers import Side, run
 
 TERMS = Terms(Rules(), 2)
@@ -189,3 +190,26 @@ def test_a_signature_has_one_encoding_only() -> None:
     with pytest.raises(BadSignature):
         Match(bytes(32), keys, Rules(), 1).apply(malleated, 0)
     Match(bytes(32), keys, Rules(), 1).apply(signed.with_sig(bytes(signed.sig)), 0)  # the original does
+
+
+def test_a_first_flight_recorded_before_a_host_restart_gets_an_offer_and_no_further(tmp_path: Path) -> None:
+    """A restarted host continuing its saved match proves the same invite secret (the invite is
+    in its saved state) but keeps no ephemeral keys of the knocks of its run before the restart:
+    a whole handshake of the joiner's, recorded then, replayed to the new run, gets an offer
+    again (and, proven, a handshake slot until the accept's deadline; docs/protocol.md, "Why a
+    stranger gets nothing"). It goes no further: the new offer has a fresh ``eph``, so the
+    recorded accept signed another ``S``, and nothing is bound."""
+    pair = Pair(tmp_path)
+    flight = _sent(pair.joiner.start())
+    for message in flight:
+        pair.host.receive(message)
+    assert pair.host.offer is not None
+    pair.joiner.offered(pair.host.offer)
+    accept, confirm = _sent(pair.joiner.accept())
+    restarted = HostHandshake(pair.ann, "ann", TERMS, pair.secret)  # same invite, no knocks kept
+    assert restarted.receive(flight[0]) == []
+    assert _sent(restarted.receive(flight[1])) and restarted.proven  # the offer, again
+    with pytest.raises(BadHandshakeSignature):
+        restarted.receive(accept)
+    assert restarted.session is None and restarted.offer is not None
+    assert restarted.offer.eph != pair.host.offer.eph and isinstance(confirm, Confirm)
