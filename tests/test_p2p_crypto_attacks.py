@@ -33,8 +33,8 @@ from p2p.handshake import (
 )
 from p2p.invite import new_secret
 from p2p.match import Match
-from p2p.messages import PROTOCOL, Accept, Commit, Confirm, Hello, Knock, Offer
-from p2p.wire import encode
+from p2p.messages import PROTOCOL, Accept, Commit, Confirm, Hello, Knock, Offer, parse, to_json
+from p2p.wire import decode, encode
 from tests.test_p2p_handshake import Pair, _sent
 from tests.test_p2p_helpers import Side, run
 
@@ -213,3 +213,38 @@ def test_a_first_flight_recorded_before_a_host_restart_gets_an_offer_and_no_furt
         restarted.receive(accept)
     assert restarted.session is None and restarted.offer is not None
     assert restarted.offer.eph != pair.host.offer.eph and isinstance(confirm, Confirm)
+
+
+def _str8(text: str) -> bytes:
+    return b"\xd9" + bytes([len(text)]) + text.encode()
+
+
+def test_another_encoding_of_a_link_is_the_same_link_on_both_sides() -> None:
+    """Encoding ambiguity (docs/protocol.md, "Byte conventions"): msgpack has many encodings of one
+    map. A peer sends its signed commit with the keys in another order, every string as str8, the
+    game number as a uint32 and the bytes as bin16 and bin32: the receiver takes the message it
+    parsed and hashes it encoded again canonically, never the bytes that came, so its chain is
+    the sender's (had it hashed the bytes, the two chains would have split here)."""
+    ann = Ed25519PrivateKey.generate()
+    keys = (ann.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw), bytes([9]) * 32)
+    sender, receiver = Match(bytes(32), keys, Rules(), 1), Match(bytes(32), keys, Rules(), 1)
+    signed = sender.sign(ann, Commit(game=1, commitment=tagged_hash("pledge"), sig=b""))
+    sender.apply(signed, 0)
+    payload = (
+        b"\x84"
+        + _str8("sig")
+        + b"\xc6\x00\x00\x00\x40"
+        + signed.sig
+        + _str8("commitment")
+        + b"\xc5\x00\x20"
+        + signed.commitment
+        + _str8("game")
+        + b"\xce\x00\x00\x00\x01"
+        + _str8("t")
+        + _str8("commit")
+    )
+    assert payload != encode(signed.to_wire())
+    heard = parse(decode(payload))
+    assert isinstance(heard, Commit)
+    receiver.apply(heard, 0)
+    assert receiver.transcript == sender.transcript and to_json(heard) == to_json(signed)
