@@ -248,11 +248,13 @@ class Approvals:
 
     def welcome(self, source: str) -> bool:
         """Whether a LAN knock from ``source`` is taken at all (else it gets the stranger's refusal)."""
+        return self._may_ask(source) and self.may_offer(source)
+
+    def _may_ask(self, source: str) -> bool:
         return (
             source not in self._declined
             and self._asked[source] < self.max_per_source
             and sum(self._asked.values()) < self.max_questions
-            and self.may_offer(source)
         )
 
     def may_offer(self, source: str) -> bool:
@@ -266,7 +268,7 @@ class Approvals:
 
     def open(self, source: str) -> bool:
         """Open the question for ``source``; ``False`` if another is open or it is not welcome."""
-        if self.asking is not None or not self.welcome(source):
+        if self.asking is not None or not self._may_ask(source):  # its offer is counted already
             return False
         self.asking = source
         self._asked[source] += 1

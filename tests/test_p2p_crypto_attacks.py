@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from engine import Rules
-from p2p.admission import MAX_LAN_OFFERS
+from p2p.admission import MAX_LAN_OFFERS, Approvals
 from p2p.channel import Channel
 from p2p.connect import Listener, listening_socket, perform
 from p2p.crypto import mac, tagged_hash
@@ -248,3 +248,16 @@ def test_another_encoding_of_a_link_is_the_same_link_on_both_sides() -> None:
     assert isinstance(heard, Commit)
     receiver.apply(heard, 0)
     assert receiver.transcript == sender.transcript and to_json(heard) == to_json(signed)
+
+
+def test_the_joiner_of_the_last_lan_offer_is_still_asked() -> None:
+    """The bound on offers (above) must not take the question from the joiner that got the last
+    offer: its offer is counted already when it confirms and its question opens."""
+    approvals = Approvals(max_offers_per_source=1, max_offers=2)
+    assert approvals.welcome("10.0.0.5") and approvals.may_offer("10.0.0.5")
+    approvals.offered("10.0.0.5")
+    assert not approvals.welcome("10.0.0.5")  # no more offers from there: the stranger's refusal
+    assert approvals.open("10.0.0.5")  # but the joiner holding the offer is asked
+    approvals.answer("10.0.0.5", accepted=False)
+    approvals.offered("10.0.0.6")
+    assert not approvals.welcome("10.0.0.7") and approvals.open("10.0.0.6")
