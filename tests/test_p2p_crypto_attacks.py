@@ -20,7 +20,8 @@ from p2p.admission import MAX_LAN_OFFERS, Approvals
 from p2p.channel import Channel
 from p2p.connect import Listener, listening_socket, perform
 from p2p.crypto import mac, tagged_hash
-from p2p.errors import BadHandshakeSignature, BadSignature, P2PError
+from p2p.errors import BadHandshakeSignature, BadSignature, P2PError, RevealMismatch
+from p2p.fairdeal import Pledge
 from p2p.handshake import (
     LAN_SECRET,
     HostHandshake,
@@ -32,8 +33,8 @@ from p2p.handshake import (
     transcript,
 )
 from p2p.invite import new_secret
-from p2p.match import Match
-from p2p.messages import PROTOCOL, Accept, Commit, Confirm, Hello, Knock, Offer, parse, to_json
+from p2p.match import Match, rematch_root
+from p2p.messages import PROTOCOL, Accept, Commit, Confirm, Hello, Knock, Offer, Reveal, parse, to_json
 from p2p.wire import decode, encode
 from tests.test_p2p_handshake import Pair, _sent
 from tests.test_p2p_helpers import Side, run
@@ -261,3 +262,32 @@ def test_the_joiner_of_the_last_lan_offer_is_still_asked() -> None:
     approvals.answer("10.0.0.5", accepted=False)
     approvals.offered("10.0.0.6")
     assert not approvals.welcome("10.0.0.7") and approvals.open("10.0.0.6")
+
+
+def test_a_commitment_and_reveal_of_the_match_before_do_not_open_in_the_rematch() -> None:
+    """The claim (docs/protocol.md, "Why neither player can bias the deal"): bob replays, signed
+    afresh over the rematch's chain, the commitment and the reveal he made for game 1 of the match
+    before (whose secret he has seen dealt): the commitment binds that match's root, so in the
+    rematch it opens to nothing (a reveal mismatch), and no old secret can be carried over."""
+    ann, bob = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    keys = tuple(key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw) for key in (ann, bob))
+    assert len(keys) == 2
+    pledges = (Pledge("SH", os.urandom(32)), Pledge("DC", os.urandom(32)))
+
+    def set_up(match: Match, commitments: tuple[bytes, bytes]) -> None:
+        for seat, key in enumerate((ann, bob)):
+            match.apply(match.sign(key, Commit(game=1, commitment=commitments[seat], sig=b"")), seat)
+        for seat, key in enumerate((ann, bob)):
+            unsigned = Reveal(game=1, pref=pledges[seat].pref, secret=pledges[seat].secret, sig=b"")
+            match.apply(match.sign(key, unsigned), seat)
+
+    before = Match(bytes(32), (keys[0], keys[1]), Rules(), 1)
+    old = tuple(pledge.commitment(before.session_id, 1, seat) for seat, pledge in enumerate(pledges))
+    set_up(before, (old[0], old[1]))
+    assert before.revealed
+    root = rematch_root(before.session_id, before.transcript, 1)
+    rematch = Match(root, (keys[0], keys[1]), Rules(), 1, dealer=1)
+    fresh = pledges[0].commitment(root, 1, 0)  # ann's pledge made for the rematch
+    with pytest.raises(RevealMismatch) as refused:
+        set_up(rematch, (fresh, old[1]))
+    assert "player 1" in str(refused.value) and not rematch.revealed
