@@ -223,6 +223,12 @@ MAX_QUESTIONS_PER_SOURCE = 2
 """LAN joiners' questions to the host's person, at most, from one source."""
 MAX_QUESTIONS = 8
 """LAN joiners' questions, at most, in one hosting: after that only invites get in."""
+MAX_LAN_OFFERS_PER_SOURCE = 16
+"""Offers to LAN knocks, at most, from one source while no match is on."""
+MAX_LAN_OFFERS = 64
+"""Offers to LAN knocks, at most, in one hosting while no match is on: each offer tells its joiner
+the code of its session, so this bounds the codes a relay can try to match another session's
+with (docs/protocol.md, "The LAN knock")."""
 
 
 @dataclass
@@ -232,22 +238,37 @@ class Approvals:
 
     max_per_source: int = MAX_QUESTIONS_PER_SOURCE
     max_questions: int = MAX_QUESTIONS
+    max_offers_per_source: int = MAX_LAN_OFFERS_PER_SOURCE
+    max_offers: int = MAX_LAN_OFFERS
     asking: str | None = None
     """The source whose question is open (one at a time)."""
     _asked: collections.Counter[str] = field(default_factory=collections.Counter)
+    _offers: collections.Counter[str] = field(default_factory=collections.Counter)
     _declined: set[str] = field(default_factory=set)
 
     def welcome(self, source: str) -> bool:
         """Whether a LAN knock from ``source`` is taken at all (else it gets the stranger's refusal)."""
+        return self._may_ask(source) and self.may_offer(source)
+
+    def _may_ask(self, source: str) -> bool:
         return (
             source not in self._declined
             and self._asked[source] < self.max_per_source
             and sum(self._asked.values()) < self.max_questions
         )
 
+    def may_offer(self, source: str) -> bool:
+        """Whether an offer may still go to a LAN knock from ``source``. The offer tells the joiner
+        its session's code before the person is asked anything, so offers are bounded too."""
+        return self._offers[source] < self.max_offers_per_source and sum(self._offers.values()) < self.max_offers
+
+    def offered(self, source: str) -> None:
+        """An offer goes to a LAN knock from ``source`` (:meth:`may_offer` said it may)."""
+        self._offers[source] += 1
+
     def open(self, source: str) -> bool:
         """Open the question for ``source``; ``False`` if another is open or it is not welcome."""
-        if self.asking is not None or not self.welcome(source):
+        if self.asking is not None or not self._may_ask(source):  # its offer is counted already
             return False
         self.asking = source
         self._asked[source] += 1

@@ -308,7 +308,7 @@ class Listener:
         session: Session | None = None
         try:
             session = await host_handshake(
-                channel, machine, self.first_flight_timeout, lambda: self._flown(key, machine)
+                channel, machine, self.first_flight_timeout, lambda: self._flown(key, machine, source)
             )
             returning = self.playing is not None
             self._admit(session, machine)
@@ -347,12 +347,18 @@ class Listener:
             if (evicted := self._channels.pop(key, None)) is not None:
                 evicted.abort()
 
-    def _flown(self, key: Hashable, machine: HostHandshake) -> None:
+    def _flown(self, key: Hashable, machine: HostHandshake, source: str) -> None:
         """The connection's hello and knock were read and its knock taken: from the first-flight
-        slots into the handshakes (a proven one for good), or refused if its source has its share."""
+        slots into the handshakes (a proven one for good), or refused if its source has its share,
+        or if it is a LAN knock and the offers to LAN knocks are used up (while no match is on)."""
+        lan_offer = machine.lan_knock and self.playing is None  # its joiner learns its code
+        if lan_offer and not self.approvals.may_offer(source):
+            raise PeerBusy(Text(N_("too many LAN knocks: from now on only invites get in")))
         drop = self.admission.flown(key, machine.proven)
         if drop is None:
             raise PeerBusy(Text(N_("too many connections from this address at once")))
+        if lan_offer:
+            self.approvals.offered(source)
         self._evict(drop)
 
     def _admit(self, session: Session, machine: HostHandshake) -> None:

@@ -20,6 +20,20 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 DOMAIN = "your-trumps/v1/"
+_SMALL_ORDER = frozenset(
+    bytes.fromhex(point)
+    for point in (
+        "00" * 32,
+        "01" + "00" * 31,
+        "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+        "ec" + "ff" * 30 + "7f",
+        "ed" + "ff" * 30 + "7f",
+        "ee" + "ff" * 30 + "7f",
+    )
+)
+"""Ed25519's points of small order, sign bit clear: libsodium's list (the last two are the
+non-canonical encodings y = p and y = p + 1 of two of the others)."""
 
 
 def tagged_hash(tag: str, *parts: bytes) -> bytes:
@@ -77,8 +91,22 @@ def sign(key: Ed25519PrivateKey, tag: str, digest: bytes) -> bytes:
     return key.sign(tagged_hash(tag, digest))
 
 
+def small_order(public_key: bytes) -> bool:
+    """Whether ``public_key`` encodes a point of small order (either sign bit). Under such a key a
+    signature verifies without any private key (under the neutral point one 64-byte value verifies
+    every message), and OpenSSL's Ed25519 takes them, so :func:`signature_ok` refuses them.
+
+    >>> small_order(bytes([1]) + bytes(31)), small_order(bytes(31) + b"\\x80"), small_order(bytes([9]) * 32)
+    (True, True, False)
+    """
+    return len(public_key) == 32 and public_key[:31] + bytes([public_key[31] & 0x7F]) in _SMALL_ORDER
+
+
 def signature_ok(public_key: bytes, tag: str, digest: bytes, signature: bytes) -> bool:
-    """Whether ``signature`` is the holder of ``public_key``'s :func:`sign` of ``digest``."""
+    """Whether ``signature`` is the holder of ``public_key``'s :func:`sign` of ``digest`` (never
+    under a key of :func:`small_order`, which no private key is needed to sign for)."""
+    if small_order(public_key):
+        return False
     try:
         Ed25519PublicKey.from_public_bytes(public_key).verify(signature, tagged_hash(tag, digest))
     except (InvalidSignature, ValueError):
