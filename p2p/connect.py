@@ -289,9 +289,13 @@ class Listener:
         task.add_done_callback(self._tasks.discard)
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        # Cancelled when the listener closes (or at the program's end), it ends quietly.
-        with contextlib.suppress(asyncio.CancelledError):
+        # Cancelled when the listener closes (or at the program's end), it ends quietly, and its
+        # connection with it: a joiner mid-handshake hears the line close and redials at once,
+        # instead of waiting for an answer nobody will send (up to 10 minutes after a LAN accept).
+        try:
             await self._serve(reader, writer)
+        except asyncio.CancelledError:
+            writer.transport.abort()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         _no_delay(writer)

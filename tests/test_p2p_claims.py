@@ -331,3 +331,28 @@ def test_a_flood_fills_at_most_the_readers_bound_and_an_oversized_frame_is_refus
     assert sent > 2 * _READER_BOUND and not reading  # more than it may hold came: it stopped reading
     assert 0 < held <= _READER_BOUND
     assert refused == "the peer announced a 4294967295-byte frame (cap 16384)"
+
+
+def test_a_listener_closing_mid_handshake_closes_that_connection_too(tmp_path: Path) -> None:
+    """Flaw: a handshake cut short by its listener closing (the host's program pausing, or the
+    match taken by another joiner) left its connection open with nobody reading it: a joiner
+    waited for the offer up to 30 s, a LAN joiner that had sent its accept up to 10 minutes for
+    `confirmed`, instead of redialling at once (it made a restarted host's LAN joiner miss it,
+    under load). Now the connection closes with the listener."""
+
+    async def scenario() -> bytes:
+        ann = Side.make(tmp_path, "ann")
+        sock = listening_socket("127.0.0.1", 0)
+        async with Listener(sock, ann.me, "ann", Terms(Rules()), ann.known) as listener:
+            reader, writer = await asyncio.open_connection(*sock.getsockname()[:2])
+            while not listener.pending:  # its handshake is under way: the hello is awaited
+                await asyncio.sleep(0.01)
+        try:
+            return await asyncio.wait_for(reader.read(), 5)  # before: no end before the 10 s first flight
+        except ConnectionResetError:
+            return b""
+        finally:
+            writer.close()
+
+    assert run(scenario()) == b""
+
