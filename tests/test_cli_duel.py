@@ -19,6 +19,7 @@ from cli.app.opponent import Deal
 from cli.main import build_parser
 from engine import Game, Rules
 from p2p.handshake import Terms
+from p2p.invite import Invite
 from p2p.messages import MoveMsg
 from p2p.record import verify
 from tests.screen_table import Notes
@@ -36,21 +37,30 @@ async def _until(stream: asyncio.StreamReader, text: bytes) -> bytes:
     return seen
 
 
+async def _join_on_a_terminal(
+    tmp_path: Path, invite: Invite
+) -> tuple[asyncio.subprocess.Process, int, asyncio.StreamReader]:
+    """``trumps join INVITE`` as bob on a pseudo-terminal: the process, the terminal's other end
+    (to type into) and what the program writes there."""
+    main, terminal = pty.openpty()
+    joiner = await asyncio.create_subprocess_exec(
+        *TRUMPS, "join", str(invite), "--name", "bob", stdin=terminal, stdout=terminal,
+        stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "bob"),
+    )  # fmt: skip
+    os.close(terminal)
+    reader = asyncio.StreamReader()
+    loop = asyncio.get_running_loop()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(main, "rb"))
+    return joiner, main, reader
+
+
 def test_ctrl_c_at_the_rules_question_ends_the_joiner_at_once_in_one_line(tmp_path: Path) -> None:
     """Defect 4: the joiner's question is on a terminal; Ctrl-C (SIGINT) ends it without Enter."""
 
     async def scenario() -> tuple[int, str]:
         host, invite = await _host(tmp_path, "--timeout", "5")
-        main, terminal = pty.openpty()
         try:
-            joiner = await asyncio.create_subprocess_exec(
-                *TRUMPS, "join", str(invite), "--name", "bob", stdin=terminal, stdout=terminal,
-                stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "bob"),
-            )  # fmt: skip
-            os.close(terminal)
-            reader = asyncio.StreamReader()
-            loop = asyncio.get_running_loop()
-            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(main, "rb"))
+            joiner, _terminal, reader = await _join_on_a_terminal(tmp_path, invite)
             await _until(reader, b"Accept these rules? [y/N]")
             joiner.send_signal(signal.SIGINT)
             _out, err = await asyncio.wait_for(joiner.communicate(), LIMIT)  # no Enter is ever typed
@@ -68,16 +78,8 @@ def test_ctrl_c_at_the_rules_question_ends_the_joiner_at_once_in_one_line(tmp_pa
 def test_ctrl_d_at_the_rules_question_declines_on_a_line_of_its_own(tmp_path: Path) -> None:
     async def scenario() -> tuple[int, bytes, str]:
         host, invite = await _host(tmp_path, "--timeout", "5")
-        main, terminal = pty.openpty()
         try:
-            joiner = await asyncio.create_subprocess_exec(
-                *TRUMPS, "join", str(invite), "--name", "bob", stdin=terminal, stdout=terminal,
-                stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "bob"),
-            )  # fmt: skip
-            os.close(terminal)
-            reader = asyncio.StreamReader()
-            loop = asyncio.get_running_loop()
-            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(main, "rb"))
+            joiner, main, reader = await _join_on_a_terminal(tmp_path, invite)
             await _until(reader, b"Accept these rules? [y/N] ")
             os.write(main, b"\x04")  # Ctrl-D
             seen = await _until(reader, b"\n")
