@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import sys
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -90,11 +91,13 @@ def read_text(path: Path) -> str:
     Only a regular file is read: a named pipe among the records would keep the reader waiting
     for a writer for ever (``trumps history`` opens every record it lists)."""
     try:  # ValueError: not UTF-8, or a name (from a file) with a NUL or a lone surrogate
-        if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
-            raise StorageError(_("cannot read {file}: not a regular file").format(file=path))
-        return path.read_text(encoding="utf-8")
+        regular = stat.S_ISREG(path.stat().st_mode)
+        text = path.read_text(encoding="utf-8") if regular else None
     except (OSError, ValueError) as exc:
         raise StorageError(_("cannot read {file}: {error}").format(file=path, error=exc)) from None
+    if text is None:
+        raise StorageError(_("cannot read {file}: not a regular file").format(file=path))
+    return text
 
 
 @dataclass(frozen=True)

@@ -244,7 +244,11 @@ def test_a_fifo_among_the_records_is_passed_over_not_waited_on() -> None:
     for ever (it opened every name that looked like a record). Only regular files are read: the
     pipe is listed as unreadable."""
     good = saved_record()
-    os.mkfifo(storage.games_dir() / "2026-11-30T11-00-00Z.txt")
+    pipe = storage.games_dir() / "2026-11-30T11-00-00Z.txt"
+    os.mkfifo(pipe)
+    with pytest.raises(storage.StorageError) as refused:
+        storage.read_text(pipe)
+    assert str(refused.value) == f"cannot read {pipe}: not a regular file"
     records = Home.default().records
     records.mkdir(parents=True, exist_ok=True)
     os.mkfifo(records / "20261130T110000Z-ann-00000000.jsonl")
