@@ -367,19 +367,15 @@ def horizon(args: argparse.Namespace) -> None:
         rows = [int(n) for n in args.cards.split(",")]
         found = positions_by_cards(rows, args.positions, args.base, args.game_nodes)
         by, label = "by N cards in both hands", "N"
-    if args.proof_nodes:
-        print(
-            f"positions from self-play ({args.game_nodes} nodes a move, series {args.base}), "
-            f"{by}; generated in {time.perf_counter() - start:.0f} s"
-        )
-        proof_growth(found, rows, sorted(int(b) for b in args.proof_nodes.split(",")), label)
-        print(f"total {time.perf_counter() - start:.0f} s")
-        return
     warm = f", each after the player's {args.warm} turns before with one cache" if args.warm else ""
     print(
         f"positions from self-play ({args.game_nodes} nodes a move, series {args.base}), "
-        f"{by}{warm}; generated in {time.perf_counter() - start:.0f} s"
+        f"{by}{'' if args.proof_nodes else warm}; generated in {time.perf_counter() - start:.0f} s"
     )
+    if args.proof_nodes:
+        proof_growth(found, rows, sorted(int(b) for b in args.proof_nodes.split(",")), label)
+        print(f"total {time.perf_counter() - start:.0f} s")
+        return
     header = "  ".join(f"proven in {b:g} s (draws)" for b in budgets)
     print(f"   {label}  {header}  median time to proof  nodes/s")
     for n in rows:

@@ -24,6 +24,7 @@ import ipaddress
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from zeroconf import Error as ZeroconfError
@@ -176,9 +177,8 @@ async def browse(seconds: float) -> list[FoundHost]:
                 host_name, fingerprint, terms = read_properties(info.properties)
             except DiscoveryError:
                 continue
-            # at most an invite's worth: anyone may announce, and a joiner dials what is listed
-            shown = tuple(str(a) for a in info.ip_addresses_by_version(IPVersion.All) if not a.is_link_local)
-            shown = shown[:MAX_ADDRESSES]
+            addresses = (str(a) for a in info.ip_addresses_by_version(IPVersion.All) if not a.is_link_local)
+            shown = tuple(islice(addresses, MAX_ADDRESSES))  # anyone may announce: an invite's worth at most
             if shown and info.port and fingerprint not in found:
                 found[fingerprint] = FoundHost(host_name, fingerprint, terms, shown, int(info.port))
         return list(found.values())
