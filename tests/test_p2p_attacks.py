@@ -22,11 +22,10 @@ from p2p.liveness import Liveness, Patience
 from p2p.match import Match, position_hash, sign_resume
 from p2p.messages import Commit, Message, MoveMsg, Ping, Reveal, Signed
 from p2p.players import BotPlayer
-from p2p.text import Text
-from tests.test_p2p_helpers import Side, accept_all, memory_pair, run
+from tests.test_p2p_helpers import Side, Unwatched, accept_all, memory_pair, run
 
 
-class Comeback:
+class Comeback(Unwatched):
     """The host's way back to its joiner (a :class:`~p2p.duel.Reconnector`): each fresh connection
     the hostile joiner opens over memory, with a full handshake."""
 
@@ -35,15 +34,6 @@ class Comeback:
 
     async def reconnect(self) -> tuple[Channel, Session]:
         return await self.returns.get()
-
-    def watch(self, interrupt: Callable[[], None]) -> None:
-        pass
-
-    def report_to(self, refused: Callable[[Text], None]) -> None:
-        pass
-
-    def match_over(self) -> None:
-        pass
 
 
 class Joiner:

@@ -19,10 +19,25 @@ from p2p.handshake import HostHandshake, Session, Terms
 from p2p.identity import Identity, KnownPeers, load_identity
 from p2p.invite import Invite, new_secret
 from p2p.players import BotPlayer, Player
+from p2p.text import Text
 
 LIMIT = 20.0
 """Seconds any one network test may take before it fails."""
 T = TypeVar("T")
+
+
+class Unwatched:
+    """The rest of a test's :class:`~p2p.duel.Reconnector` (its ``reconnect`` is the test's own):
+    nothing to watch, no refusals to report, no returns to refuse once the match is over."""
+
+    def watch(self, interrupt: Callable[[], None]) -> None:
+        """Nothing tells this way back of a newer connection."""
+
+    def report_to(self, refused: Callable[[Text], None]) -> None:
+        """It refuses no connections."""
+
+    def match_over(self) -> None:
+        """It takes no returns."""
 
 
 def run(coro: Awaitable[T]) -> T:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,7 @@ from p2p.messages import Abort, Commit, Message, MoveMsg, Ping, Resume, Reveal, 
 from p2p.players import BotPlayer
 from p2p.record import verify
 from p2p.text import Text
-from tests.test_p2p_helpers import Side, connect_pair, memory_pair, run
+from tests.test_p2p_helpers import Side, Unwatched, connect_pair, memory_pair, run
 
 
 class _Bogus(Ping):
@@ -173,7 +172,7 @@ def test_a_connected_peer_that_never_moves_can_be_claimed_against(tmp_path: Path
     assert theirs.end == "aborted" and theirs.awarded is None  # it stalled: the claim is not baseless
 
 
-class _BackWithoutTheMatch:
+class _BackWithoutTheMatch(Unwatched):
     """The way back to a peer whose program came back without the match: a fresh handshake over
     memory, on which the peer answers our resume claim with ``abort lost`` (deviating there only)."""
 
@@ -194,15 +193,6 @@ class _BackWithoutTheMatch:
 
         self.answered.append(asyncio.create_task(answer()))
         return ours, session
-
-    def watch(self, interrupt: Callable[[], None]) -> None:
-        pass
-
-    def report_to(self, refused: Callable[[Text], None]) -> None:
-        pass
-
-    def match_over(self) -> None:
-        pass
 
 
 class _Thinker(BotPlayer):

@@ -24,7 +24,7 @@ from p2p.match import Match, sign_resume
 from p2p.messages import Abort, Resume
 from p2p.players import BotPlayer, Player
 from p2p.record import verify
-from tests.test_p2p_helpers import Fault, FaultyLine, Side, accept_all, connect_pair, run
+from tests.test_p2p_helpers import Fault, FaultyLine, Side, Unwatched, accept_all, connect_pair, run
 
 FAST = Patience(keepalive=0.2, silent_after=0.5, dead_after=1.5, forfeit_after=4.0)
 
@@ -478,7 +478,7 @@ def test_two_sides_that_lost_each_other_never_both_win_the_game(tmp_path: Path) 
 
 
 @dataclass
-class FromElsewhere:
+class FromElsewhere(Unwatched):
     """The joiner's way back after a drop, from another address of this machine (``source``): the
     same player come back over another network (a :class:`~p2p.duel.Reconnector`)."""
 
@@ -491,15 +491,6 @@ class FromElsewhere:
         reader, writer = await asyncio.open_connection(host, port, local_addr=(self.source, 0))
         channel = Channel(reader, writer)
         return channel, await join_on(channel, self.invite, self.bob.me, "bob", self.bob.known, accept_all)
-
-    def watch(self, interrupt: object) -> None:
-        """A joiner learns of a broken line by reading it."""
-
-    def report_to(self, refused: object) -> None:
-        """A joiner refuses no connections."""
-
-    def match_over(self) -> None:
-        """A joiner takes no returns."""
 
 
 def test_the_hosts_saved_match_follows_its_joiner_to_a_new_address(tmp_path: Path) -> None:
