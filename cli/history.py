@@ -55,43 +55,72 @@ class NetworkGame:
     """The seat the record's end note awards this unfinished game to, if it does."""
 
 
+@dataclass(frozen=True)
+class ListedGame:
+    """A saved game as the history lists it and the record counts it."""
+
+    game: Game
+    seat: int
+    """Your seat."""
+    file: str
+    """Its record's name (``FILE#N`` for a game of a match record)."""
+    awarded: int | None
+    """The seat a match record's end note awards this unfinished game to, if it does."""
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A record that could not be read, and why."""
+
+    path: Path
+    error: str
+
+
+def listed_games(paths: Iterable[Path], match_paths: Iterable[Path] = ()) -> list[ListedGame | Unreadable]:
+    """Every game of the interface's records ``paths`` (in order, each with the award of the same
+    game in a match record, if any), then the match records' other games, then the match
+    records that could not be read: each game once, whichever files hold it."""
+    network: dict[tuple[object, ...], NetworkGame] = {}
+    damaged: list[ListedGame | Unreadable] = []
+    for path in match_paths:
+        try:
+            network |= {_game_key(found.game): found for found in network_games(path)}
+        except (storage.StorageError, p2p_errors.RecordError) as exc:
+            damaged.append(Unreadable(path, translated(exc)))
+    listed: list[ListedGame | Unreadable] = []
+    for path in paths:
+        try:
+            game = Game.from_record(storage.read_text(path))
+        except (storage.StorageError, RecordError) as exc:
+            listed.append(Unreadable(path, str(exc)))
+            continue
+        names = game.headers.get("Players", "").split(" vs ")
+        me = names.index(MY_NAME) if len(names) == 2 and MY_NAME in names else 0
+        same = network.pop(_game_key(game), None)  # the same game in a match record: its award counts
+        listed.append(ListedGame(game, me, path.name, same.awarded if same else None))
+    listed += [ListedGame(found.game, found.seat, found.name, found.awarded) for found in network.values()]
+    return listed + damaged
+
+
 def history_rows(paths: Iterable[Path], match_paths: Iterable[Path] = ()) -> list[Row]:
     """A row for each game of the records; an unreadable file says why instead of stopping the list."""
     try:
         unfinished = storage.load_unfinished()
     except storage.StorageError:
         unfinished = None
-    network: dict[tuple[object, ...], NetworkGame] = {}
-    damaged: list[Row] = []
-    for path in match_paths:
-        try:
-            network |= {game_key(found.game): found for found in network_games(path)}
-        except (storage.StorageError, p2p_errors.RecordError) as exc:
-            damaged.append(_unreadable(path, translated(exc)))
-    rows = []
-    for path in paths:
-        try:
-            game = Game.from_record(storage.read_text(path))
-        except (storage.StorageError, RecordError) as exc:
-            rows.append(_unreadable(path, str(exc)))
-            continue
-        names = game.headers.get("Players", "").split(" vs ")
-        me = names.index(MY_NAME) if len(names) == 2 and MY_NAME in names else 0
-        resumable = unfinished is not None and unfinished.record == path.name
-        same = network.pop(game_key(game), None)  # the same game in a match record: its award counts
-        rows.append(_row(game, me, path.name, resumable, same.awarded if same else None))
-    rows += [_row(found.game, found.seat, found.name, False, found.awarded) for found in network.values()]
-    return rows + damaged
+    resumable = None if unfinished is None else unfinished.record
+    return [
+        _row(entry.game, entry.seat, entry.file, entry.file == resumable, entry.awarded)
+        if isinstance(entry, ListedGame)
+        else Row("?", "?", _("unreadable: {error}").format(error=entry.error), "?", entry.path.name)
+        for entry in listed_games(paths, match_paths)
+    ]
 
 
-def game_key(game: Game) -> tuple[object, ...]:
+def _game_key(game: Game) -> tuple[object, ...]:
     """What makes two saved copies of a game the same game: its start and its moves (the
     interface's record and a match record's game)."""
     return (game.start, *game.moves)
-
-
-def _unreadable(path: Path, error: str) -> Row:
-    return Row("?", "?", _("unreadable: {error}").format(error=error), "?", path.name)
 
 
 def match_record_paths() -> list[Path]:

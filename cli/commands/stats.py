@@ -72,27 +72,10 @@ def saved_games() -> list[CountedGame]:
     the same game's match record, as ``trumps history`` counts it), then the network match
     records' other games. Unreadable files are left out (``trumps history`` names them)."""
     from cli import storage
-    from cli.app.names import MY_NAME
-    from cli.history import NetworkGame, game_key, match_record_paths, network_games
-    from engine import Game, RecordError
-    from p2p import errors as p2p_errors
+    from cli.history import ListedGame, listed_games, match_record_paths
 
-    network: dict[tuple[object, ...], NetworkGame] = {}
-    for path in match_record_paths():
-        try:
-            network |= {game_key(found.game): found for found in network_games(path)}
-        except (storage.StorageError, p2p_errors.RecordError):
-            continue
-    games: list[CountedGame] = []
-    for path in storage.record_paths():
-        try:
-            game = Game.from_record(storage.read_text(path))
-        except (storage.StorageError, RecordError):
-            continue
-        names = game.headers.get("Players", "").split(" vs ")
-        same = network.pop(game_key(game), None)  # a duel's game: its match record may award it
-        games.append((game, names.index(MY_NAME) if MY_NAME in names else 0, same.awarded if same else None))
-    return games + [(found.game, found.seat, found.awarded) for found in network.values()]
+    listed = listed_games(storage.record_paths(), match_record_paths())
+    return [(entry.game, entry.seat, entry.awarded) for entry in listed if isinstance(entry, ListedGame)]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
