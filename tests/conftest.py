@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import socket
+import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -29,3 +32,29 @@ def temporary_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     from cli import i18n
 
     i18n.use("en")
+
+
+class OpensTheKernel(AssertionError):
+    """An unmarked test reached for a socket or a process: mark it ``net`` or feed the machine instead."""
+
+
+def _refused(what: str) -> Callable[..., object]:
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise OpensTheKernel(f"this test {what} but is not marked net (pytest.mark.net)")
+
+    return refuse
+
+
+@pytest.fixture(autouse=True)
+def kernel_only_for_net(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only tests marked ``net`` open sockets or start processes: ``pytest -m "not net"`` is then
+    the fast loop by construction, not by convention. (The event loop's own self-pipe is a
+    ``socketpair``, which neither binds nor connects, so it is left alone.)"""
+    if request.node.get_closest_marker("net") is not None:
+        return
+    monkeypatch.setattr(socket.socket, "bind", _refused("binds a socket"))
+    monkeypatch.setattr(socket.socket, "connect", _refused("connects a socket"))
+    monkeypatch.setattr(socket.socket, "connect_ex", _refused("connects a socket"))
+    monkeypatch.setattr(subprocess.Popen, "__init__", _refused("starts a process"))
+    monkeypatch.setattr(os, "fork", _refused("forks a process"))
+    monkeypatch.setattr(os, "forkpty", _refused("forks a process"))

@@ -47,6 +47,7 @@ def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--four-color" in out and "play against the AI" in out and "trumps 0.1.0" in out
 
 
+@pytest.mark.net
 def test_help_imports_no_heavy_module() -> None:
     code = (
         "import sys; from cli.main import build_parser; build_parser(); "
@@ -132,6 +133,7 @@ def test_a_second_window_leaves_the_unfinished_game_to_the_first(
     assert screens[-1].offer is not None and screens[-1].saver.keeps_unfinished
 
 
+@pytest.mark.net
 def test_the_lock_on_the_unfinished_game_dies_with_its_window(homes: Path) -> None:
     code = "from cli import storage; lock = storage.lock_unfinished(); print(lock is not None, flush=True); input()"
     window = subprocess.Popen(
@@ -148,6 +150,7 @@ def test_the_lock_on_the_unfinished_game_dies_with_its_window(homes: Path) -> No
     lock.release()
 
 
+@pytest.mark.net
 def test_play_needs_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "cli", "--trump", "s"],
@@ -327,6 +330,7 @@ def test_the_replay_in_a_window_too_small_says_so_in_whole_words() -> None:
     assert " ".join(screen.split()) == note and all(len(row) <= 40 for row in screen.splitlines())
 
 
+@pytest.mark.net
 @pytest.mark.parametrize("command", ["history", "stats", "--help"])
 def test_a_reader_that_stops_reading_gets_no_traceback(homes: Path, command: str) -> None:
     for number in range(30):

@@ -54,6 +54,7 @@ async def _join_on_a_terminal(
     return joiner, main, reader
 
 
+@pytest.mark.net
 def test_ctrl_c_at_the_rules_question_ends_the_joiner_at_once_in_one_line(tmp_path: Path) -> None:
     """Defect 4: the joiner's question is on a terminal; Ctrl-C (SIGINT) ends it without Enter."""
 
@@ -75,6 +76,7 @@ def test_ctrl_c_at_the_rules_question_ends_the_joiner_at_once_in_one_line(tmp_pa
     assert "record" not in err
 
 
+@pytest.mark.net
 def test_ctrl_d_at_the_rules_question_declines_on_a_line_of_its_own(tmp_path: Path) -> None:
     async def scenario() -> tuple[int, bytes, str]:
         host, invite = await _host(tmp_path, "--timeout", "5")
@@ -94,6 +96,7 @@ def test_ctrl_d_at_the_rules_question_declines_on_a_line_of_its_own(tmp_path: Pa
     assert seen.endswith(b"\r\n")  # the question's line ends before the reason is said
 
 
+@pytest.mark.net
 def test_a_host_stopped_before_anyone_joined_does_not_mention_a_record(tmp_path: Path) -> None:
     async def scenario() -> tuple[int, str]:
         host, _invite = await _host(tmp_path)
@@ -136,6 +139,7 @@ def test_how_a_friend_can_reach_the_invite_s_first_address(
     assert len(said) == (1 if note else 0)
 
 
+@pytest.mark.net
 def test_headless_sides_say_who_kept_the_suit_both_asked_for(tmp_path: Path) -> None:
     """Defect 3: ``--trump S`` on both sides; each stderr says who got spades and why."""
 
@@ -173,6 +177,7 @@ def test_host_and_join_take_the_match_options_as_play_does(capsys: pytest.Captur
     assert "games" not in vars(build_parser("join").parse_known_args(["join", "x"])[0])  # the host's rule
 
 
+@pytest.mark.net
 def test_without_name_a_duel_goes_by_the_remembered_name(tmp_path: Path) -> None:
     """Defect 14: not the login name: the name given once (here remembered), or a clear refusal."""
     for who, name in (("ann", "Ann Lee"), ("bob", "Bob")):
@@ -202,6 +207,7 @@ def test_without_name_a_duel_goes_by_the_remembered_name(tmp_path: Path) -> None
     assert "no name to go by: give --name NAME (no terminal to ask on)" in nameless.stderr
 
 
+@pytest.mark.net
 def test_a_refused_name_is_told_why_and_ctrl_d_at_the_question_ends_in_one_line(tmp_path: Path) -> None:
     async def scenario() -> tuple[int, str]:
         main, terminal = pty.openpty()
@@ -229,6 +235,7 @@ def test_a_refused_name_is_told_why_and_ctrl_d_at_the_question_ends_in_one_line(
     assert err.endswith("characters): trumps host: no name given: type one, or give --name NAME\n"), err
 
 
+@pytest.mark.net
 def test_the_second_trump_choice_holds_in_the_interactive_duel(tmp_path: Path) -> None:
     """``--trump SD``: the screen asks nothing and plays spades; a clash then gives diamonds, not hearts."""
 
@@ -259,6 +266,7 @@ def test_the_hint_flags_leave_protocol_3_messages_as_they_were() -> None:
         parse(move.to_wire() | {"hint": False})
 
 
+@pytest.mark.net
 def test_hints_are_the_host_s_rule_and_each_use_reaches_the_peer_and_the_records(tmp_path: Path) -> None:
     async def scenario(hints: bool) -> tuple[Notes, NetworkOpponent, NetworkOpponent]:
         root = tmp_path / str(hints)
@@ -318,6 +326,7 @@ def test_the_rules_are_put_in_words_for_the_person_deciding() -> None:
     assert "=" not in words  # not the notation's pickup=forced sixes=on
 
 
+@pytest.mark.net
 def test_the_joiner_is_asked_about_the_hints_rule(tmp_path: Path) -> None:
     async def scenario() -> list[tuple[int, dict[str, object], str]]:
         host, invite = await _host(tmp_path, "--hints")

@@ -239,6 +239,7 @@ def test_a_damaged_game_record_is_named_by_history_replay_analyze_and_stats(kind
     assert still_there(path, content)
 
 
+@pytest.mark.net
 def test_a_fifo_among_the_records_is_passed_over_not_waited_on() -> None:
     """Flaw: a named pipe in the games or records folder made `trumps history` wait for a writer
     for ever (it opened every name that looked like a record). Only regular files are read: the
@@ -487,6 +488,7 @@ BAD_ARGUMENTS = [
 ]
 
 
+@pytest.mark.net
 @pytest.mark.parametrize(("args", "fragment"), BAD_ARGUMENTS, ids=[" ".join(a) for a, _ in BAD_ARGUMENTS])
 def test_a_bad_argument_is_one_argparse_line_and_touches_no_real_home(
     args: list[str], fragment: str, tmp_path: Path

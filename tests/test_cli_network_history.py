@@ -191,6 +191,7 @@ print(" ".join(sorted(m for m in ("prompt_toolkit", "prompt_toolkit.application"
 """
 
 
+@pytest.mark.net
 def test_history_loads_no_interface_and_no_cryptography_it_does_not_need(
     duelists: tuple[Side, Side, Session], tmp_path: Path
 ) -> None:
@@ -211,6 +212,7 @@ def test_history_loads_no_interface_and_no_cryptography_it_does_not_need(
     assert loaded() == ""  # game files alone: plain text, no prompt_toolkit, no cryptography
 
 
+@pytest.mark.net
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_history_fits_a_real_80x24_terminal(duelists: tuple[Side, Side, Session], tmp_path: Path) -> None:
     """In tmux at 80x24 no line of the table wraps: each game is one screen line."""

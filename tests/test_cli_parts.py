@@ -18,6 +18,7 @@ from cli.app.opponent import Deal, OpponentLeft
 from engine import TAKE, Card, Move, NotationError
 
 
+@pytest.mark.net
 def test_the_game_flow_loads_no_prompt_toolkit() -> None:
     code = "import sys, cli.app.flow; print('prompt_toolkit' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

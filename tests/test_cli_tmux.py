@@ -14,7 +14,7 @@ import pytest
 
 from engine import Game
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [pytest.mark.net, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = "1b1b1b1b"  # a short game against the easy AI, so the test stays quick

@@ -100,6 +100,7 @@ def _libc_wcwidth() -> Callable[[str], int]:
     return function
 
 
+@pytest.mark.net
 def test_devanagari_is_measured_as_the_c_library_measures_it() -> None:
     """The one patch of prompt_toolkit's width cache (cli/app/widths.py) holds: prompt_toolkit's
     own measure and the app's agree with the C library (tmux, xterm, VTE) on every Devanagari

@@ -114,6 +114,7 @@ def test_an_announcement_listing_many_addresses_is_dialed_at_an_invites_worth_at
     assert found.addresses[0] == "10.9.0.1"
 
 
+@pytest.mark.net
 def test_looking_for_games_with_no_network_interface_says_so_in_one_line() -> None:
     """In a network namespace of its own (no interface up, not even loopback) zeroconf raises a
     RuntimeError, not an OSError: the person gets one line and status 1, never a traceback."""

@@ -23,7 +23,7 @@ PORT = 47111
 BOT = ["--bot", "easy", "--json", "--timeout", "20"]
 
 reason = skip_reason()
-pytestmark = pytest.mark.skipif(reason is not None, reason=reason or "")
+pytestmark = [pytest.mark.net, pytest.mark.skipif(reason is not None, reason=reason or "")]
 
 
 @pytest.fixture(scope="module")

@@ -264,6 +264,7 @@ DAMAGED_PEERS: dict[str, Callable[[str, bytes], object]] = {
 }
 
 
+@pytest.mark.net
 @pytest.mark.parametrize("whose", ["host", "joiner"])
 @pytest.mark.parametrize("damage", DAMAGED_PEERS)
 def test_a_damaged_known_peers_file_refuses_in_a_line_and_hangs_nobody(
@@ -345,6 +346,7 @@ def test_a_pasted_invisible_character_in_a_chat_line_is_no_cheat(tmp_path: Path)
     assert heard == ["good luck, ann"]
 
 
+@pytest.mark.net
 @pytest.mark.parametrize("whose", ["host", "joiner"])
 def test_a_known_peers_file_that_cannot_be_saved_is_said_in_a_line(
     tmp_path: Path, whose: str, monkeypatch: pytest.MonkeyPatch
@@ -399,6 +401,7 @@ def test_forgetting_the_peer_whose_key_is_damaged_mends_the_file(tmp_path: Path)
     assert list(known.load()) == ["cy"]
 
 
+@pytest.mark.net
 def test_a_records_folder_that_cannot_be_written_stops_the_duel_in_one_line(tmp_path: Path) -> None:
     """A local failure, not an attack: the joiner's records folder cannot be made (a file of that
     name is in the way; a full disk is the same). The first link to record raised the
@@ -428,6 +431,7 @@ def test_a_records_folder_that_cannot_be_written_stops_the_duel_in_one_line(tmp_
     )
 
 
+@pytest.mark.net
 def test_strangers_using_up_the_hosts_questions_cannot_keep_its_lan_joiner_from_coming_back(
     tmp_path: Path,
 ) -> None:

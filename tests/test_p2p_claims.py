@@ -297,6 +297,7 @@ async def _flood(channel: Channel, chunks: int = 256) -> int:
     return sent
 
 
+@pytest.mark.net
 @pytest.mark.parametrize("flooded", ["host", "joiner"])
 def test_a_flood_fills_at_most_the_readers_bound_and_an_oversized_frame_is_refused(
     tmp_path: Path, flooded: str
@@ -333,6 +334,7 @@ def test_a_flood_fills_at_most_the_readers_bound_and_an_oversized_frame_is_refus
     assert refused == "the peer announced a 4294967295-byte frame (cap 16384)"
 
 
+@pytest.mark.net
 def test_a_listener_closing_mid_handshake_closes_that_connection_too(tmp_path: Path) -> None:
     """Flaw: a handshake cut short by its listener closing (the host's program pausing, or the
     match taken by another joiner) left its connection open with nobody reading it: a joiner

@@ -67,6 +67,7 @@ async def _code_of_one_offer(port: int, source: str, mallory: Side, fingerprint:
         channel.abort()
 
 
+@pytest.mark.net
 def test_a_lan_relay_cannot_grind_the_hosts_code_for_free(tmp_path: Path) -> None:
     """Flaw: docs/protocol.md ("The LAN knock") argued that a relay's every retry at matching the
     joiner's code costs one of the host's few questions. But the code of a session is known to its

@@ -32,6 +32,7 @@ def _check_agreement(host_report: Report, join_report: Report) -> None:
     assert sum(score) == len(result)
 
 
+@pytest.mark.net
 @pytest.mark.parametrize("seed", range(12))
 def test_bot_matches(tmp_path: Path, seed: int) -> None:
     rules = Rules(pickup="voluntary" if seed % 3 == 0 else "forced", sixes=seed % 2 == 0)
@@ -46,6 +47,7 @@ def test_bot_matches(tmp_path: Path, seed: int) -> None:
         assert verified.session.terms.rules == rules
 
 
+@pytest.mark.net
 def test_bot_match_over_ipv6(tmp_path: Path) -> None:
     if not ipv6_available():
         pytest.skip("IPv6 loopback (::1) is not available on this machine")

@@ -15,9 +15,13 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from p2p.invite import Invite
 from p2p.record import verify
 from tests.test_p2p_helpers import Fault, FaultyLine
+
+pytestmark = pytest.mark.net
 
 TRUMPS = [sys.executable, "-m", "cli"]
 LIMIT = 40.0

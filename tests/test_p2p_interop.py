@@ -23,6 +23,8 @@ from engine import Rules
 from tests import interop_peer
 from tests.interop_peer import Deviation, Invite, PeerAborted
 
+pytestmark = pytest.mark.net
+
 TRUMPS = [sys.executable, "-m", "cli"]
 LIMIT = 20.0
 

@@ -146,6 +146,7 @@ def _lan_invite(ann: Side, port: int) -> Invite:
     return Invite((("127.0.0.1", port),), ann.me.fingerprint, LAN_SECRET)
 
 
+@pytest.mark.net
 def test_an_approved_lan_joiner_plays_after_comparing_the_code(tmp_path: Path) -> None:
     bob = Side.make(tmp_path, "bob")
     person = Person(answer=True)
@@ -167,6 +168,7 @@ def test_an_approved_lan_joiner_plays_after_comparing_the_code(tmp_path: Path) -
     assert shown == [mine.code] and mine.code == theirs.code and mine.session_id == theirs.session_id
 
 
+@pytest.mark.net
 def test_a_bot_host_refuses_a_lan_joiner_as_it_refuses_any_stranger(tmp_path: Path) -> None:
     bob = Side.make(tmp_path, "bob")
 
@@ -180,6 +182,7 @@ def test_a_bot_host_refuses_a_lan_joiner_as_it_refuses_any_stranger(tmp_path: Pa
     assert "did not prove the invite's secret" in str(run(scenario()))
 
 
+@pytest.mark.net
 def test_a_declined_lan_joiner_is_refused_and_not_asked_about_again(tmp_path: Path) -> None:
     bob = Side.make(tmp_path, "bob")
     person = Person(answer=False)
@@ -199,6 +202,7 @@ def test_a_declined_lan_joiner_is_refused_and_not_asked_about_again(tmp_path: Pa
     assert len(person.asked) == 1 and nobody and "bob" not in remembered  # nothing bound
 
 
+@pytest.mark.net
 def test_a_look_alike_lan_joiner_meets_the_known_key_before_the_person_is_asked(tmp_path: Path) -> None:
     bob, eve = Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
     person = Person(answer=True)
@@ -215,6 +219,7 @@ def test_a_look_alike_lan_joiner_meets_the_known_key_before_the_person_is_asked(
     assert isinstance(refused, PeerAborted) and refused.reason == "identity" and not person.asked
 
 
+@pytest.mark.net
 def test_a_flood_of_lan_strangers_asks_one_question_at_a_time_and_few_in_all(tmp_path: Path) -> None:
     """LAN strangers from many sources while the person leaves the first question open are told to
     wait; then, each declined at once, they get at most MAX_QUESTIONS questions in all and the rest
@@ -269,6 +274,7 @@ async def _join_from(ann: Side, port: int, source: str, side: Side) -> P2PError 
     return None
 
 
+@pytest.mark.net
 def test_the_approved_lan_joiner_comes_back_unasked_and_no_other_lan_joiner_gets_in(tmp_path: Path) -> None:
     bob, eve = Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
     person = Person(answer=True)
@@ -289,6 +295,7 @@ def test_the_approved_lan_joiner_comes_back_unasked_and_no_other_lan_joiner_gets
     assert run(scenario()) == "bob" and [name for name, _, _ in person.asked] == ["bob"]
 
 
+@pytest.mark.net
 def test_once_an_invite_match_is_on_a_lan_knock_gets_the_strangers_refusal(tmp_path: Path) -> None:
     bob, eve = Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
     person = Person(answer=True)
@@ -309,6 +316,7 @@ def test_once_an_invite_match_is_on_a_lan_knock_gets_the_strangers_refusal(tmp_p
     assert "did not prove the invite's secret" in str(run(scenario())) and not person.asked
 
 
+@pytest.mark.net
 def test_a_lan_joiner_hanging_up_withdraws_its_question(tmp_path: Path) -> None:
     """Else one stranger who knocks and leaves would hold the one question open for ten minutes."""
     eve, bob = Side.make(tmp_path, "eve"), Side.make(tmp_path, "bob")
@@ -391,6 +399,7 @@ def test_a_replayed_lan_knock_gets_an_offer_it_cannot_use(tmp_path: Path) -> Non
     assert again.session is None
 
 
+@pytest.mark.net
 def test_a_lan_strangers_sealed_abort_puts_no_text_of_its_own_on_the_hosts_screen(tmp_path: Path) -> None:
     """Flaw: a LAN knock proves nothing, so anyone on the LAN got the session keys and its sealed
     ``abort`` between its accept and its confirm was shown whole on the host's refusal line, 300
@@ -441,6 +450,7 @@ async def _reading_the_rules(ann: Side, port: int, source: str, side: Side) -> C
     return channel
 
 
+@pytest.mark.net
 def test_a_lan_knock_beyond_the_pending_bounds_is_closed_with_no_answer(tmp_path: Path) -> None:
     """docs/protocol.md, "Checks, in order" (2b): a fifth pending handshake from one source gets
     no offer and no ``abort``, only a closed connection, and so does a pending one dropped to make

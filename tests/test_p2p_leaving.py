@@ -85,6 +85,7 @@ async def _joiner_leaves(
     return report.end, report.awarded, json.loads(text.splitlines()[-1])
 
 
+@pytest.mark.net
 def test_a_forfeit_claim_that_crossed_our_link_awards_nothing_to_either(tmp_path: Path) -> None:
     """The host has just sent its move when the joiner claims it was away: the claim may have
     crossed the move on the way (an honest claimant then counts the game as its own), so the host
@@ -94,6 +95,7 @@ def test_a_forfeit_claim_that_crossed_our_link_awards_nothing_to_either(tmp_path
     assert note["end"] == "aborted" and "winner" not in note
 
 
+@pytest.mark.net
 def test_a_pause_is_not_leaving_it_awards_nothing_even_after_the_deal(tmp_path: Path) -> None:
     """``abort pause`` (the peer's program got SIGTERM or SIGHUP and keeps the match on disk) is
     waited out as a broken line; a duel that cannot wait (no way back) ends it as one: abandoned,
@@ -105,6 +107,7 @@ def test_a_pause_is_not_leaving_it_awards_nothing_even_after_the_deal(tmp_path: 
     assert "bob's program stopped" in str(note["detail"])
 
 
+@pytest.mark.net
 @pytest.mark.parametrize(
     ("when", "leaving", "end"),
     [
@@ -121,6 +124,7 @@ def test_a_peer_that_could_know_the_deal_loses_the_game_whatever_it_says(
     assert note["end"] == end and note["winner"] == 0 and note["game"] == 1 and note["by"] == 1
 
 
+@pytest.mark.net
 def test_a_malformed_sealed_message_is_the_peers_violation_not_the_lines(tmp_path: Path) -> None:
     async def scenario() -> None:
         ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
@@ -142,6 +146,7 @@ class _Staller(BotPlayer):
         raise AssertionError("unreachable")
 
 
+@pytest.mark.net
 def test_a_connected_peer_that_never_moves_can_be_claimed_against(tmp_path: Path) -> None:
     """A person's side offers the claim once the peer owes its link past the limit; keep-alives do not
     withdraw the offer; the claim awards the game, and the staller's side does not count it as won."""

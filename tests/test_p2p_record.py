@@ -125,6 +125,7 @@ def _env(home: Path) -> dict[str, str]:
     return os.environ | {"XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data")}
 
 
+@pytest.mark.net
 def test_host_and_join_commands_play_a_bot_match(tmp_path: Path) -> None:
     trumps = [sys.executable, "-m", "cli"]
     host = subprocess.Popen(
@@ -166,6 +167,7 @@ def test_join_with_a_bad_invite_says_so(capsys: pytest.CaptureFixture[str]) -> N
     assert "is not an invite" in capsys.readouterr().err
 
 
+@pytest.mark.net
 def test_verify_shows_whose_keys_and_whether_this_home_knows_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

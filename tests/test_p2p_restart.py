@@ -72,6 +72,7 @@ def _same_complete_match(first: Outcome, second: Outcome) -> None:
         assert verified.complete and verified.match.transcript.hex() == a["transcript"]
 
 
+@pytest.mark.net
 def test_a_joiner_killed_mid_game_and_started_again_completes_the_match(tmp_path: Path) -> None:
     async def scenario() -> tuple[Outcome, Outcome]:
         host, invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
@@ -93,6 +94,7 @@ def test_a_joiner_killed_mid_game_and_started_again_completes_the_match(tmp_path
     assert len(list(_records(tmp_path, "bob").glob("*.jsonl"))) == 1  # one record, continued
 
 
+@pytest.mark.net
 def test_a_host_killed_mid_game_and_started_again_continues_under_the_same_invite(tmp_path: Path) -> None:
     async def scenario() -> tuple[Outcome, Outcome, Invite, Invite]:
         host, invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
@@ -114,6 +116,7 @@ def test_a_host_killed_mid_game_and_started_again_continues_under_the_same_invit
     assert len(list(_records(tmp_path, "ann").glob("*.jsonl"))) == 1  # one record, continued
 
 
+@pytest.mark.net
 def test_sigterm_pauses_the_match_and_the_same_command_continues_it(tmp_path: Path) -> None:
     async def scenario() -> tuple[Outcome, Outcome, Outcome]:
         host, invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
@@ -133,6 +136,7 @@ def test_sigterm_pauses_the_match_and_the_same_command_continues_it(tmp_path: Pa
     assert '"end"' not in record.read_text()  # a pause is no end: neither quit nor forfeit
 
 
+@pytest.mark.net
 @pytest.mark.parametrize("content", ["{not json", '{"saved": "something else"}', ""])
 def test_a_corrupt_saved_match_is_refused_clearly_and_left_in_place(tmp_path: Path, content: str) -> None:
     invite = Invite.parse("127.0.0.1:9/" + "a" * 32 + "/" + "b" * 32)
@@ -202,6 +206,7 @@ def test_a_saved_match_whose_record_is_gone_is_refused_clearly(tmp_path: Path) -
     assert path.exists()
 
 
+@pytest.mark.net
 def test_a_pledge_that_does_not_open_the_recorded_commitment_is_refused(tmp_path: Path) -> None:
     async def scenario() -> None:
         host, invite = await _host(tmp_path, "--games", "1", "--timeout", "5")
@@ -222,6 +227,7 @@ def test_a_pledge_that_does_not_open_the_recorded_commitment_is_refused(tmp_path
         restore(load_saved(path))
 
 
+@pytest.mark.net
 def test_a_restarted_joiner_whose_host_never_returns_gives_up_at_the_limit_and_keeps_the_match(
     tmp_path: Path,
 ) -> None:
@@ -241,6 +247,7 @@ def test_a_restarted_joiner_whose_host_never_returns_gives_up_at_the_limit_and_k
     assert restore(load_saved(path)).match.links  # still there to continue
 
 
+@pytest.mark.net
 def test_both_programs_killed_and_started_again_complete_the_match(tmp_path: Path) -> None:
     """A power cut of the machine both play on: each side restarts from its own disk."""
 
@@ -301,6 +308,7 @@ def _interactive_join(
     return run_join(parser.parse_args([str(invite), "--name", "bob", *options]), never), state
 
 
+@pytest.mark.net
 @pytest.mark.parametrize("answer", ["n\n", ""])
 def test_an_interactive_join_asks_before_continuing_and_no_keeps_the_match_saved(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], answer: str
@@ -315,6 +323,7 @@ def test_an_interactive_join_asks_before_continuing_and_no_keeps_the_match_saved
     assert "the unfinished match was not continued" in err
 
 
+@pytest.mark.net
 def test_an_interactive_join_answered_yes_redials_to_continue_the_match(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -334,6 +343,7 @@ class _CtrlC(io.StringIO):
         raise KeyboardInterrupt
 
 
+@pytest.mark.net
 def test_ctrl_c_at_the_question_stops_and_keeps_the_match_saved(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -420,6 +430,7 @@ def test_a_join_without_invite_over_a_broken_lan_match_says_so_and_browses_the_l
     assert state.exists()
 
 
+@pytest.mark.net
 def test_a_join_without_invite_answered_no_keeps_the_lan_match_and_browses_the_lan(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -435,6 +446,7 @@ def test_a_join_without_invite_answered_no_keeps_the_lan_match_and_browses_the_l
     assert restore(load_saved(state)).match.links  # left as it was
 
 
+@pytest.mark.net
 @pytest.mark.parametrize("broken", [False, True])
 def test_a_host_found_again_on_the_lan_is_joined_anew_beside_the_match_kept_with_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], broken: bool
@@ -486,6 +498,7 @@ def test_a_new_match_with_a_lan_host_gets_a_file_beside_the_one_kept_with_it(tmp
     assert joined_file(tmp_path, invite) == line  # the same join line finds its match again
 
 
+@pytest.mark.net
 def test_a_join_without_invite_lets_the_person_choose_among_saved_lan_matches(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -507,6 +520,7 @@ def test_a_join_without_invite_lets_the_person_choose_among_saved_lan_matches(
     assert newer.exists() and older.exists()
 
 
+@pytest.mark.net
 @pytest.mark.parametrize("typed", ["n\n", "3\n", ""])
 def test_choosing_none_of_the_saved_lan_matches_keeps_them_and_browses_the_lan(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], typed: str
@@ -536,6 +550,7 @@ def test_a_lan_entry_with_more_addresses_than_an_invite_holds_is_saved_with_the_
     assert back == Invite(addresses[:MAX_ADDRESSES], "a" * 32, LAN_SECRET)
 
 
+@pytest.mark.net
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_closing_the_terminal_of_an_interactive_join_pauses_and_the_same_line_continues_it(
     tmp_path: Path,
@@ -666,6 +681,7 @@ async def _bot(channel: Channel, session: Session, side: Side, back: Reconnector
         await duel.channel.close()
 
 
+@pytest.mark.net
 def test_a_lan_joined_match_is_continued_by_running_trumps_join_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -716,6 +732,7 @@ def test_a_lan_joined_match_is_continued_by_running_trumps_join_again(
     assert not state.exists()
 
 
+@pytest.mark.net
 def test_a_host_restarted_over_a_lan_joined_match_takes_its_joiner_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

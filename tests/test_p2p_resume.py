@@ -26,6 +26,8 @@ from p2p.players import BotPlayer, Player
 from p2p.record import verify
 from tests.test_p2p_helpers import Fault, FaultyLine, Side, Unwatched, accept_all, connect_pair, run
 
+pytestmark = pytest.mark.net
+
 FAST = Patience(keepalive=0.2, silent_after=0.5, dead_after=1.5, forfeit_after=4.0)
 
 

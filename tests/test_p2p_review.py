@@ -337,6 +337,7 @@ def test_an_identity_key_readable_by_others_is_refused(tmp_path: Path) -> None:
         load_identity(path)
 
 
+@pytest.mark.net
 @pytest.mark.parametrize(
     "deviation",
     [

@@ -27,6 +27,8 @@ from p2p.record import verify
 from tests.screen_table import Notes
 from tests.test_p2p_helpers import Pair, Side, connect_pair, run
 
+pytestmark = pytest.mark.net
+
 if TYPE_CHECKING:
     from prompt_toolkit.input import PipeInput
 

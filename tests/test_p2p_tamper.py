@@ -41,6 +41,8 @@ from p2p.players import BotPlayer
 from p2p.record import verify
 from tests.test_p2p_helpers import Meddler, Pair, Side, accept_all, bot_duel, connect_pair, run
 
+pytestmark = pytest.mark.net
+
 
 class SlowBot(BotPlayer):
     """A bot that thinks for a while, so that a peer can move out of turn meanwhile."""

@@ -142,6 +142,7 @@ def test_fuzz_sealed_frames_are_refused_not_crashed_on(payloads: list[bytes]) ->
         asyncio.run(_sealed_recv(payloads))
 
 
+@pytest.mark.net
 def test_frames_arriving_after_stop_reading_never_break_sending() -> None:
     """A person claims a forfeit (``stop_reading``) while the peer's keep-alives still arrive: what
     arrives then is left unread, and our ``abort`` still goes out (asyncio's reader would otherwise

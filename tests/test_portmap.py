@@ -207,6 +207,7 @@ async def _router(reply: Reply) -> tuple[asyncio.DatagramTransport, FakeRouter, 
     return transport, router, transport.get_extra_info("sockname")[1]
 
 
+@pytest.mark.net
 def test_the_exchange_ignores_garbage_and_strangers_answers_and_retransmits_when_unanswered() -> None:
     def reply(request: bytes, count: int) -> list[bytes]:
         if count == 1:
@@ -229,6 +230,7 @@ def test_the_exchange_ignores_garbage_and_strangers_answers_and_retransmits_when
     assert answer.external_address == PUBLIC and requests == 2
 
 
+@pytest.mark.net
 def test_the_request_carries_our_address_as_the_router_sees_it() -> None:
     async def scenario() -> list[bytes]:
         transport, router, port = await _router(lambda request, count: [_pcp_answer(request)])
@@ -243,6 +245,7 @@ def test_the_request_carries_our_address_as_the_router_sees_it() -> None:
     assert ipaddress.IPv6Address(seen[0][8:24]).ipv4_mapped == LOOPBACK
 
 
+@pytest.mark.net
 def test_a_refusal_ends_the_exchange_with_its_reason() -> None:
     async def scenario() -> None:
         transport, _, port = await _router(lambda request, count: [_pcp_answer(request, result=2)])
@@ -256,6 +259,7 @@ def test_a_refusal_ends_the_exchange_with_its_reason() -> None:
         asyncio.run(scenario())
 
 
+@pytest.mark.net
 def test_silence_ends_at_the_budget_and_a_closed_port_at_once() -> None:
     async def silent() -> None:
         transport, router, port = await _router(lambda request, count: [])
@@ -279,6 +283,7 @@ def test_silence_ends_at_the_budget_and_a_closed_port_at_once() -> None:
         asyncio.run(closed())
 
 
+@pytest.mark.net
 def test_natpmp_and_pcp_mappers_against_a_fake_router() -> None:
     def reply(request: bytes, count: int) -> list[bytes]:
         if request[0] == 2:
