@@ -8,6 +8,7 @@ import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import ifaddr  # noqa: F401  (imported here: its import runs ldconfig, which no test should own)
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent

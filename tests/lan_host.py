@@ -8,7 +8,10 @@ import argparse
 import signal
 import sys
 
-from cli.commands.duel import _bot_play, add_host_arguments, run_host
+from cli.net.arguments import add_host_arguments
+from cli.net.hosting import run_host
+from cli.net.progress import Progress
+from cli.net.running import bot_play
 
 
 def main(argv: list[str]) -> int:
@@ -17,7 +20,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="trumps host")
     add_host_arguments(parser)
     args = parser.parse_args(argv)
-    play = _bot_play(argparse.Namespace(bot="easy", trump=args.trump, timeout=args.timeout))
+    play = bot_play(argparse.Namespace(bot="easy", trump=args.trump, timeout=args.timeout), Progress())
     return run_host(args, play)
 
 

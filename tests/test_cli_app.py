@@ -71,7 +71,8 @@ class Driver:
         for _ in range(5):
             await asyncio.sleep(0.002)
 
-    async def until(self, condition: Callable[[], object], timeout: float = 10.0) -> None:
+    async def until(self, condition: Callable[[], object], timeout: float = 60.0) -> None:
+        """Wait for ``condition``; ``timeout`` only bounds a hang (the machine may be loaded)."""
         deadline = time.monotonic() + timeout
         while not condition():
             assert time.monotonic() < deadline, f"timed out; message: {self.session.message!r}"
@@ -277,7 +278,7 @@ def test_invalid_input_gets_one_line_and_changes_nothing() -> None:
         absent = next(c for c in session.flow.game.position.hand(1))
         await d.keys("\x15" + str(absent) + ENTER)  # Ctrl-U clears the line first
         assert "do not hold" in session.message and len(session.flow.game.moves) == before
-        await d.keys("\x15" + "x" * 61_000)  # a pasted page: cut to the move line's length
+        await d.keys("\x15" + "x" * 6_100)  # a pasted page: cut to the move line's length
         assert len(session.line.buffer.text) == MOVE_LINE_LENGTH
         await d.keys(ENTER)
         await d.until(lambda: "not a card" in session.message)

@@ -124,18 +124,20 @@ def test_a_host_stopped_before_anyone_joined_does_not_mention_a_record(tmp_path:
 def test_how_a_friend_can_reach_the_invite_s_first_address(
     first: str, note: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cli.commands import duel
     from cli.i18n import translated
+    from cli.net import hosting
+    from cli.net.progress import Progress
     from p2p.portmap import MapResult
 
     said: list[str] = []
-    monkeypatch.setattr(duel, "_say", lambda text: said.append(translated(text)))
-    duel._say_reach(True, MapResult(), first, 47111)
+    progress = Progress()
+    monkeypatch.setattr(progress, "say", lambda text: said.append(translated(text)))
+    hosting._say_reach(True, MapResult(), first, 47111, progress)
     if note is None:
         assert said == []
     else:
         assert [note in line for line in said] == [True]
-    duel._say_reach(False, MapResult(), first, 47111)  # --advertise: the host said where
+    hosting._say_reach(False, MapResult(), first, 47111, progress)  # --advertise: the host said where
     assert len(said) == (1 if note else 0)
 
 
@@ -311,14 +313,14 @@ def test_hints_are_the_host_s_rule_and_each_use_reaches_the_peer_and_the_records
 
 def test_the_rules_are_put_in_words_for_the_person_deciding() -> None:
     from cli import i18n
-    from cli.commands.duel import _describe
+    from cli.net.words import describe
 
-    assert _describe(Terms(Rules(pickup="voluntary", sixes=False, max_moves=300), 3)) == (
+    assert describe(Terms(Rules(pickup="voluntary", sixes=False, max_moves=300), 3)) == (
         "a match of 3 games, voluntary pick-up, the sixes stay where dealt, a draw after 300 moves, no AI hints"
     )
     try:
         i18n.use("uk")
-        words = _describe(Terms(Rules(), 1, hints=True))
+        words = describe(Terms(Rules(), 1, hints=True))
         pieces = [i18n._(text) for text in ("one game", "forced pick-up", "the trump sixes change hands")]
     finally:
         i18n.use("en")

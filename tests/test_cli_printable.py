@@ -87,7 +87,7 @@ def test_history_shows_hostile_file_names_harmlessly(capsys: pytest.CaptureFixtu
 
 
 def test_host_and_join_lines_on_stderr_are_made_harmless() -> None:
-    from cli.commands.duel import Progress
+    from cli.net.progress import Progress
 
     stream = io.StringIO()
     progress = Progress(stream=stream)

@@ -601,7 +601,7 @@ def test_progress_lines_never_block_on_a_pipe_nobody_reads() -> None:
     import os
     import threading
 
-    from cli.commands.duel import Progress
+    from cli.net.progress import Progress
 
     read_end, write_end = os.pipe()
     progress = Progress(capacity=16, stream=os.fdopen(write_end, "w"))

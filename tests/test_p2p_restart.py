@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from cli.commands.duel import add_join_arguments, run_join
+from cli.net.arguments import add_join_arguments
+from cli.net.joining import run_join
 from p2p.admission import source_of
 from p2p.duel import Report
 from p2p.errors import P2PError
@@ -392,18 +393,18 @@ def _lan_join(
 ) -> tuple[int, list[str]]:
     """An interactive ``trumps join`` without an invite, ``typed`` to its questions; its status and
     the LAN lists it browsed (none is found)."""
-    from cli.commands import duel as commands
+    from cli.net import joining
     from p2p.discovery import DiscoveryError
     from p2p.text import Text
 
     browsed: list[str] = []
 
-    def nothing_announced(args: argparse.Namespace) -> Invite:
+    def nothing_announced(args: argparse.Namespace, progress: object) -> Invite:
         browsed.append("browsed")
         raise DiscoveryError(Text("no game announces itself on your network"))
 
     _homes(monkeypatch, root)
-    monkeypatch.setattr(commands, "_choose_host", nothing_announced)
+    monkeypatch.setattr(joining, "_choose_host", nothing_announced)
     monkeypatch.setattr("sys.stdin", typed)
     parser = argparse.ArgumentParser()
     add_join_arguments(parser)
@@ -454,7 +455,7 @@ def test_a_host_found_again_on_the_lan_is_joined_anew_beside_the_match_kept_with
     """The saved match with ann declined (or unreadable), bob picks ann from the LAN list: she
     announces a new game, so she waits for no saved one; the new match is not refused over the
     old one nor asked about again, and gets a file of its own (the old one is kept)."""
-    from cli.commands import duel as commands
+    from cli.net import joining
     from p2p.errors import ConnectionClosed
     from p2p.text import Text
 
@@ -470,7 +471,7 @@ def test_a_host_found_again_on_the_lan_is_joined_anew_beside_the_match_kept_with
 
     lan = load_saved(state).invite
     _homes(monkeypatch, tmp_path)
-    monkeypatch.setattr(commands, "_choose_host", lambda args: lan)  # ann, found again on the LAN
+    monkeypatch.setattr(joining, "_choose_host", lambda args, progress: lan)  # ann, found again on the LAN
     monkeypatch.setattr("p2p.connect.join", refused)
     monkeypatch.setattr("sys.stdin", io.StringIO("n\n"))
     parser = argparse.ArgumentParser()
@@ -688,7 +689,7 @@ def test_a_lan_joined_match_is_continued_by_running_trumps_join_again(
     """Bob found ann in the LAN list (the empty secret, no invite line) and his program was stopped
     mid-game; ann's host, which no longer announces the game, waits. ``trumps join`` again finds the
     saved match with where ann listens, continues it without browsing, and the match completes."""
-    from cli.commands import duel as commands
+    from cli.net import joining
     from engine import Rules
     from p2p.connect import Listener, listening_socket
     from p2p.handshake import Terms
@@ -710,7 +711,7 @@ def test_a_lan_joined_match_is_continued_by_running_trumps_join_again(
     host = _Peer(hosting)
     host.start()
     _homes(monkeypatch, tmp_path / "bob")
-    monkeypatch.setattr(commands, "_choose_host", lambda args: lan)  # bob picks ann from the list
+    monkeypatch.setattr(joining, "_choose_host", lambda args, progress: lan)  # bob picks ann from the list
     parser = argparse.ArgumentParser()
     add_join_arguments(parser)
     assert run_join(parser.parse_args(["--name", "bob", "--yes", "--timeout", "30"]), _pausing) == 1
@@ -718,10 +719,10 @@ def test_a_lan_joined_match_is_continued_by_running_trumps_join_again(
     (state,) = (tmp_path / "bob" / "data" / "trumps" / "unfinished").glob("joined-*.json")
     assert load_saved(state).invite == lan  # where ann listens, kept for the restart
 
-    def no_browsing(args: argparse.Namespace) -> Invite:
+    def no_browsing(args: argparse.Namespace, progress: object) -> Invite:
         raise AssertionError("ann no longer announces the game: the saved entry is redialed")
 
-    monkeypatch.setattr(commands, "_choose_host", no_browsing)
+    monkeypatch.setattr(joining, "_choose_host", no_browsing)
     again = parser.parse_args(["--name", "bob", "--bot", "easy", "--json", "--timeout", "30"])
     assert run_join(again) == 0  # the same command (a bot answers the question with yes)
     out, err = capsys.readouterr()
@@ -738,9 +739,10 @@ def test_a_host_restarted_over_a_lan_joined_match_takes_its_joiner_back(
 ) -> None:
     """Ann let bob in from the LAN list; her program is stopped mid-game. ``trumps host`` again
     takes bob's LAN knock back (he has no invite secret), and only his: the match completes."""
-    from cli.commands import duel as commands
-    from cli.commands.duel import add_host_arguments, run_host
     from cli.home import Home
+    from cli.net import hosting
+    from cli.net.arguments import add_host_arguments
+    from cli.net.hosting import run_host
     from p2p.connect import Redial, join
     from p2p.identity import load_identity
     from p2p.saved import hosted_file
@@ -762,7 +764,7 @@ def test_a_host_restarted_over_a_lan_joined_match_takes_its_joiner_back(
     _homes(monkeypatch, tmp_path / "ann")
     monkeypatch.setattr("p2p.discovery.Announcement", Unannounced)
     monkeypatch.setattr("p2p.addresses.is_loopback", lambda bind: False)  # it would take no LAN knock
-    monkeypatch.setattr(commands, "_ask_person", person)
+    monkeypatch.setattr(hosting, "_asker", lambda progress: person)
     port = _free_port()
     lan = Invite((("127.0.0.1", port),), load_identity(Home.default().identity_file).fingerprint, LAN_SECRET)
     bob = Side.make(tmp_path, "bob")
@@ -789,13 +791,13 @@ def test_a_host_restarted_over_a_lan_joined_match_takes_its_joiner_back(
     monkeypatch.undo()  # as the host is started again: on loopback, with no one asked
     _homes(monkeypatch, tmp_path / "ann")
     reserved: list[object] = []
-    waiting = commands._back
+    from cli.net.continuing import back as waiting
 
     async def back(listener: Any, *args: Any) -> Any:  # bob's source keeps its slot: no flood pushes him out
         reserved.append(listener.admission.reserved)
         return await waiting(listener, *args)
 
-    monkeypatch.setattr(commands, "_back", back)
+    monkeypatch.setattr(hosting, "back", back)
     assert run_host(parser.parse_args([*options, "--bot", "easy", "--json"])) == 0
     assert reserved == [source_of("127.0.0.1")]
     out, err = capsys.readouterr()

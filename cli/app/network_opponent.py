@@ -24,10 +24,8 @@ back opens the screen at the chain's position, the game in progress with its mov
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
-import functools
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -160,7 +158,7 @@ class NetworkOpponent:
 
     def _clash(self, number: int, dealer: int) -> str:
         """Why a player did not get the trumps they asked for in game ``number``, or ``""``."""
-        from cli.commands.duel import trump_clash, trump_prefs
+        from cli.app.trump_choice import trump_clash, trump_prefs
 
         prefs = trump_prefs(self.duel.match, number)
         clash = None if prefs is None else trump_clash(prefs, dealer, self.seat, self.name)
@@ -486,16 +484,3 @@ def _in_progress(
     game.headers.update(game_headers(opponent.name, opponent.seat, score, date))
     return SavedGame(game, score, path, opponent, opponent.seat, match.number)
 
-
-def run_command(args: argparse.Namespace, command: str) -> int:
-    """``trumps host`` or ``trumps join``: headless with ``--bot``, else in the full-screen game."""
-    from cli.commands.duel import run_host, run_join
-    from cli.options import has_terminal
-
-    runner = run_host if command == "host" else run_join
-    if args.bot is not None:
-        return runner(args)
-    if not has_terminal(command, _("use --bot LEVEL to let the AI play")):
-        return 2
-    patience = Patience(forfeit_after=args.timeout) if args.timeout else None
-    return runner(args, functools.partial(play_duel, trump=args.trump, patience=patience))

@@ -10,14 +10,14 @@ HELP = N_("host a duel with a friend over the network (prints the 'trumps join' 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``trumps host`` (see :mod:`cli.commands.duel`)."""
-    from cli.commands.duel import add_host_arguments
+    """The options of ``trumps host`` (see :mod:`cli.net.arguments`)."""
+    from cli.net.arguments import add_host_arguments
 
     add_host_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Host the duel; the exit status (0 when the match was played to its end)."""
-    from cli.app.network_opponent import run_command
+    from cli.net.launch import run_command
 
     return run_command(args, "host")

@@ -1,0 +1,137 @@
+"""An unfinished match found again: asked about, read back, and its peer waited for."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from cli.i18n import N_, translated
+from cli.net.arguments import BOT_TIMEOUT
+from cli.net.words import yes_words
+from cli.printable import printable
+from p2p.text import Text
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from cli.home import Home
+    from cli.net.progress import Progress
+    from p2p.channel import Channel
+    from p2p.duel import Reconnector
+    from p2p.record import Verified
+    from p2p.saved import SavedMatch
+
+
+def saved_match(path: Path, bot: bool, progress: Progress) -> tuple[SavedMatch | None, Verified | None]:
+    """What makes a duel restart-safe (kept in ``path``), and the unfinished match found there,
+    read back and checked (:class:`~p2p.saved.SavedMatchError` if it cannot be). A person is
+    asked first whether to continue it: on no, the match stays saved, and this duel keeps none
+    (``None, None``: it cannot be continued after a restart while the other one waits)."""
+    from p2p.saved import SavedMatch, load_saved, restore
+
+    if not path.exists():
+        return SavedMatch(path), None
+    saved = load_saved(path)
+    restored = restore(saved)
+    if bot or _continue_asked(restored, progress):
+        return saved, restored
+    progress.say(Text(_KEPT, path=path))
+    return None, None
+
+
+_KEPT = N_("The unfinished match stays saved in {path}; delete that file to drop it.")
+
+
+def _continue_asked(restored: Verified, progress: Progress) -> bool:
+    """The person's answer, on the terminal before the full screen takes it: continue the
+    unfinished match ``restored``? (Enter: yes; the end of input: no.)"""
+    question = N_("Continue your unfinished match against {peer} (game {number}, move {moves})? [Y/n] ")
+    progress.flush()
+    try:
+        answer = input(printable(translated(Text(question, **_stopped_at(restored)))))
+    except EOFError:
+        return False
+    return not answer.strip() or answer.strip().lower() in yes_words()
+
+
+def _stopped_at(restored: Verified) -> dict[str, object]:
+    """Where the unfinished match ``restored`` stopped, as the questions name it: the ``peer``,
+    the game's ``number`` and the number of the move to come (``moves``)."""
+    session, match = restored.session, restored.match
+    moves = 0 if match.game is None else len(match.game.moves)
+    return {"peer": session.names[1 - session.seat], "number": match.number, "moves": moves + 1}
+
+
+def lan_saved_match(home: Home, bot: bool, progress: Progress) -> tuple[SavedMatch, Verified] | None:
+    """The unfinished match joined from the LAN list that ``trumps join`` without an invite
+    continues (its host no longer announces it), or ``None``: there is none, or the person
+    chose none, and the LAN list is browsed. One that cannot be continued is said in a line and
+    passed over; with several, the person chooses (a bot takes the newest)."""
+    from p2p.saved import SavedMatchError, lan_joined, restore
+
+    ready = []
+    for saved in lan_joined(home.unfinished):
+        try:
+            ready.append((saved, restore(saved)))
+        except SavedMatchError as exc:
+            progress.say(exc)
+    if not ready or bot:
+        return ready[0] if ready else None
+    if len(ready) == 1:
+        if _continue_asked(ready[0][1], progress):
+            return ready[0]
+        progress.say(Text(_KEPT, path=ready[0][0].path))
+        return None
+    chosen = _continue_chosen(ready, progress)
+    if chosen is None:
+        template = N_("The unfinished matches stay saved in {folder}; delete a file there to drop its match.")
+        progress.say(Text(template, folder=home.unfinished))
+        return None
+    return ready[chosen]
+
+
+def _continue_chosen(matches: list[tuple[SavedMatch, Verified]], progress: Progress) -> int | None:
+    """Which of the unfinished ``matches`` the person continues, asked on the terminal (Enter:
+    the first, the newest); ``None`` for any other answer, and at the end of input."""
+    progress.say(Text(N_("Unfinished matches you joined on your network:")))
+    for number, (saved, restored) in enumerate(matches, 1):
+        assert saved.invite is not None
+        template = N_("  {choice}. against {peer} at {address} port {port} (game {number}, move {moves})")
+        address, port = saved.invite.addresses[0]
+        progress.say(Text(template, choice=number, address=address, port=port, **_stopped_at(restored)))
+    progress.flush()
+    question = N_("Continue which one? [1-{count}; Enter: 1; n: none, look for games on your network] ")
+    try:
+        answer = input(translated(Text(question, count=len(matches)))).strip()
+    except EOFError:
+        return None
+    if not answer:
+        return 0
+    return (
+        int(answer) - 1 if re.fullmatch("[0-9]{1,3}", answer) and 1 <= int(answer) <= len(matches) else None
+    )
+
+
+async def back(way: Reconnector, restored: Verified, timeout: float | None) -> Channel:
+    """The peer of the continued match ``restored``, back on a fresh connection within the
+    forfeit limit; past it, a :class:`~p2p.errors.ConnectionClosed` (the match stays saved)."""
+    import asyncio
+
+    from p2p.errors import ConnectionClosed
+
+    limit = timeout or BOT_TIMEOUT
+    try:
+        async with asyncio.timeout(limit):
+            return (await way.reconnect())[0]
+    except TimeoutError:
+        template = N_("{peer} did not come back within {seconds:g} s; the match stays saved for another try")
+        peer = restored.session.names[1 - restored.session.seat]
+        raise ConnectionClosed(Text(template, peer=peer, seconds=limit)) from None
+
+
+def say_continuing(restored: Verified, progress: Progress) -> None:
+    """Say which unfinished match goes on, and from where."""
+    session, match = restored.session, restored.match
+    moves = 0 if match.game is None else len(match.game.moves)
+    template = N_("Continuing the unfinished match with {peer} (game {number}, after move {moves})…")
+    progress.say(Text(template, peer=session.names[1 - session.seat], number=match.number, moves=moves))

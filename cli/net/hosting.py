@@ -1,0 +1,204 @@
+"""``trumps host``: listen, print the invite, and play the match with whoever joins."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from typing import TYPE_CHECKING
+
+from cli.i18n import N_, translated
+from cli.net.continuing import back, saved_match, say_continuing
+from cli.net.progress import Progress
+from cli.net.running import Stage, fail, read_line, run_to_end, setup
+from cli.net.words import describe, yes_words
+from cli.printable import printable
+from p2p.text import Text
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from cli.net.running import Play
+    from p2p.duel import Report
+    from p2p.portmap import MapResult
+
+
+def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
+    """``trumps host``: listen, print the invite, play the match (with ``play`` unless ``--bot``)."""
+    import time
+
+    from engine import Rules
+    from p2p.addresses import host_addresses, is_loopback, socket_families
+    from p2p.admission import source_of
+    from p2p.connect import Listener, listening_socket
+    from p2p.discovery import Announcement
+    from p2p.errors import P2PError
+    from p2p.handshake import Terms
+    from p2p.identity import KnownPeers
+    from p2p.portmap import PortMapping, default_mappers
+    from p2p.saved import SavedMatchError, hosted_file
+
+    progress = Progress()
+    prepared = setup(args, "host", play, progress)
+    if isinstance(prepared, int):
+        return prepared
+    home, me, name, play_duel = prepared
+    rules = Rules(pickup=args.pickup or "forced", sixes=not args.no_sixes)
+    terms = Terms(rules, args.games or 1, hints=args.hints)
+    try:
+        saved, restored = saved_match(hosted_file(home.unfinished), bool(args.bot), progress)
+    except SavedMatchError as exc:
+        if args.bot:
+            return fail(progress, "host", exc, args.json)
+        progress.say(exc)  # a person hosts a new match; the unreadable one is left for a look
+        saved, restored = None, None
+    except KeyboardInterrupt:  # at the question whether to continue
+        return fail(progress, "host", InterruptedError(Text(N_("stopped before the match began"))), args.json)
+    if restored is not None:  # the host continues its unfinished match, under its invite
+        assert saved is not None and saved.invite is not None
+        terms, name = restored.session.terms, restored.session.names[restored.session.seat]
+        args.port = saved.invite.addresses[0][1]
+    try:
+        sock = listening_socket(args.bind, args.port)
+    except OSError as exc:
+        where = args.bind or Text(N_("every address"))
+        error = Text(
+            N_("cannot listen on {where} port {port}: {error}"),
+            where=where,
+            port=args.port,
+            error=exc.strerror or exc,
+        )
+        return fail(progress, "host", OSError(error), args.json)
+    port = sock.getsockname()[1]
+    stage = Stage()
+    families = socket_families(sock)
+    local = host_addresses(args.bind, **families)
+    announce = not args.no_announce and not is_loopback(args.bind)
+    approve = None if args.bot is not None or not announce else _asker(progress)  # a bot takes only invites
+    # a continued match awaits its joiner alone: by the LAN knock if it came so (nobody is asked then)
+    returns_by_lan = _asker(progress) if restored is not None and saved is not None and saved.lan else None
+
+    async def main() -> Report:
+        ipv4, ipv6 = ([], []) if args.no_map else default_mappers(args.bind, **families)
+        known = KnownPeers(home.peers_file)
+        async with (
+            PortMapping(port, ipv4, ipv6) as mapping,  # the router's lease, deleted on exit
+            Listener(
+                sock, me, name, terms, known, progress.say,
+                None if saved is None or saved.invite is None else saved.invite.secret,
+                approve=returns_by_lan or (None if restored is not None else approve),
+            ) as listener,
+        ):  # fmt: skip
+            reachable = [(args.advertise, port)] if args.advertise else mapping.result.reachable(local, port)
+            invite = listener.invite(reachable)
+            if restored is not None:
+                assert saved is not None and saved.invite is not None
+                invite, listener.playing = saved.invite, restored.session  # only that joiner gets in
+                listener.playing_lan = saved.lan
+                if saved.joiner is not None:  # its return keeps its slot, as before the restart
+                    listener.admission.reserved = source_of(saved.joiner)
+                say_continuing(restored, progress)
+            elif saved is not None:
+                saved.invite = invite
+            print(
+                printable(
+                    translated(Text(N_("Send this to your friend:  trumps join {invite}"), invite=invite))
+                ),
+                flush=True,
+            )
+            progress.say(
+                Text(
+                    N_("Hosting {terms} on port {port}; waiting for your friend to join…"),
+                    terms=describe(terms),
+                    port=port,
+                )
+            )
+            _say_reach(args.advertise is None, mapping.result, invite.addresses[0][0], port, progress)
+            if restored is not None:
+                channel, session = await back(listener, restored, args.timeout), restored.session
+            else:
+                async with (
+                    contextlib.AsyncExitStack() as announcing
+                ):  # on the LAN (mDNS) until a joiner is in
+                    if announce:
+                        try:
+                            await announcing.enter_async_context(
+                                Announcement(name, me.fingerprint, terms, local, port)
+                            )
+                        except P2PError as exc:
+                            listener.approve = None  # nobody finds it: only invites
+                            progress.say(exc)
+                    channel, session = await listener.first()
+                if saved is not None:  # on disk with the duel's first save, before any link
+                    saved.lan = listener.playing_lan
+                    saved.joiner_at(channel.peer_host)
+            stage.playing = True
+            start = time.monotonic()
+            progress.flush()  # before a full screen takes the terminal
+            report = await play_duel(channel, session, me, home, listener, saved, restored)
+            report.timing["match_s"] = round(time.monotonic() - start, 3)
+            return report
+
+    return run_to_end("host", main(), args.json, stage, progress, saved)
+
+
+def _say_reach(asked: bool, mapped: MapResult, first: str, port: int, progress: Progress) -> None:
+    """Say on stderr how a friend can reach us: what the router did, or the manual steps when
+    nothing outside can reach the invite's first address (``asked``: no ``--advertise``)."""
+    from p2p.addresses import is_loopback
+
+    if mapped.mapped is not None:
+        lease = mapped.mapped
+        template = N_("Your router opened port {port} ({method}); the invite uses {address}.")
+        progress.say(
+            Text(template, port=lease.external_port, method=lease.method, address=lease.external_address)
+        )
+    if mapped.pinhole is not None:
+        template = N_("Your router's firewall lets IPv6 connections in to port {port} ({method}).")
+        progress.say(Text(template, port=mapped.pinhole.external_port, method=mapped.pinhole.method))
+    if asked and mapped.mapped is None and is_loopback(first):
+        template = N_(
+            "(That address works only on this machine: nobody elsewhere can join. To play across "
+            "your network or the internet, leave out --bind or give one of this machine's network "
+            "addresses.)"
+        )
+        progress.say(Text(template))
+    elif asked and mapped.mapped is None and _unrouted(first):
+        if mapped.failures:
+            reasons = "; ".join(f"{method}: {translated(error)}" for method, error in mapped.failures)
+            progress.say(Text(N_("Your router did not open the port ({reasons})."), reasons=reasons))
+        template = N_(
+            "(That address only works nearby. Across the internet, forward TCP port {port} on your "
+            "router to this machine and run again with --advertise YOUR-PUBLIC-ADDRESS, or give an "
+            "IPv6 address.)"
+        )
+        progress.say(Text(template, port=port))
+
+
+def _asker(progress: Progress) -> Callable[[str, str, str], Awaitable[bool]]:
+    """How the host's person decides on a LAN joiner, asked on the terminal (before any full
+    screen takes it); no answer (end of input) is no."""
+
+    async def ask_person(name: str, address: str, code: str) -> bool:
+        question = N_(
+            "{name} wants to join from {address} (verification code {code}: {name}'s screen shows the same) "
+            "— accept? [y/N]"
+        )
+        progress.say(Text(question, name=name, address=address, code=code))
+        progress.flush()
+        # a question withdrawn meanwhile (the joiner left) leaves what was typed to the next one
+        return (await read_line("")).strip().lower() in yes_words()
+
+    return ask_person
+
+
+def _unrouted(host: str) -> bool:
+    """Whether ``host`` is an IP address that the internet does not route to (not globally
+    reachable in IANA's special-purpose registries: private, shared by a carrier-grade NAT,
+    link-local, loopback, documentation…); ``False`` for a name, which may be anywhere."""
+    import ipaddress
+
+    try:
+        address = ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        return False
+    return not address.is_global

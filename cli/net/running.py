@@ -1,0 +1,310 @@
+"""Playing a handshaken duel to its end from the command line, and saying how it went.
+
+What :mod:`~cli.net.hosting` and :mod:`~cli.net.joining` share once they have a
+connection: the player's name and identity (:func:`setup`), a headless bot's play
+(:func:`bot_play`), the run under Ctrl-C, SIGTERM and SIGHUP (:func:`run_to_end`), and the
+summary with the exit status (:func:`finish`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from cli.app.trump_choice import trump_clash, trump_prefs
+from cli.i18n import N_, translated
+from cli.net.arguments import BOT_TIMEOUT
+from cli.net.progress import Progress
+from p2p.text import Text, ntext
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Coroutine
+
+    from cli.home import Home
+    from p2p.channel import Channel
+    from p2p.duel import Reconnector, Report
+    from p2p.handshake import Session
+    from p2p.identity import Identity
+    from p2p.record import Verified
+    from p2p.saved import SavedMatch
+
+    Play = Callable[
+        [Channel, Session, Identity, Home, Reconnector, SavedMatch | None, Verified | None], Awaitable[Report]
+    ]
+    """Plays a handshaken duel to its end, getting the peer back through the
+    :class:`~p2p.duel.Reconnector` after a drop, restart-safe with a :class:`~p2p.saved.SavedMatch`
+    and continuing the unfinished match read back from it (the last argument, or ``None``):
+    the interactive interface's entry point."""
+
+STOPPED = 130
+"""The exit status after Ctrl-C (the shell's 128 + SIGINT)."""
+
+
+def fail(progress: Progress, command: str, error: Exception, as_json: bool, end: str = "refused") -> int:
+    """Say why ``trumps command`` stops (and the ``--json`` line); the exit status, 1."""
+    progress.say(f"trumps {command}: {translated(error)}")
+    progress.flush()
+    if as_json:
+        print(json.dumps({"result": [], "score": [0, 0], "end": end, "error": str(error)}), flush=True)
+    return 1
+
+
+def announce(session: Session, progress: Progress) -> None:
+    """Say who plays whom, and the verification code both screens show."""
+    peer = session.names[1 - session.seat]
+    if not session.code:  # a session read back from the saved match: its code needs the secret, not kept
+        progress.say(
+            Text(
+                N_("You are player {seat}, against {peer} again: the match goes on."),
+                seat=session.seat,
+                peer=peer,
+            )
+        )
+        return
+    progress.say(
+        Text(
+            N_("You are player {seat}, against {peer}. Verification code: {code}"),
+            seat=session.seat,
+            peer=peer,
+            code=session.code,
+        )
+    )
+    progress.say(Text(N_("  (both screens show the same code when nobody sits in the middle)")))
+
+
+class Stage:
+    """How far a duel got: whether play began, so that a match record exists."""
+
+    playing = False
+
+
+def run_to_end(
+    command: str,
+    duel: Coroutine[Any, Any, Report],
+    as_json: bool,
+    stage: Stage,
+    progress: Progress,
+    saved: SavedMatch | None = None,
+) -> int:
+    """Run ``duel`` (connect, handshake, play) and report; the exit status (docs/interface.md:
+    0, 1, or :data:`STOPPED` after Ctrl-C). SIGTERM and SIGHUP (a closed terminal) pause a
+    restart-safe duel (``saved``): the peer waits, the same command continues it; otherwise they
+    stop it, and the record says so."""
+    import asyncio
+
+    from p2p.duel import PAUSE
+    from p2p.errors import P2PError
+
+    async def until_stopped() -> Report:
+        import signal
+
+        task, loop = asyncio.current_task(), asyncio.get_running_loop()
+        assert task is not None
+        for number in (signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError, AttributeError):
+                loop.add_signal_handler(number, task.cancel, PAUSE)
+        return await duel
+
+    try:
+        report = asyncio.run(until_stopped())
+    except P2PError as exc:
+        return fail(progress, command, exc, as_json)
+    except OSError as exc:  # a record or saved state that cannot be written (a full disk…)
+        return fail(
+            progress,
+            command,
+            OSError(Text(N_("stopped on a local file error: {error}"), error=exc)),
+            as_json,
+            "error",
+        )
+    except (KeyboardInterrupt, asyncio.CancelledError) as exc:
+        if saved is not None and saved.path.exists():
+            why = Text(N_("paused; run the same command again to continue the match"))
+            status = fail(progress, command, InterruptedError(why), as_json, "paused")
+        else:
+            if stage.playing:
+                why = Text(N_("stopped; the match record says so"))
+            else:
+                why = Text(N_("stopped before the match began"))
+            status = fail(progress, command, InterruptedError(why), as_json)
+        return STOPPED if isinstance(exc, KeyboardInterrupt) else status
+    status = finish(report, as_json, progress)
+    progress.flush()
+    return status
+
+
+async def read_line(prompt: str) -> str:
+    """A line typed on stdin after ``prompt`` (on stdout), read by the event loop: Ctrl-C stops
+    the program at once (``input`` in a thread would keep it waiting for Enter)."""
+    import asyncio
+    import os
+
+    print(prompt, end="", flush=True)
+    loop = asyncio.get_running_loop()
+    line: asyncio.Future[str] = loop.create_future()
+    fd = sys.stdin.fileno()
+
+    def readable() -> None:
+        if not line.done():
+            line.set_result(os.read(fd, 4096).decode(errors="replace"))
+
+    try:
+        loop.add_reader(fd, readable)
+    except (OSError, ValueError, NotImplementedError):  # a regular file: it never blocks
+        return sys.stdin.readline()
+    try:
+        text = await line
+    finally:
+        loop.remove_reader(fd)
+    if not text:  # Ctrl-D: no Enter ended the line, so what follows would stand on the question's
+        print(flush=True)
+    return text
+
+
+def finish(report: Report, as_json: bool, progress: Progress) -> int:
+    """Say how the match went (each game, the score, the record); the exit status: 0 for a
+    complete match or a game awarded to us, else 1."""
+    match, me = report.match, report.session.seat
+    peer = report.session.peer_name
+    for result in match.results:
+        template = N_("game {number}: {result} (dealer {dealer}, trumps {trumps})")
+        progress.say(
+            Text(
+                template, number=result.number, result=result.text, dealer=result.dealer, trumps=result.trumps
+            )
+        )
+        prefs = trump_prefs(match, result.number)
+        if prefs is not None and (clash := trump_clash(prefs, result.dealer, me, peer)) is not None:
+            progress.say(clash)
+    if report.awarded is not None:
+        you = report.awarded == report.session.seat
+        winner = Text(N_("you")) if you else report.session.names[report.awarded]
+        template = N_("game {number}: {result} (awarded to {winner})")
+        progress.say(Text(template, number=match.number, result=report.results[-1], winner=winner))
+    score = report.score
+    progress.say(
+        Text(N_("score: you {mine:g}, {peer} {theirs:g}"), mine=score[me], peer=peer, theirs=score[1 - me])
+    )
+    if report.reconnects:
+        progress.say(
+            ntext(
+                "the connection was restored {count} time; nothing was lost",
+                "the connection was restored {count} times; nothing was lost",
+                report.reconnects,
+            )
+        )
+    if report.error is not None:
+        progress.say(Text(N_("the match ended early ({end}): {error}"), end=report.end, error=report.error))
+    elif report.end != "complete":
+        progress.say(Text(N_("you left the match before its end")))
+    progress.say(Text(N_("record: {record}  (check it with: trumps verify {record})"), record=report.record))
+    if as_json:
+        print(json.dumps(report.as_json(), ensure_ascii=False), flush=True)
+    return 0 if report.end == "complete" or report.awarded == me else 1
+
+
+def setup(
+    args: argparse.Namespace, command: str, play: Play | None, progress: Progress
+) -> tuple[Home, Identity, str, Play] | int:
+    """Home, identity, name and how to play; or the exit status of a refusal."""
+    from cli.home import Home
+    from p2p.errors import P2PError
+    from p2p.fairdeal import preference
+    from p2p.identity import load_identity
+
+    try:
+        name = _name(args, progress)
+    except EOFError:  # Ctrl-D at the question
+        print(flush=True)  # what follows starts on a line of its own
+        return fail(
+            progress, command, ValueError(Text(N_("no name given: type one, or give --name NAME"))), args.json
+        )
+    except KeyboardInterrupt:
+        print(flush=True)
+        fail(
+            progress,
+            command,
+            InterruptedError(Text(N_("stopped before the match began"))),
+            args.json,
+            "stopped",
+        )
+        return STOPPED
+    if name is None:
+        return fail(
+            progress,
+            command,
+            ValueError(Text(N_("no name to go by: give --name NAME (no terminal to ask on)"))),
+            args.json,
+        )
+    if not name or len(name) > 32 or not name.isprintable():
+        return fail(
+            progress,
+            command,
+            ValueError(Text(N_("--name must be 1-32 printable characters, not {name!r}"), name=args.name)),
+            args.json,
+        )
+    try:
+        preference(args.trump)  # a bad --trump or --bot fails here, before any connection
+        bot = None if args.bot is None else bot_play(args, progress)
+        home = Home.default()
+        me = load_identity(home.identity_file)
+    except (P2PError, ValueError, OSError) as exc:
+        return fail(progress, command, exc, args.json)
+    if bot is not None:
+        return home, me, name, bot
+    if play is None:
+        return fail(
+            progress,
+            command,
+            ValueError(Text(N_("interactive play needs the full-screen interface: use --bot LEVEL"))),
+            args.json,
+        )
+    return home, me, name, play
+
+
+def _name(args: argparse.Namespace, progress: Progress) -> str | None:
+    """``--name``, else the name the player gave once (asked now, on a terminal, if never);
+    ``None`` when there is none and no terminal to ask on."""
+    from cli import config
+
+    if args.name is not None:
+        return str(args.name).strip()
+    if sys.stdin.isatty():
+        progress.flush()  # the question comes after what was said so far
+        return config.player_name()
+    return config.valid_name(config.load_config().get("name", ""))
+
+
+def bot_play(args: argparse.Namespace, progress: Progress) -> Play:
+    """A bot's play (``--bot LEVEL``), saying what happens on ``progress``."""
+    from p2p.duel import Duel
+    from p2p.liveness import Patience
+    from p2p.players import BotPlayer
+
+    player = BotPlayer(args.bot, args.trump)
+    timeout = args.timeout or BOT_TIMEOUT
+    patience = Patience(forfeit_after=timeout, dead_after=min(Patience.dead_after, timeout))
+
+    async def play(
+        channel: Channel,
+        session: Session,
+        me: Identity,
+        home: Home,
+        reconnector: Reconnector,
+        saved: SavedMatch | None,
+        restored: Verified | None,
+    ) -> Report:
+        announce(session, progress)
+        duel = Duel(
+            channel, session, me, player, home.records, timeout, None, reconnector, patience, progress.status(),
+            saved, None if restored is None else restored.match,
+        )  # fmt: skip
+        try:
+            return await duel.run()
+        finally:
+            await duel.channel.close()
+
+    return play
