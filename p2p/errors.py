@@ -4,7 +4,7 @@ The classes sort failures by who is to blame, because that decides what the
 session does: a :class:`WireError` is garbage on the line (drop the peer), a
 :class:`HandshakeError` means we never learnt who the peer is, a
 :class:`CheatError` is a signed, provable violation (end the match and keep
-the evidence), and :class:`RecordError` is a bad match record on disk.
+the evidence), and :class:`MatchRecordError` is a bad match record on disk.
 Every one is a ``ValueError`` with a message fit to show the user.
 """
 
@@ -172,7 +172,7 @@ class Forfeit(P2PError):
         self.award = award
 
 
-class RecordError(P2PError):
+class MatchRecordError(P2PError):
     """A match record that cannot be read or does not verify."""
 
 
