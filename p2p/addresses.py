@@ -208,3 +208,26 @@ def socket_families(sock: socket.socket) -> dict[str, bool]:
         return {"ipv4": True, "ipv6": False}
     v6only = sock.getsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY)
     return {"ipv4": not v6only, "ipv6": True}
+
+
+def address_text(host: str, port: int) -> str:
+    """``host:port`` as an invite writes it, an IPv6 address in brackets.
+
+    >>> address_text("fd00:6::1", 47111), address_text("10.1.0.10", 47111)
+    ('[fd00:6::1]:47111', '10.1.0.10:47111')
+    """
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def same_host(name: str, peer: str | None) -> bool:
+    """Whether the address ``name`` (as an invite writes it) is ``peer`` (as a socket reports it:
+    an IPv4 address may come IPv4-mapped, an IPv6 one with its scope); a host name never is.
+
+    >>> same_host("11.0.0.1", "::ffff:11.0.0.1"), same_host("fe80::1", "fe80::1%eth0"), same_host("a.example", "a.example")
+    (True, True, False)
+    """
+    try:
+        ours, theirs = (ipaddress.ip_address(text.split("%")[0]) for text in (name, peer or ""))
+    except ValueError:
+        return False
+    return (getattr(theirs, "ipv4_mapped", None) or theirs) == (getattr(ours, "ipv4_mapped", None) or ours)

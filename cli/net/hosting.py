@@ -72,8 +72,9 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     stage = Stage()
     families = socket_families(sock)
     local = host_addresses(args.bind, **families)
-    announce = not args.no_announce and not is_loopback(args.bind)
-    approve = None if args.bot is not None or not announce else _asker(progress)  # a bot takes only invites
+    # a bot takes only invites: listed on the LAN, it would turn away every joiner who picked it
+    announce = not args.no_announce and not is_loopback(args.bind) and args.bot is None
+    approve = _asker(progress) if announce else None
     # a continued match awaits its joiner alone: by the LAN knock if it came so (nobody is asked then)
     returns_by_lan = _asker(progress) if restored is not None and saved is not None and saved.lan else None
 

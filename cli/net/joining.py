@@ -122,14 +122,22 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         if restored is not None:  # the same host and terms, redialed until it answers
             say_continuing(restored, progress)
             session = restored.session
-            redial = Redial(invite, me, session.names[session.seat], KnownPeers(home.peers_file), session)
+            redial = Redial(
+                invite,
+                me,
+                session.names[session.seat],
+                KnownPeers(home.peers_file),
+                session,
+                report=progress.say,
+            )
             channel = await back(redial, restored, args.timeout)
             return await play_duel(channel, session, me, home, redial, saved, restored)
         channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide, asked=asked)
         handshaken = time.monotonic()
         stage.playing = True
         progress.flush()  # before a full screen takes the terminal
-        redial = Redial(invite, me, name, KnownPeers(home.peers_file), session)
+        known = KnownPeers(home.peers_file)
+        redial = Redial(invite, me, name, known, session, report=progress.say, via=channel.peer_host)
         report = await play_duel(channel, session, me, home, redial, saved, None)
         report.timing["handshake_s"] = round(handshaken - start, 4)
         report.timing["match_s"] = round(time.monotonic() - handshaken, 3)
