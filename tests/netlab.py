@@ -333,6 +333,9 @@ class Lab:
             daemon.wait(5)
         for chain in ("miniupnpd", "prerouting_miniupnpd", "postrouting_miniupnpd"):
             self.exec(f"r{home}", "nft", "flush", "chain", "inet", "filter", chain)
+        # a rebooted router knows no connection, and takes up none met in the middle (the kernel's
+        # default would quietly adopt the next packet of one, as no rebooted router does)
+        self._sysctl(f"r{home}", "net.netfilter.nf_conntrack_tcp_loose=0")
         self.exec(f"r{home}", "conntrack", "-F", check=False)  # "0 flow entries" is exit status 0 or 1
         self._start_miniupnpd(home, self.homes[home])
 

@@ -18,8 +18,11 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from cli.net.running import Play
+    from p2p.channel import Channel
+    from p2p.connect import Listener
     from p2p.duel import Report
-    from p2p.portmap import MapResult
+    from p2p.handshake import Session
+    from p2p.portmap import MapResult, PortMapping
 
 
 def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
@@ -56,7 +59,11 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     if restored is not None:  # the host continues its unfinished match, under its invite
         assert saved is not None and saved.invite is not None
         terms, name = restored.session.terms, restored.session.names[restored.session.seat]
-        args.port = saved.invite.addresses[0][1]
+        # the invite's last address is this machine's own, on the port it listened on; its first,
+        # the router's public one when the router opened a port (maybe another: a conflict)
+        args.port, outside = saved.invite.addresses[-1][1], saved.invite.addresses[0][1]
+    else:
+        outside = None
     try:
         sock = listening_socket(args.bind, args.port)
     except OSError as exc:
@@ -82,7 +89,7 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
         ipv4, ipv6 = ([], []) if args.no_map else default_mappers(args.bind, **families)
         known = KnownPeers(home.peers_file)
         async with (
-            PortMapping(port, ipv4, ipv6) as mapping,  # the router's lease, deleted on exit
+            PortMapping(port, ipv4, ipv6, external_port=outside or port, report=progress.say) as mapping,
             Listener(
                 sock, me, name, terms, known, progress.say,
                 None if saved is None or saved.invite is None else saved.invite.secret,
@@ -114,8 +121,9 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
                 )
             )
             _say_reach(args.advertise is None, mapping.result, invite.addresses[0][0], port, progress)
+            way_back = RouterMinded(listener, mapping)
             if restored is not None:
-                channel, session = await back(listener, restored, args.timeout), restored.session
+                channel, session = await back(way_back, restored, args.timeout), restored.session
             else:
                 async with (
                     contextlib.AsyncExitStack() as announcing
@@ -135,11 +143,39 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
             stage.playing = True
             start = time.monotonic()
             progress.flush()  # before a full screen takes the terminal
-            report = await play_duel(channel, session, me, home, listener, saved, restored)
+            report = await play_duel(channel, session, me, home, way_back, saved, restored)
             report.timing["match_s"] = round(time.monotonic() - start, 3)
             return report
 
     return run_to_end("host", main(), args.json, stage, progress, saved)
+
+
+class RouterMinded:
+    """The host's way back to its joiner (its :class:`~p2p.connect.Listener`), asking the router
+    again at once whenever the joiner is lost: after a router restart only a mapping, asked for
+    again, lets the joiner back in (:meth:`~p2p.portmap.PortMapping.joiner_lost`). A
+    :class:`~p2p.duel.Reconnector`; news of the mapping goes where the refusals go."""
+
+    def __init__(self, listener: Listener, mapping: PortMapping) -> None:
+        self.listener, self.mapping = listener, mapping
+
+    async def reconnect(self) -> tuple[Channel, Session]:
+        """The joiner back, the router asked again meanwhile."""
+        self.mapping.joiner_lost()
+        return await self.listener.reconnect()
+
+    def watch(self, interrupt: Callable[[], None]) -> None:
+        """See :meth:`~p2p.connect.Listener.watch`."""
+        self.listener.watch(interrupt)
+
+    def report_to(self, refused: Callable[[Text], None]) -> None:
+        """Refusals and news of the mapping go to ``refused`` from now on."""
+        self.listener.report_to(refused)
+        self.mapping.report = refused
+
+    def match_over(self) -> None:
+        """See :meth:`~p2p.connect.Listener.match_over`."""
+        self.listener.match_over()
 
 
 def _say_reach(asked: bool, mapped: MapResult, first: str, port: int, progress: Progress) -> None:
@@ -149,10 +185,19 @@ def _say_reach(asked: bool, mapped: MapResult, first: str, port: int, progress: 
 
     if mapped.mapped is not None:
         lease = mapped.mapped
-        template = N_("Your router opened port {port} ({method}); the invite uses {address}.")
+        if lease.external_port == port:
+            template = N_("Your router opened port {port} ({method}); the invite uses {address}.")
+        else:  # the port was taken on the router (another machine here hosts too)
+            template = N_(
+                "Your router opened port {port} ({method}) for this machine's port {internal}, which "
+                "another machine on your network has there; the invite uses {address} port {port}."
+            )
         progress.say(
-            Text(template, port=lease.external_port, method=lease.method, address=lease.external_address)
-        )
+            Text(
+                template, port=lease.external_port, method=lease.method, address=lease.external_address,
+                internal=port,
+            )
+        )  # fmt: skip
     if mapped.pinhole is not None:
         template = N_("Your router's firewall lets IPv6 connections in to port {port} ({method}).")
         progress.say(Text(template, port=mapped.pinhole.external_port, method=mapped.pinhole.method))
@@ -173,6 +218,13 @@ def _say_reach(asked: bool, mapped: MapResult, first: str, port: int, progress: 
             "IPv6 address.)"
         )
         progress.say(Text(template, port=port))
+        progress.say(Text(_OTHER_HOST))
+
+
+_OTHER_HOST = N_(
+    "If your friend's router opens ports (trumps host --check tells, on your friend's machine), "
+    "your friend can host instead and send you the invite."
+)
 
 
 def _asker(progress: Progress) -> Callable[[str, str, str], Awaitable[bool]]:
