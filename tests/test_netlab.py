@@ -7,6 +7,7 @@ Skipped, with the one reason, where the lab cannot be built (not root, no ``ip n
 from __future__ import annotations
 
 import ast
+import os
 import re
 import signal
 import subprocess
@@ -262,8 +263,7 @@ def test_a_joiner_without_an_invite_finds_the_game_on_its_lan_and_plays_it_once_
     assert "Looking for games on your network" in join_err
     assert (
         f"1. ann: a match of 2 games, forced pick-up, the trump sixes change hands, a draw after 1000 moves, no AI hints "
-        f"({lab.lan('c1')} port {PORT})"
-        in join_err
+        f"({lab.lan('c1')} port {PORT})" in join_err
     )
     waiting = next(line for line in join_err.splitlines() if "Waiting for the host to let you in" in line)
     assert _code(waiting) == _code(question)  # both compare the same code
@@ -396,7 +396,9 @@ def test_a_second_host_on_the_lan_gets_another_port_on_the_router_and_its_invite
     try:
         second, invite = _host(lab, "a2", tmp_path, "--no-announce")
         try:
-            assert invite.addresses[0] == (lab.wan("a"), PORT + 1) and (lab.lan("a2"), PORT) in invite.addresses
+            assert (
+                invite.addresses[0] == (lab.wan("a"), PORT + 1) and (lab.lan("a2"), PORT) in invite.addresses
+            )
             _, err, _ = _play(lab, second, "b1", invite, tmp_path)
         finally:
             second.stop()
@@ -406,3 +408,43 @@ def test_a_second_host_on_the_lan_gets_another_port_on_the_router_and_its_invite
         f"Your router opened port {PORT + 1} (UPnP) for this machine's port {PORT}, which another machine "
         f"on your network has there; the invite uses {lab.wan('a')} port {PORT + 1}."
     ) in err
+
+
+def test_behind_two_routers_the_joiner_is_told_why_and_who_could_host(lab: Lab, tmp_path: Path) -> None:
+    """Issue 21: ann's router (home c) opens no port, so her invite holds only her LAN address;
+    bob (home b) was told "cannot connect … can this machine reach that address and port?".
+    Now he is told why, and, his own router opening ports, that he could host instead (and
+    `trumps host --check` says so beforehand: the test after this one)."""
+    host, invite = _host(lab, "c1", tmp_path, "--no-announce")
+    try:
+        joiner = lab.trumps("b1", tmp_path / "bob", "join", str(invite), "--name", "bob", *BOT)
+        summary, err = joiner.finish(60)
+    finally:
+        host.stop()
+    assert joiner.process.returncode == 1 and summary["end"] == "refused"
+    assert (
+        f"the invite lists only addresses of the host's own network ({lab.lan('c1')}, {lab.lan('c1', 6)}), "
+        "which cannot be reached from here: the host's router opened no port. So your router opens "
+        "ports (PCP): host the game yourself (trumps host) and send your friend the invite."
+    ) in err, err
+
+
+def test_the_check_says_before_anyone_tries_whose_router_opens_ports(lab: Lab) -> None:
+    """`trumps host --check` (issue 21): each router asked to open the port and to close it again;
+    exit status 0 where friends anywhere could join."""
+    said = {}
+    for role in ("a1", "b1", "c1"):
+        checked = subprocess.run(
+            ["ip", "netns", "exec", lab.ns(role), sys.executable, "-m", "cli", "host", "--check"],
+            capture_output=True, text=True, timeout=60, cwd=REPO,
+            env=os.environ | {"PYTHONPATH": str(REPO), "LANG": "C.UTF-8"},
+        )  # fmt: skip
+        said[role] = (checked.returncode, checked.stdout, checked.stderr)
+    (a_status, a_out, a_err), (b_status, b_out, _), (c_status, c_out, _) = said["a1"], said["b1"], said["c1"]
+    assert a_status == 0 and f"UPnP: opened port {PORT}; your public address is {lab.wan('a')}" in a_out
+    assert "So you can host: a friend anywhere can join with your invite." in a_out
+    assert b_status == 0 and f"PCP: opened port {PORT}; your public address is {lab.wan('b')}" in b_out
+    assert c_status == 1 and "So only friends on your network can join you" in c_out
+    assert f"This machine's addresses: {lab.lan('c1')}, {lab.lan('c1', 6)}" in c_out
+    assert "dnat" not in lab.mappings("a") + lab.mappings("b")  # closed again at once
+    assert not RAW.search(a_err + a_out + c_out), a_err

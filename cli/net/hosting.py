@@ -150,6 +150,85 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     return run_to_end("host", main(), args.json, stage, progress, saved)
 
 
+def run_check(args: argparse.Namespace) -> int:
+    """``trumps host --check``: ask the router to open the port (and close it again at once), and
+    say who could join a game hosted here; 0 when friends anywhere could (``--json``: one line)."""
+    import asyncio
+    import json
+
+    from p2p.addresses import host_addresses
+    from p2p.portmap import Reach, default_mappers, probe
+
+    async def check() -> MapResult:
+        ipv4, ipv6 = default_mappers(args.bind, True, True)
+        return await probe(args.port, ipv4, ipv6)
+
+    result = asyncio.run(check())
+    local = host_addresses(args.bind)
+    if args.json:
+        mapped = result.mapped
+        print(json.dumps({
+            "reach": result.reach.value,
+            "mapped": None if mapped is None else {"method": mapped.method, "address": str(mapped.external_address),
+                                                   "port": mapped.external_port},
+            "ipv6_pinhole": result.pinhole is not None,
+            "failures": [[method, str(error)] for method, error in result.failures],
+            "addresses": local,
+        }), flush=True)  # fmt: skip
+        return 0 if result.reach is Reach.ANYWHERE else 1
+    for line in reach_check(result, local, args.port):
+        print(printable(translated(line)), flush=True)
+    return 0 if result.reach is Reach.ANYWHERE else 1
+
+
+def reach_check(result: MapResult, local: list[str], port: int) -> list[Text | str]:
+    """What ``trumps host --check`` says: each way of asking the router and its answer, this
+    machine's addresses, and who could join a game hosted here."""
+    from p2p.portmap import Reach
+
+    lines: list[Text | str] = [
+        Text(N_("Asked your router to open TCP port {port} (and closed it again):"), port=port)
+    ]
+    if result.mapped is not None:
+        lease = result.mapped
+        template = N_("  {method}: opened port {external}; your public address is {address}")
+        lines.append(
+            Text(template, method=lease.method, external=lease.external_port, address=lease.external_address)
+        )
+    lines += [f"  {method}: {translated(error)}" for method, error in result.failures]
+    if result.pinhole is not None:
+        template = N_("Your router's firewall lets IPv6 connections in to port {port} ({method}).")
+        lines.append(Text(template, port=result.pinhole.external_port, method=result.pinhole.method))
+    lines.append(Text(N_("This machine's addresses: {addresses}"), addresses=", ".join(local)))
+    reach = result.reach
+    if reach is Reach.ANYWHERE:
+        lines.append(Text(N_("So you can host: a friend anywhere can join with your invite.")))
+    elif reach is Reach.SHARED:
+        assert result.mapped is not None
+        template = N_(
+            "But your router's public address {address} is not on the internet itself (your provider "
+            "shares it): friends elsewhere cannot get through, port or not. Host for friends on your "
+            "network, or let a friend whose router opens ports host."
+        )
+        lines.append(Text(template, address=result.mapped.external_address))
+    elif reach is Reach.IPV6:
+        lines.append(
+            Text(
+                N_(
+                    "So friends with IPv6 can join you from anywhere; over IPv4, only friends on your network."
+                )
+            )
+        )
+    else:
+        template = N_(
+            "So only friends on your network can join you, unless you forward TCP port {port} on your "
+            "router by hand. If a friend's router opens ports (trumps host --check, on that friend's "
+            "machine), let that friend host."
+        )
+        lines.append(Text(template, port=port))
+    return lines
+
+
 class RouterMinded:
     """The host's way back to its joiner (its :class:`~p2p.connect.Listener`), asking the router
     again at once whenever the joiner is lost: after a router restart only a mapping, asked for

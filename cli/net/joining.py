@@ -7,6 +7,7 @@ import re
 from typing import TYPE_CHECKING
 
 from cli.i18n import N_, _, translated
+from cli.net.arguments import DEFAULT_PORT
 from cli.net.continuing import back, lan_saved_match, saved_match, say_continuing
 from cli.net.progress import Progress
 from cli.net.running import Stage, fail, read_line, run_to_end, setup
@@ -16,6 +17,7 @@ from p2p.text import Text
 if TYPE_CHECKING:
     from cli.net.running import Play
     from p2p.duel import Report
+    from p2p.errors import P2PError
     from p2p.handshake import Terms
     from p2p.invite import Invite
     from p2p.record import Verified
@@ -55,12 +57,45 @@ def _choose_host(args: argparse.Namespace, progress: Progress) -> Invite:
     return found[int(answer) - 1].invite()
 
 
+async def _why_unreached(invite: Invite, error: P2PError) -> P2PError:
+    """``error`` (no address of ``invite`` answered), and, when the invite holds only addresses of
+    the host's own network and this machine is on none of them (both friends behind routers, the
+    host's opening no port), why, and who could host instead: this machine's router is asked."""
+    from p2p.addresses import beyond_reach, interface_addresses
+    from p2p.errors import ConnectionClosed
+    from p2p.portmap import Reach, default_mappers, probe
+
+    if not beyond_reach((host for host, _ in invite.addresses), interface_addresses()):
+        return error
+    ipv4, ipv6 = default_mappers(None, True, True)
+    ours = await probe(DEFAULT_PORT, ipv4, ipv6)
+    if ours.reach is Reach.ANYWHERE and ours.mapped is not None:
+        template = N_(
+            "your router opens ports ({method}): host the game yourself (trumps host) and send your "
+            "friend the invite"
+        )
+        who = Text(template, method=ours.mapped.method)
+    else:
+        who = Text(
+            N_(
+                "your router opens no port either: one of you must forward the port on the router by "
+                "hand (trumps host --check says how things stand), or play on the same network"
+            )
+        )
+    template = N_(
+        "{error} — the invite lists only addresses of the host's own network ({addresses}), which "
+        "cannot be reached from here: the host's router opened no port. So {who}."
+    )
+    where = ", ".join(host for host, _ in invite.addresses)
+    return ConnectionClosed(Text(template, error=error, addresses=where, who=who))
+
+
 def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     """``trumps join INVITE``: connect, agree on the rules, play the match (with ``play`` unless ``--bot``)."""
     import time
 
     from p2p.connect import Redial, join
-    from p2p.errors import P2PError
+    from p2p.errors import ConnectionClosed, P2PError, PeerTimeout
     from p2p.handshake import LAN_SECRET
     from p2p.identity import KnownPeers
     from p2p.invite import Invite
@@ -132,7 +167,10 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
             )
             channel = await back(redial, restored, args.timeout)
             return await play_duel(channel, session, me, home, redial, saved, restored)
-        channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide, asked=asked)
+        try:
+            channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide, asked=asked)
+        except (ConnectionClosed, PeerTimeout) as exc:
+            raise await _why_unreached(invite, exc) from None
         handshaken = time.monotonic()
         stage.playing = True
         progress.flush()  # before a full screen takes the terminal

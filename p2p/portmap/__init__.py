@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -43,7 +44,21 @@ UNMAP_BUDGET = 1.0
 PROBE_LIFETIME = 120
 """Seconds asked for by :func:`probe`, which deletes the mapping at once anyway."""
 
-__all__ = ["Lease", "MapResult", "Mapper", "PortMapError", "PortMapping", "default_mappers", "probe"]
+__all__ = ["Lease", "MapResult", "Mapper", "PortMapError", "PortMapping", "Reach", "default_mappers", "probe"]
+
+
+class Reach(enum.Enum):
+    """Who can join a game hosted behind this router (:attr:`MapResult.reach`)."""
+
+    ANYWHERE = "anywhere"
+    """The router opened the port, and its public address is on the internet."""
+    SHARED = "shared"
+    """The router opened it, but its "public" address is itself behind the provider's NAT
+    (carrier-grade NAT, 100.64/10 or private): nobody outside gets through, port or not."""
+    IPV6 = "ipv6"
+    """No IPv4 port, but the router's firewall lets IPv6 connections in: friends with IPv6."""
+    NEARBY = "nearby"
+    """Nothing opened: friends on this network, or a port forwarded by hand."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +71,18 @@ class MapResult:
     """The IPv6 pinhole through the router's firewall, if one was asked for and opened."""
     failures: tuple[tuple[str, PortMapError], ...] = ()
     """Each way that was tried and did not work, with why."""
+
+    @property
+    def reach(self) -> Reach:
+        """Who could join a game hosted here, as the router's answers show.
+
+        >>> from ipaddress import ip_address
+        >>> MapResult(Lease("UPnP", ip_address("100.64.7.1"), 47111, 47111, 1200)).reach
+        <Reach.SHARED: 'shared'>
+        """
+        if self.mapped is not None:
+            return Reach.ANYWHERE if self.mapped.external_address.is_global else Reach.SHARED
+        return Reach.IPV6 if self.pinhole is not None else Reach.NEARBY
 
     def reachable(self, local: Sequence[str], port: int) -> list[tuple[str, int]]:
         """Where a joiner may connect, best first: the router's public address and port when
