@@ -9,7 +9,7 @@
     (+ PCP over IPv6)     (+ PCP over IPv6)
     lan 10.1.0.1/24       lan 10.2.0.1/24         lan 10.3.0.1/24
         2001:db8:1::1/64      2001:db8:2::1/64        2001:db8:3::1/64
-      a1 (.10), a2 (.11)    b1 (.10)                c1 (.10), c2 (.11)
+      a1 (.10), a2 (.11)    b1 (.10), b2 (.11)      c1 (.10), c2 (.11)
 
 Every router masquerades its LAN behind its WAN address (nftables) and lets
 no new IPv6 connection in from the internet (a home router's firewall)
@@ -144,7 +144,7 @@ class HomeSpec:
         return self.upnp or self.natpmp
 
 
-HOMES = {"a": HomeSpec(1, upnp=True, natpmp=False, hosts=2), "b": HomeSpec(2, upnp=False, natpmp=True),
+HOMES = {"a": HomeSpec(1, upnp=True, natpmp=False, hosts=2), "b": HomeSpec(2, upnp=False, natpmp=True, hosts=2),
          "c": HomeSpec(3, upnp=False, natpmp=False, hosts=2)}  # fmt: skip
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from p2p.discovery import MAX_LISTED
 from p2p.invite import Invite
 from tests.netlab import REPO, Lab, Program, conntrack_reason, poll, record_lines, skip_reason
 
@@ -448,3 +449,90 @@ def test_the_check_says_before_anyone_tries_whose_router_opens_ports(lab: Lab) -
     assert f"This machine's addresses: {lab.lan('c1')}, {lab.lan('c1', 6)}" in c_out
     assert "dnat" not in lab.mappings("a") + lab.mappings("b")  # closed again at once
     assert not RAW.search(a_err + a_out + c_out), a_err
+
+
+def test_a_flooded_lan_with_a_spoofed_announcement_still_leads_a_joiner_to_the_host_it_knows(
+    lab: Lab, tmp_path: Path
+) -> None:
+    """Issue 19's attacks on mDNS, on the real stack: eve floods the LAN with 2,000 valid-looking
+    games and announces ann's name and key at her own address. Bob, who has played ann, still
+    gets ann first in the list (listed once, her real address dialed too), and plays her."""
+    from p2p.identity import KnownPeers, load_identity
+
+    host = lab.trumps("c1", tmp_path / "ann", "--name", "ann", "--json", "--timeout", "20", "--no-map",
+                      entry=("-m", "tests.lan_host"), stdin=True)  # fmt: skip
+    eve = None
+    try:
+        invite = Invite.parse(host.invite())
+        ann = load_identity(tmp_path / "ann" / "config" / "trumps" / "identity.key")
+        KnownPeers(tmp_path / "bob" / "config" / "trumps" / "known_peers.json").check("ann", ann.public)
+        eve = subprocess.Popen(
+            ["ip", "netns", "exec", lab.ns("c2"), sys.executable, "-m", "tests.mdns_spoof", "2000", "ann",
+             invite.fingerprint, lab.lan("c2"), "20"],
+            cwd=REPO, env=os.environ | {"PYTHONPATH": str(REPO)}, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        time.sleep(1.5)  # the flood is on before bob looks
+        joiner = lab.trumps("c2", tmp_path / "bob", "join", "--name", "bob", *BOT)
+        host.wait_for("wants to join")
+        host.type("y\n")
+        _, _, join_err = _played(host, joiner)
+    finally:
+        host.stop()
+        if eve is not None:
+            eve.kill()
+            eve.wait(10)
+    assert "1. ann: one game" in join_err and f"({lab.lan('c1')} port {PORT})" in join_err
+    assert join_err.count(": one game,") == MAX_LISTED and "more games announced" in join_err
+
+
+_EVE_UPNP = """
+import miniupnpc
+u = miniupnpc.UPnP(); u.discover(); u.selectigd()
+for call in (lambda: u.deleteportmapping({port}, "TCP"),
+             lambda: u.addportmapping({port}, "TCP", u.lanaddr, {port}, "eve", "", 1200),
+             lambda: u.addportmapping({port}, "TCP", {victim!r}, {port}, "eve", "", 1200)):
+    try:
+        print(call())
+    except Exception as exc:
+        print(exc)
+"""
+_EVE_NATPMP_PCP = """
+import ipaddress, os, socket
+from p2p.portmap import natpmp, pcp
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(3); s.connect(({router!r}, 5351))
+def ask(request):
+    s.send(request)
+    return s.recv(1100)
+print(natpmp.parse_map_answer(ask(natpmp.delete_request({port})), {port}).lifetime)
+print(natpmp.parse_map_answer(ask(natpmp.map_request({port}, {port}, 1200)), {port}).external_port)
+me = ipaddress.ip_address(s.getsockname()[0])
+ask(pcp.map_request(os.urandom(12), me, {port}, {port}, 0))  # delete "its" mapping: whatever the answer
+print("pcp-delete-sent")
+nonce = os.urandom(12)
+print(pcp.parse_map_answer(ask(pcp.map_request(nonce, me, {port}, {port}, 1200)), nonce, {port}).external_port)
+"""
+
+
+def test_another_machine_on_the_lan_can_neither_delete_nor_take_over_the_hosts_mapping(
+    lab: Lab, tmp_path: Path
+) -> None:
+    """Issue 19's attack on port mapping, against the real daemon: eve, on ann's LAN, asks the
+    router to delete ann's mapping and to give ann's port to herself (or to ann's address, as a
+    router without secure mode would let her), by UPnP, NAT-PMP and PCP. miniupnpd in secure mode
+    refuses each: ann's mapping stays, eve gets another port. (Where a router does let it happen,
+    the host finds out at its next look: tests/test_portmap.py.)"""
+    host_a, _ = _host(lab, "a1", tmp_path / "a", "--no-announce")
+    host_b, _ = _host(lab, "b1", tmp_path / "b", "--no-announce")
+    try:
+        upnp = lab.exec("a2", sys.executable, "-c", _EVE_UPNP.format(port=PORT, victim=lab.lan("a1"))).stdout
+        env = ["env", f"PYTHONPATH={REPO}"]
+        natpmp = lab.exec("b2", *env, sys.executable, "-c", _EVE_NATPMP_PCP.format(router=lab.router_lan("b"), port=PORT))
+        mapped_a, mapped_b = lab.mappings("a"), lab.mappings("b")
+    finally:
+        host_a.stop()
+        host_b.stop()
+    assert upnp.split("\n")[:3] == ["Action not authorized", "ConflictInMappingEntry", "ConflictInMappingEntry"]
+    lifetime, natpmp_port, _, pcp_port = natpmp.stdout.split()
+    assert lifetime == "0" and int(natpmp_port) != PORT and int(pcp_port) != PORT  # eve's own, elsewhere
+    assert f"dport {PORT} dnat ip to {lab.lan('a1')}:{PORT}" in mapped_a
+    assert f"dport {PORT} dnat ip to {lab.lan('b1')}:{PORT}" in mapped_b

@@ -469,7 +469,9 @@ def test_a_mapping_is_looked_at_every_ten_seconds_and_renewed_by_half_its_lease(
     assert short.next_at == 16.0 and short.renewing(16.0)
     forever = LeaseKeeper(_lease(0), now=0.0)  # a lease until deleted: looked at all the same
     assert forever.next_at == CHECK_EVERY and not forever.renewing(1e9)
-    assert keeper.granted(700.0, _lease(1200, held=True)) is None and keeper.next_at == 710.0  # nothing to say
+    assert (
+        keeper.granted(700.0, _lease(1200, held=True)) is None and keeper.next_at == 710.0
+    )  # nothing to say
 
 
 def test_a_lost_joiner_has_the_router_asked_at_once_and_soon_until_it_opens_the_port_again() -> None:
@@ -658,3 +660,77 @@ def test_a_discovery_given_up_on_leaves_no_unretrieved_error_behind() -> None:
     asyncio.run(scenario())
     gc.collect()
     assert errors == []
+
+
+# ------------------------------------------------------------------ attacks from the LAN (issue 19)
+
+
+def test_a_mapping_another_lan_machine_deleted_is_restored_at_the_next_look_and_said() -> None:
+    """Where a router lets any LAN machine delete any mapping (UPnP without secure mode; miniupnpd
+    refuses it, tests/test_netlab.py), the host finds it gone at its next look and asks again."""
+    worker, said = FakeWorker(), list[Text]()
+
+    async def scenario() -> None:
+        async with PortMapping(4711, [_upnp(worker)], report=said.append, check_every=0.05):
+            worker.entries.clear()  # eve: DeletePortMapping 4711
+            while not said:
+                await asyncio.sleep(0.01)
+
+    asyncio.run(scenario())
+    assert said == ["Your router had lost port 4711 (did it restart?): it is open again (UPnP)."]
+    assert "entry 4711" in worker.ops[3:] and worker.ops.count("map 4711") == 2
+
+
+def test_a_mapping_another_lan_machine_took_over_is_said_to_no_longer_lead_here() -> None:
+    """Eve deletes ann's mapping and maps the port to herself: joiners dialing the invite reach
+    eve, who cannot answer under ann's key (a denial of service, never an impersonation). Ann's
+    host cannot take the port back; it says her invite no longer leads to her."""
+    worker, said = FakeWorker(), list[Text]()
+
+    async def scenario() -> None:
+        async with PortMapping(4711, [_upnp(worker)], report=said.append, check_every=0.05):
+            worker.entries[4711] = ["10.1.0.66", 4711]  # eve's now
+            while not said:
+                await asyncio.sleep(0.01)
+
+    asyncio.run(scenario())
+    assert said == [
+        "Your router now forwards 11.0.0.1:4712 to this machine (it was 11.0.0.1:4711): the invite your "
+        "friend has no longer leads here."
+    ]
+    assert worker.entries[4711] == ["10.1.0.66", 4711]  # eve's mapping is not touched
+
+
+@pytest.mark.net
+def test_a_forged_natpmp_answer_from_another_address_than_the_gateway_is_never_read() -> None:
+    """Eve, on the LAN, answers our NAT-PMP request first, from her own address, with a public
+    address of her choosing: the socket is connected to the gateway, so the kernel drops it; the
+    gateway's own (later) answer is the one taken."""
+    forged: list[tuple[str, int]] = []
+    answer_of = bytes.fromhex("0080 0000 00000001")
+
+    async def scenario() -> natpmp.AddressAnswer:
+        loop = asyncio.get_running_loop()
+        eve, _ = await loop.create_datagram_endpoint(asyncio.DatagramProtocol, local_addr=("127.0.0.2", 0))
+
+        class Gateway(asyncio.DatagramProtocol):
+            def connection_made(self, transport: asyncio.DatagramTransport) -> None:  # type: ignore[override]
+                self.transport = transport
+
+            def datagram_received(self, data: bytes, addr: tuple[str, int]) -> None:
+                eve.sendto(answer_of + bytes([6, 6, 6, 6]), addr)  # eve's, first, to our very port
+                forged.append(addr)
+                loop.call_later(0.1, self.transport.sendto, answer_of + PUBLIC.packed, addr)
+
+        transport, _ = await loop.create_datagram_endpoint(Gateway, local_addr=("127.0.0.1", 0))
+        port = transport.get_extra_info("sockname")[1]
+        try:
+            return await exchange(
+                LOOPBACK, port, lambda ours: b"\0\0", natpmp.parse_address_answer, [1.0], 3.0
+            )
+        finally:
+            transport.close()
+            eve.close()
+
+    answer = asyncio.run(scenario())
+    assert forged and answer.external_address == PUBLIC

@@ -12,7 +12,7 @@ from cli.net.continuing import back, lan_saved_match, saved_match, say_continuin
 from cli.net.progress import Progress
 from cli.net.running import Stage, fail, read_line, run_to_end, setup
 from cli.net.words import describe, yes_words
-from p2p.text import Text
+from p2p.text import Text, ntext
 
 if TYPE_CHECKING:
     from cli.net.running import Play
@@ -31,10 +31,25 @@ def _choose_host(args: argparse.Namespace, progress: Progress) -> Invite:
     list (bots and ``--yes`` take the first heard)."""
     import asyncio
 
+    from cli.home import Home
+    from p2p.crypto import fingerprint
     from p2p.discovery import DiscoveryError, browse
+    from p2p.identity import KnownPeers
 
     progress.say(Text(N_("Looking for games on your network…")))
-    found = asyncio.run(browse(_BROWSE_SECONDS))
+    peers = KnownPeers(Home.default().peers_file).load()
+    browsed = asyncio.run(
+        browse(
+            _BROWSE_SECONDS, {name: fingerprint(bytes.fromhex(info["key"])) for name, info in peers.items()}
+        )
+    )
+    for impostor in browsed.impostors:
+        template = N_(
+            "(A game announced as {name}'s comes with another key than the {name} you have played: "
+            "left out. Someone may be pretending to be {name}.)"
+        )
+        progress.say(Text(template, name=impostor))
+    found = browsed.found
     if not found:
         raise DiscoveryError(
             Text(N_("no game announces itself on your network; ask your friend for the invite line"))
@@ -44,6 +59,14 @@ def _choose_host(args: argparse.Namespace, progress: Progress) -> Invite:
         terms, where = describe(host.terms), host.addresses[0]
         progress.say(
             Text(template, number=number, name=host.name, terms=terms, address=where, port=host.port)
+        )
+    if browsed.more:
+        progress.say(
+            ntext(
+                "  (and {count} more game announced: so many may be a flood; ask your friend for the invite line)",
+                "  (and {count} more games announced: so many may be a flood; ask your friend for the invite line)",
+                browsed.more,
+            )
         )
     if args.bot or args.yes:
         return found[0].invite()

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from p2p.portmap.errors import PortMapError, UnsupportedVersion
-from p2p.portmap.keeper import LeaseKeeper
+from p2p.portmap.keeper import CHECK_EVERY, LeaseKeeper
 from p2p.portmap.mappers import Lease, Mapper, NatPmpMapper, PcpMapper, UpnpMapper
 from p2p.text import Text
 
@@ -124,7 +124,8 @@ class PortMapping:
 
     ``external_port``: the port wished for outside (default: ``internal_port``); ``report``:
     where news of the mapping goes while hosting (:mod:`p2p.portmap.keeper`: the router
-    forgot it and opens it again, or does not); the mappers are closed on exit.
+    forgot it and opens it again, or does not); ``check_every``: seconds between looks at it.
+    The mappers are closed on exit.
     """
 
     def __init__(
@@ -135,8 +136,9 @@ class PortMapping:
         lifetime: int = LIFETIME,
         external_port: int | None = None,
         report: Callable[[Text], None] | None = None,
+        check_every: float = CHECK_EVERY,
     ) -> None:
-        self.internal_port, self.lifetime = internal_port, lifetime
+        self.internal_port, self.lifetime, self.check_every = internal_port, lifetime, check_every
         self.external_port = internal_port if external_port is None else external_port
         self.report: Callable[[Text], None] = report or (lambda text: None)
         self._ipv4, self._ipv6 = list(ipv4), list(ipv6)
@@ -170,7 +172,8 @@ class PortMapping:
                 failures.append((mapper.method, exc))
                 pcp_unsupported |= isinstance(mapper, PcpMapper) and isinstance(exc, UnsupportedVersion)
                 continue
-            held = _Held(mapper, LeaseKeeper(lease, asyncio.get_running_loop().time()), report)
+            keeper = LeaseKeeper(lease, asyncio.get_running_loop().time(), self.check_every)
+            held = _Held(mapper, keeper, report)
             self._held.append(held)
             self._keeping.append(asyncio.create_task(self._keep(held)))
             return lease
