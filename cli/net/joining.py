@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING
 
 from cli.i18n import N_, _, translated
-from cli.net.arguments import DEFAULT_PORT
+from cli.net.arguments import BOT_TIMEOUT, DEFAULT_PORT
 from cli.net.continuing import back, lan_saved_match, saved_match, say_continuing
 from cli.net.progress import Progress
 from cli.net.running import Stage, fail, read_line, run_to_end, setup
@@ -188,7 +188,19 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
                 session,
                 report=progress.say,
             )
-            channel = await back(redial, restored, args.timeout)
+            try:
+                channel = await back(redial, restored, args.timeout)
+            except ConnectionClosed:  # said as it was: the host may never have left
+                if redial.trouble is None:
+                    raise
+                template = N_(
+                    "{peer} could not be reached within {seconds:g} s ({trouble}); the match stays "
+                    "saved for another try"
+                )
+                peer, limit = session.names[1 - session.seat], args.timeout or BOT_TIMEOUT
+                raise ConnectionClosed(
+                    Text(template, peer=peer, seconds=limit, trouble=redial.trouble)
+                ) from None
             return await play_duel(channel, session, me, home, redial, saved, restored)
         try:
             channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide, asked=asked)
