@@ -4,7 +4,7 @@
 Run in a namespace: ``python -m tests.mdns_spoof COUNT NAME FINGERPRINT ADDRESS SECONDS`` sends,
 for ``SECONDS``, unsolicited answers (as a host's announcement is) naming ``COUNT`` valid-looking
 games, and one more under ``NAME`` and ``FINGERPRINT`` at ``ADDRESS`` port 47111; several
-announcements to a packet, as fast as the socket takes them, again every half second.
+announcements to a packet, as fast as the socket takes them, again every second.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def main(argv: list[str]) -> None:
     while time.monotonic() < end:
         for packet in packets:
             sock.sendto(packet, ("224.0.0.251", 5353))
-        time.sleep(0.5)
+        time.sleep(1.0)
 
 
 if __name__ == "__main__":
