@@ -340,3 +340,23 @@ def test_the_joiner_is_asked_about_the_hints_rule(tmp_path: Path) -> None:
     assert "forced pick-up, the trump sixes change hands, a draw after 1000 moves, AI hints" in join_err
     assert "Hosting one game, " in host_err and "AI hints allowed" in host_err
     assert verify(Path(str(host["record"])).read_text()).complete
+
+
+@pytest.mark.parametrize(
+    ("limits", "raised"),
+    [((1024, 4096), (4096, 4096)), ((1024, 1_048_576), (8192, 1_048_576)), ((9000, 9000), None)],
+)
+def test_the_host_raises_its_descriptor_limit_to_its_hard_limit_bounded(
+    monkeypatch: pytest.MonkeyPatch, limits: tuple[int, int], raised: tuple[int, int] | None
+) -> None:
+    """Issue 19, flaw 3: a host started with 1,024 descriptors (a common default) had no margin;
+    it now raises its soft limit at start, to its hard limit or 8,192, whichever is lower."""
+    import resource
+
+    from cli.net.hosting import more_descriptors
+
+    asked: list[tuple[int, int]] = []
+    monkeypatch.setattr(resource, "getrlimit", lambda which: limits)
+    monkeypatch.setattr(resource, "setrlimit", lambda which, pair: asked.append(pair))
+    more_descriptors()
+    assert asked == ([] if raised is None else [raised])

@@ -794,7 +794,7 @@ def test_a_host_restarted_over_a_lan_joined_match_takes_its_joiner_back(
     from cli.net.continuing import back as waiting
 
     async def back(listener: Any, *args: Any) -> Any:  # bob's source keeps its slot: no flood pushes him out
-        reserved.append(listener.admission.reserved)
+        reserved.append(listener.reception.admission.reserved)
         return await waiting(listener, *args)
 
     monkeypatch.setattr(hosting, "back", back)
