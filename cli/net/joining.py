@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from typing import TYPE_CHECKING
 
 from cli.i18n import N_, _, translated
 from cli.net.continuing import back, lan_saved_match, saved_match, say_continuing
 from cli.net.progress import Progress
-from cli.net.running import Stage, fail, read_line, run_to_end, setup
+from cli.net.running import STOPPED, Stage, fail, read_line, run_to_end, setup
 from cli.net.words import describe, yes_words
 from p2p.text import Text
 
@@ -55,6 +56,21 @@ def _choose_host(args: argparse.Namespace, progress: Progress) -> Invite:
     return found[int(answer) - 1].invite()
 
 
+def _invite_text(given: str | None, progress: Progress) -> str | None:
+    """The invite's text: as given, or for ``-`` read from standard input (asked for on a
+    terminal), so that it is in no process list (``ps`` shows every user a program's arguments
+    for as long as it runs) nor in the shell's history."""
+    if given != "-":
+        return given
+    if sys.stdin.isatty():  # on stdout, where the answer is echoed (input() may put it on stderr)
+        progress.flush()
+        print(_("Paste the invite: "), end="", flush=True)
+    line = sys.stdin.readline()
+    if not line and sys.stdin.isatty():  # Ctrl-D
+        raise EOFError
+    return line
+
+
 def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     """``trumps join INVITE``: connect, agree on the rules, play the match (with ``play`` unless ``--bot``)."""
     import time
@@ -68,9 +84,15 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
 
     progress = Progress()
     try:
-        invite = None if args.invite is None else Invite.parse(args.invite)
+        text = _invite_text(args.invite, progress)
+        invite = None if text is None else Invite.parse(text)
     except P2PError as exc:
         return fail(progress, "join", exc, args.json)
+    except (KeyboardInterrupt, EOFError) as exc:  # at the question for the invite
+        print(flush=True)  # what follows starts on a line of its own
+        stopped = InterruptedError(Text(N_("stopped before the match began")))
+        status = fail(progress, "join", stopped, args.json)
+        return STOPPED if isinstance(exc, KeyboardInterrupt) else status
     prepared = setup(args, "join", play, progress)
     if isinstance(prepared, int):
         return prepared
