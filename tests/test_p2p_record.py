@@ -16,7 +16,7 @@ from cli.home import Home
 from cli.main import main
 from p2p.errors import RecordError
 from p2p.record import verify
-from tests.test_p2p_helpers import RecordRow, Side, bot_duel, run
+from tests.test_p2p_helpers import RecordRow, Side, bot_duel, memory_pair, run
 
 
 @pytest.fixture(scope="module")
@@ -187,3 +187,32 @@ def test_verify_shows_whose_keys_and_whether_this_home_knows_them(
     out = capsys.readouterr().out
     assert "player 0 (ann): not in your known peers" in out
     assert "player 1 (bob): your known peers hold ANOTHER key for bob" in out
+
+
+def test_verify_warns_of_a_name_that_looks_like_a_known_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 19, flaw 5: a record of "b\u043eb" (a Cyrillic o) made ``trumps verify`` say "not in
+    your known peers" on a home that knows bob under another key, where the handshake refuses
+    that look-alike as someone who may be pretending to be bob. Verify now says so too, by the
+    handshake's own check (:meth:`p2p.identity.Peers.look_alike`)."""
+    from p2p.match import Match
+    from p2p.record import RecordWriter
+
+    ann, eve = Side.make(tmp_path, "ann"), Side.make(tmp_path, "b\u043eb")
+    session = run(memory_pair(ann, eve)).host_session
+    terms = session.terms
+    match = Match(session.session_id, session.keys, terms.rules, terms.games)
+    writer = RecordWriter(tmp_path, session, match)
+    writer.append(match)  # the header alone: an incomplete record, its keys all the same
+    cat = Side.make(tmp_path / "elsewhere", "cat")
+    cat.known.check("bob", Side.make(tmp_path / "elsewhere", "bob").me.public)
+    cat.known.check("ann", ann.me.public)
+    monkeypatch.setattr(Home, "default", classmethod(lambda cls: cat.home))
+    assert main(["verify", str(writer.path)]) == 1
+    out = capsys.readouterr().out
+    assert "player 0 (ann): the key your known peers hold for ann" in out
+    assert (
+        "player 1 (b\u043eb): looks like bob of your known peers, but bob's key is ANOTHER one: "
+        "this may be someone pretending to be bob"
+    ) in out

@@ -51,27 +51,33 @@ def _failed(message: str) -> int:
 
 
 def _whose_keys(session: Session) -> list[str]:
-    """How each player's key compares with this machine's identity and known peers."""
+    """How each player's key compares with this machine's identity and known peers (a new name
+    that looks like a known one with another key warned of, as the handshake refuses it)."""
     from cli.home import Home
     from p2p.errors import P2PError
     from p2p.identity import KnownPeers, load_identity
 
     home = Home.default()
     try:
-        peers = KnownPeers(home.peers_file).load()
+        peers = KnownPeers(home.peers_file).peers()
         own = load_identity(home.identity_file).public if home.identity_file.exists() else None
     except (P2PError, OSError):  # no usable home: the fingerprints above are all there is
         return []
     lines = []
     for seat, (name, key) in enumerate(zip(session.names, session.keys, strict=True)):
-        known = peers.get(name)
+        known, other = peers.keys.get(name), peers.look_alike(name, key)
         if key == own:
             template = _("player {seat} ({name}): your own key")
+        elif known is None and other is not None:
+            template = _(
+                "player {seat} ({name}): looks like {known} of your known peers, but {known}'s key "
+                "is ANOTHER one: this may be someone pretending to be {known}"
+            )
         elif known is None:
             template = _("player {seat} ({name}): not in your known peers")
-        elif known["key"] == key.hex():
+        elif known == key:
             template = _("player {seat} ({name}): the key your known peers hold for {name}")
         else:
             template = _("player {seat} ({name}): your known peers hold ANOTHER key for {name}")
-        lines.append(template.format(seat=seat, name=name))
+        lines.append(template.format(seat=seat, name=name, known=other))
     return lines
