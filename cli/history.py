@@ -85,7 +85,7 @@ def listed_games(paths: Iterable[Path], match_paths: Iterable[Path] = ()) -> lis
     for path in match_paths:
         try:
             network |= {_game_key(found.game): found for found in network_games(path)}
-        except (storage.StorageError, p2p_errors.RecordError) as exc:
+        except (storage.StorageError, p2p_errors.MatchRecordError) as exc:
             damaged.append(Unreadable(path, translated(exc)))
     listed: list[ListedGame | Unreadable] = []
     for path in paths:
@@ -228,7 +228,7 @@ def load_game(spec: str) -> Game:
     a network match record (``FILE#N``, a path or a name in the records folder; ``#1`` if left out).
 
     Raises :class:`cli.storage.StorageError`, :class:`engine.RecordError` or
-    :class:`p2p.errors.RecordError` saying why it cannot be read.
+    :class:`p2p.errors.MatchRecordError` saying why it cannot be read.
     """
     path, number = record_path(spec)
     if number is None:

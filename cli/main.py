@@ -20,31 +20,11 @@ import sys
 from collections.abc import Sequence
 
 from cli import __version__, config, i18n
-from cli.i18n import N_, _, ngettext
+from cli.i18n import _
+from cli.parser import Parser
 
 COMMANDS = ("play", "replay", "analyze", "history", "stats", "host", "join", "verify", "peers")
 DEFAULT_COMMAND = "play"
-
-
-ARGPARSE_MESSAGES = (
-    N_("usage: "),
-    N_("options"),
-    N_("positional arguments"),
-    N_("show this help message and exit"),
-    N_("show program's version number and exit"),
-    N_("%(prog)s: error: %(message)s\n"),
-    N_("argument %(argument_name)s: %(message)s"),
-    N_("invalid choice: %(value)r (choose from %(choices)s)"),
-    N_("unrecognized arguments: %s"),
-    N_("the following arguments are required: %s"),
-    N_("expected one argument"),
-    N_("invalid %(type)s value: %(value)r"),
-    N_("ambiguous option: %(option)s could match %(matches)s"),
-    N_("not allowed with argument %s"),
-)
-"""The messages of :mod:`argparse` that ``trumps`` users meet, in the game's catalogues: argparse
-looks its ``_`` and ``ngettext`` up by name when it formats, and :func:`main` points them at
-:mod:`cli.i18n`, so usage, help and errors speak the player's language."""
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -54,9 +34,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parses one command, and the others' options (the network's among them) would
     only slow every start.
     """
-    argparse._ = _  # type: ignore[attr-defined]
-    argparse.ngettext = ngettext  # type: ignore[attr-defined]
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="trumps",
         description=_("Your trumps (Svoi Kozyri): a card duel against the AI or a friend."),
         epilog=_("With no command, 'trumps' starts a game against the AI ('trumps play')."),

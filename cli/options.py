@@ -20,20 +20,22 @@ import sys
 
 from cli.i18n import _
 
-MOST_GAMES = 99
-"""The longest match: ``--games`` takes 1 to this."""
-PICKUP_RULES = ("forced", "voluntary")
+MAX_GAMES = 99
+"""The longest match: ``--games`` takes 1 to this (the protocol's :data:`p2p.messages.MAX_GAMES`;
+tests/test_cli_options.py ties the two, since importing p2p here would slow every start)."""
+PICKUP_CHOICES = ("forced", "voluntary")
+"""``--pickup``'s choices: the engine's :data:`engine.rules.PICKUP_CHOICES`, tied by the same test."""
 
 
 def games_count(text: str) -> int:
-    """``--games N``: a match of 1 to :data:`MOST_GAMES` games, in ASCII digits.
+    """``--games N``: a match of 1 to :data:`MAX_GAMES` games, in ASCII digits.
 
     >>> games_count("5")
     5
     """
-    if not re.fullmatch("[0-9]{1,2}", text) or not 1 <= int(text) <= MOST_GAMES:
+    if not re.fullmatch("[0-9]{1,2}", text) or not 1 <= int(text) <= MAX_GAMES:
         raise argparse.ArgumentTypeError(
-            _("{text!r} is not a number of games from 1 to {most}").format(text=text, most=MOST_GAMES)
+            _("{text!r} is not a number of games from 1 to {most}").format(text=text, most=MAX_GAMES)
         )
     return int(text)
 
@@ -92,13 +94,13 @@ def add_match_options(parser: argparse.ArgumentParser, second_choice: bool = Fal
         "--games",
         type=games_count,
         metavar="N",
-        help=_("play a match of N games (1-{most})").format(most=MOST_GAMES),
+        help=_("play a match of N games (1-{most})").format(most=MAX_GAMES),
     )
     add_trump_option(parser, second_choice)
     parser.add_argument(
         "--pickup",
         type=str.lower,
-        choices=PICKUP_RULES,
+        choices=PICKUP_CHOICES,
         help=_("forced (default): take only when you cannot beat; voluntary: take any time"),
     )
     parser.add_argument(

@@ -30,7 +30,7 @@ from typing import IO, Any
 
 from cli.home import Home
 from cli.i18n import N_, _
-from cli.options import MOST_GAMES
+from cli.options import MAX_GAMES
 from engine.ai import LEVELS
 from p2p.files import write_atomically
 
@@ -181,7 +181,7 @@ def load_unfinished() -> Unfinished | None:
         return None
     try:
         raw = json.loads(read_text(path))
-        games = _whole(raw, "games", 1, MOST_GAMES)
+        games = _whole(raw, "games", 1, MAX_GAMES)
         played = _whole(raw, "played", 0, games - 1)
         halves = _field(raw, "halves", list)
         if len(halves) != 2:

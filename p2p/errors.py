@@ -4,7 +4,7 @@ The classes sort failures by who is to blame, because that decides what the
 session does: a :class:`WireError` is garbage on the line (drop the peer), a
 :class:`HandshakeError` means we never learnt who the peer is, a
 :class:`CheatError` is a signed, provable violation (end the match and keep
-the evidence), and :class:`RecordError` is a bad match record on disk.
+the evidence), and :class:`MatchRecordError` is a bad match record on disk.
 Every one is a ``ValueError`` with a message fit to show the user.
 """
 
@@ -169,7 +169,8 @@ class Forfeit(P2PError):
     """The peer stayed away (silent, unreachable or stalling) past the limit: we claim the game.
 
     ``award``: whether the claim gives us the game. Only the host is awarded a game for the peer's
-    absence, so that two sides who each lost the other never both claim it (docs/protocol.md).
+    absence, so that two sides who each lost the other never both claim it (docs/protocol.md,
+    "Forfeits").
     """
 
     def __init__(self, message: str, award: bool = True) -> None:
@@ -177,10 +178,10 @@ class Forfeit(P2PError):
         self.award = award
 
 
-class RecordError(P2PError):
+class MatchRecordError(P2PError):
     """A match record that cannot be read or does not verify."""
 
 
 LINE_ERRORS = (ConnectionClosed, PeerTimeout, FrameTooLarge, TamperedFrame, ReplayedFrame, ReorderedFrame)
 """Failures of the line, not of the peer: nothing authenticated says the peer did wrong, so a fresh
-connection may cure them (the match resumes; docs/protocol.md, "What survives what")."""
+connection may cure them (the match resumes; docs/protocol.md, "Reconnect and resume")."""

@@ -29,7 +29,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from engine import Game, IllegalMoveError, Move, NotationError, Outcome, Position, Rules
 from engine.game import result_text
-from engine.match import next_dealer, score_halves
+from engine.match_rules import next_dealer, score_halves
 from p2p.crypto import sign, signature_ok, tagged_hash
 from p2p.errors import (
     BadSignature,

@@ -30,6 +30,7 @@ from p2p.text import N_, Text
 PROTOCOL = 3
 """The protocol version; peers must speak the same one (3: invite secret, key confirmation)."""
 MAX_GAMES = 99
+"""The most games a match may have (``offer.games``, the games of links)."""
 
 Check = Callable[[object, str], object]
 M = TypeVar("M", bound="Message")

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from p2p.crypto import fingerprint, signature_ok
-from p2p.errors import CheatError, P2PError, RecordError, WireError
+from p2p.errors import CheatError, MatchRecordError, P2PError, WireError
 from p2p.files import write_atomically
 from p2p.handshake import Session, check_signatures
 from p2p.match import Match, final_digest, rematch_of, rematch_root
@@ -44,7 +44,7 @@ FORMAT = 2
 def from_json(obj: object) -> Message:
     """The message a :func:`to_json` map stands for, checked like one from the wire."""
     if not isinstance(obj, dict):
-        raise RecordError(Text(N_("a message in the record is not a JSON object")))
+        raise MatchRecordError(Text(N_("a message in the record is not a JSON object")))
     wire = dict(obj)
     try:
         cls = message_class(wire.get("t"))
@@ -54,12 +54,12 @@ def from_json(obj: object) -> Message:
                 try:
                     wire[spec.name] = bytes.fromhex(value)
                 except ValueError:
-                    raise RecordError(
+                    raise MatchRecordError(
                         Text(N_("{field} is not hex"), field=f"{cls.TAG}.{spec.name}")
                     ) from None
         return parse(wire)
     except WireError as exc:
-        raise RecordError(str(exc)) from None
+        raise MatchRecordError(str(exc)) from None
 
 
 class RecordWriter:
@@ -271,7 +271,7 @@ class Verified:
 
 
 def verify(text: str) -> Verified:
-    """Check a record completely; :class:`RecordError` names the first line that fails."""
+    """Check a record completely; :class:`MatchRecordError` names the first line that fails."""
     stripped = text.rstrip("\0")  # a power cut during an append may leave zeros at the end
     raw_lines = stripped.split("\n")
     truncated = bool(raw_lines.pop()) or stripped != text  # a complete file ends with a newline
@@ -280,15 +280,15 @@ def verify(text: str) -> Verified:
         try:
             row = json.loads(line)
         except (ValueError, RecursionError):  # RecursionError: arrays nested deeper than the stack
-            raise RecordError(Text(N_("line {number}: not JSON"), number=number)) from None
+            raise MatchRecordError(Text(N_("line {number}: not JSON"), number=number)) from None
         if not isinstance(row, dict):
-            raise RecordError(Text(N_("line {number}: not a JSON object"), number=number))
+            raise MatchRecordError(Text(N_("line {number}: not a JSON object"), number=number))
         rows.append(row)
     if not rows or rows[0].get("record") != RECORD_KIND:
-        raise RecordError(Text(N_("line 1: not a trumps match record")))
+        raise MatchRecordError(Text(N_("line 1: not a trumps match record")))
     if rows[0].get("format") != FORMAT:
         template = N_("line 1: record format {format!r}, this program reads {ours}")
-        raise RecordError(Text(template, format=rows[0].get("format"), ours=FORMAT))
+        raise MatchRecordError(Text(template, format=rows[0].get("format"), ours=FORMAT))
     session = _session(rows[0])
     terms = session.terms
     root, dealer, previous = _root(rows[0], session)
@@ -297,7 +297,7 @@ def verify(text: str) -> Verified:
     evidence: tuple[CheatError | None, Text | None] = (None, None)
     for number, row in enumerate(rows[1:], 2):
         if end is not None:
-            raise RecordError(Text(N_("line {number}: nothing may follow the end note"), number=number))
+            raise MatchRecordError(Text(N_("line {number}: nothing may follow the end note"), number=number))
         if "end" in row:
             end = row
             if "evidence" in row:
@@ -305,14 +305,14 @@ def verify(text: str) -> Verified:
             continue
         by = _seat(row.get("by"))
         if by is None:
-            raise RecordError(Text(N_("line {number}: 'by' must be player 0 or 1"), number=number))
+            raise MatchRecordError(Text(N_("line {number}: 'by' must be player 0 or 1"), number=number))
         try:
             link = from_json(row.get("link"))
             if not isinstance(link, Signed):
-                raise RecordError(Text(N_("a {tag!r} message is not a signed link"), tag=link.TAG))
+                raise MatchRecordError(Text(N_("a {tag!r} message is not a signed link"), tag=link.TAG))
             match.apply(link, by)
-        except (RecordError, CheatError) as exc:
-            raise RecordError(Text(N_("line {number}: {error}"), number=number, error=exc)) from None
+        except (MatchRecordError, CheatError) as exc:
+            raise MatchRecordError(Text(N_("line {number}: {error}"), number=number, error=exc)) from None
     return Verified(session, match, match.done, end, *evidence, truncated, previous)
 
 
@@ -341,7 +341,7 @@ def _ended_with(directory: Path, root: bytes, transcript: bytes) -> Verified | N
             continue
         try:
             candidate = verify(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, RecordError):
+        except (OSError, UnicodeDecodeError, MatchRecordError):
             continue
         match = candidate.match
         if candidate.complete and (match.session_id, match.transcript) == (root, transcript):
@@ -356,7 +356,7 @@ def _session(header: dict[str, Any]) -> Session:
         accept = expect(from_json(header.get("accept")), Accept, "record header")
         check_signatures(hello, offer, accept)
     except P2PError as exc:
-        raise RecordError(Text(N_("line {number}: {error}"), number=1, error=exc)) from None
+        raise MatchRecordError(Text(N_("line {number}: {error}"), number=1, error=exc)) from None
     seat = _seat(header.get("saved_by"))
     return Session(hello, offer, accept, offer.host_seat if seat is None else seat)
 
@@ -373,14 +373,14 @@ def _root(header: dict[str, Any], session: Session) -> tuple[bytes, int | None, 
         finals = [bytes.fromhex(sig) for sig in previous["finals"]]
         dealer = previous["dealer"]
     except (TypeError, KeyError, ValueError):
-        raise RecordError(Text(N_("line 1: 'rematch_of' is unreadable"))) from None
+        raise MatchRecordError(Text(N_("line 1: 'rematch_of' is unreadable"))) from None
     if len(finals) != 2 or _seat(dealer) is None:
-        raise RecordError(Text(N_("line 1: 'rematch_of' needs two final signatures and a dealer 0 or 1")))
+        raise MatchRecordError(Text(N_("line 1: 'rematch_of' needs two final signatures and a dealer 0 or 1")))
     for seat in (0, 1):
         if not signature_ok(
             session.keys[seat], "final-sig", final_digest(previous_root, transcript), finals[seat]
         ):
-            raise RecordError(
+            raise MatchRecordError(
                 f"line 1: player {seat}'s signature of the previous match's end does not verify"
             )
     return rematch_root(session.session_id, transcript, dealer), dealer, (previous_root, transcript)
@@ -397,7 +397,7 @@ def _judge(match: Match, evidence: object) -> tuple[CheatError | None, Text | No
     by = _seat(evidence.get("by")) if isinstance(evidence, dict) else None
     link = None
     if isinstance(evidence, dict) and by is not None:
-        with contextlib.suppress(RecordError):
+        with contextlib.suppress(MatchRecordError):
             link = from_json({k: v for k, v in evidence.items() if k != "by"})
     if by is None or not isinstance(link, Signed):
         return None, Text(N_("it is not a signed message of player 0 or 1"))

@@ -25,12 +25,12 @@ from cli.app.application import create_application
 from cli.app.board import hand_lines
 from cli.app.cards import card_text, move_text
 from cli.app.layout import Board
-from cli.app.match import MatchScore
 from cli.app.move_line import MOVE_LINE_LENGTH
 from cli.app.opponent import Deal, OpponentLeft, Table
 from cli.app.replay import Replay, replay_application
 from cli.app.resume import SavedGame, load_unfinished
 from cli.app.saving import Saver
+from cli.app.score import MatchScore
 from cli.app.screen import Display, GameScreen
 from engine import TAKE, Card, Game, Move, Position, Rules
 

@@ -14,8 +14,8 @@ import pytest
 from cli.analysis_file import analysis_path, load_analysis, save_analysis
 from cli.app import coach as coach_module
 from cli.app.coach import Coach
-from cli.app.match import MatchScore
 from cli.app.replay import Replay
+from cli.app.score import MatchScore
 from cli.app.screen import GameScreen
 from cli.coach_words import advice_words, verdict_words
 from cli.commands.replay import _analysis

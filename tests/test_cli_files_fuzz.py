@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from cli import config, storage
 from cli.analysis_file import analysis_path, load_analysis
 from cli.app import resume
-from cli.app.match import MatchScore
 from cli.app.saving import Saver
+from cli.app.score import MatchScore
 from cli.history import history_rows, load_game, match_record_paths
 from cli.home import Home
 from cli.main import main
@@ -449,7 +449,7 @@ def test_a_damaged_match_record_is_an_unreadable_row(kind: str) -> None:
         plant(path, kind)
     [row] = history_rows([], match_record_paths())
     assert row.result.startswith("unreadable") and one_line(row.result)
-    with pytest.raises((storage.StorageError, p2p_errors.RecordError)):
+    with pytest.raises((storage.StorageError, p2p_errors.MatchRecordError)):
         load_game(path.name + "#1")
     status, _, err = run_main(["stats"])
     assert status == 0 and err == ""

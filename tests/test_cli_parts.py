@@ -12,9 +12,9 @@ from cli.app.ai_opponent import AIOpponent
 from cli.app.chat import CHAT_KEPT, ChatLog
 from cli.app.flow import GameFlow
 from cli.app.help_view import HelpView
-from cli.app.match import MatchScore
 from cli.app.move_line import MoveLine, yes_no
 from cli.app.opponent import Deal, OpponentLeft
+from cli.app.score import MatchScore
 from engine import TAKE, Card, Move, NotationError
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.app.match import MatchScore
+from cli.app.score import MatchScore
 from cli.app.screen import GameScreen
 from cli.home import Home
 from cli.main import main

@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from engine import Position, Rules
 from p2p.crypto import tagged_hash
-from p2p.errors import HistoryMismatch, ProtocolViolation, RecordError
+from p2p.errors import HistoryMismatch, MatchRecordError, ProtocolViolation
 from p2p.fairdeal import Pledge, coin, game_seed
 from p2p.handshake import Session, Terms
 from p2p.match import Match, final_digest, position_hash, rematch_of, rematch_root, sign_resume
@@ -264,7 +264,7 @@ def test_a_rematch_record_under_another_sessions_header_fails(duelists: Duelists
     assert verify(rematch.read_text()).complete
     header, *links = _rows(rematch)
     header |= {key: to_json(getattr(duelists.first, key)) for key in ("hello", "offer", "accept")}
-    with pytest.raises(RecordError, match=r"line 2: .*bad signature"):
+    with pytest.raises(MatchRecordError, match=r"line 2: .*bad signature"):
         verify(_text([header, *links]))
 
 

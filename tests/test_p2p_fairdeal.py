@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Rules, deal
-from engine.match import next_dealer
+from engine.match_rules import next_dealer
 from p2p.fairdeal import Pledge, coin, game_seed, preference, resolve_trumps
 
 SESSION = bytes(range(32))

@@ -29,11 +29,11 @@ from p2p.errors import (
     ConnectionClosed,
     IncompatiblePeer,
     InviteRefused,
+    MatchRecordError,
     P2PError,
     PeerAborted,
     PeerBusy,
     PeerTimeout,
-    RecordError,
     RulesDeclined,
     SlowFrame,
     WireError,
@@ -313,7 +313,7 @@ def test_fuzz_verify_says_what_fails_and_never_crashes(record_text: str, data: s
         # About 40 cuts whatever the game's length (the deal, hence the length, differs each run):
         # every cut replays the record from its start, so a fixed step made a long game quadratic.
         for cut in range(0, len(record_text), max(197, len(record_text) // 40)):
-            with contextlib.suppress(RecordError):
+            with contextlib.suppress(MatchRecordError):
                 assert not verify(record_text[:cut]).complete
         return
     lines = record_text.splitlines(keepends=True)
@@ -329,7 +329,7 @@ def test_fuzz_verify_says_what_fails_and_never_crashes(record_text: str, data: s
         | st.lists(st.integers(), max_size=2)
     )
     lines[index] = json.dumps(row) + "\n"
-    with contextlib.suppress(RecordError):
+    with contextlib.suppress(MatchRecordError):
         verify("".join(lines))
 
 
@@ -366,7 +366,7 @@ def test_tampered_seats_and_nesting_fail_cleanly(record_text: str, how: str, fai
     """0.0 and 1.0 are not seats, though they compare equal to 0 and 1; nesting past the stack is not JSON."""
     text = _tampered(record_text, how)
     if fails is not None:
-        with pytest.raises(RecordError, match=re.escape(fails)):
+        with pytest.raises(MatchRecordError, match=re.escape(fails)):
             verify(text)
         return
     verified = verify(text)

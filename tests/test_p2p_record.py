@@ -14,7 +14,7 @@ import pytest
 
 from cli.home import Home
 from cli.main import main
-from p2p.errors import RecordError
+from p2p.errors import MatchRecordError
 from p2p.record import verify
 from tests.test_p2p_helpers import RecordRow, Side, bot_duel, memory_pair, run
 
@@ -91,14 +91,14 @@ def _set_link(rows: list[RecordRow], kind: str, key: str, value: object) -> None
 def test_tampered_records_fail_with_the_line_and_reason(
     record: str, change: Callable[[list[RecordRow]], object], message: str
 ) -> None:
-    with pytest.raises(RecordError, match=message):
+    with pytest.raises(MatchRecordError, match=message):
         verify(_tampered(record, change))
 
 
 def test_garbage_lines_are_named(record: str) -> None:
     lines = record.splitlines(keepends=True)
     lines[4] = "{not json\n"
-    with pytest.raises(RecordError, match="line 5: not JSON"):
+    with pytest.raises(MatchRecordError, match="line 5: not JSON"):
         verify("".join(lines))
 
 

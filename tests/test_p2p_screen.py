@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, NamedTuple
 import pytest
 
 from cli import storage
-from cli.app.match import MatchScore as ScreenMatch
 from cli.app.network_opponent import NetworkOpponent
 from cli.app.opponent import Deal, OpponentLeft
+from cli.app.score import MatchScore as ScreenMatch
 from cli.history import history_rows
 from engine import Game, Outcome, Rules
 from p2p.duel import Duel, Report
-from p2p.errors import RecordError
+from p2p.errors import MatchRecordError
 from p2p.handshake import Terms
 from p2p.liveness import Patience
 from p2p.players import BotPlayer
@@ -118,10 +118,10 @@ def test_two_screens_play_a_match_and_a_rematch_with_chat(tmp_path: Path) -> Non
     header, *rest = ann.duel.writer.path.read_text().splitlines(keepends=True)
     row = json.loads(header)
     row["rematch_of"]["dealer"] = 1 - row["rematch_of"]["dealer"]
-    with pytest.raises(RecordError, match=r"line 2: .* bad signature"):
+    with pytest.raises(MatchRecordError, match=r"line 2: .* bad signature"):
         verify(json.dumps(row) + "\n" + "".join(rest))
     row["rematch_of"]["finals"].reverse()
-    with pytest.raises(RecordError, match="signature of the previous match's end does not verify"):
+    with pytest.raises(MatchRecordError, match="signature of the previous match's end does not verify"):
         verify(json.dumps(row) + "\n" + "".join(rest))
 
 

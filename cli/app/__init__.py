@@ -2,7 +2,7 @@
 
 - :mod:`cli.app.opponent` — the interface the game drives an opponent through
   (:class:`~cli.app.opponent.Opponent`); :mod:`cli.app.ai_opponent` is the AI.
-- :mod:`cli.app.match` — a series of games: score and who deals next.
+- :mod:`cli.app.score` — a series of games: score and who deals next.
 - :mod:`cli.app.flow` — the game flow: the match and the game, no prompt_toolkit, no disk.
 - :mod:`cli.app.move_line` — the move line: questions, picking, the highlight, reading moves.
 - :mod:`cli.app.saving`, :mod:`cli.app.chat`, :mod:`cli.app.help_view` — saving, the chat,

@@ -3,7 +3,7 @@ is, and what happened, in the player's words. No prompt_toolkit and no disk: the
 (:mod:`cli.app.screen`) asks here and shows the answers; the rules stay in the engine.
 
 >>> from cli.app.ai_opponent import AIOpponent
->>> from cli.app.match import MatchScore
+>>> from cli.app.score import MatchScore
 >>> flow = GameFlow(AIOpponent("easy", bytes(32)), MatchScore())
 >>> flow.begin(Deal(bytes(32), dealer=1, trumps="SH"), date="2026-12-01 09:00:00 UTC")
 'New game: AI (easy) dealt.'
@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cli.app.cards import card_text, count_cards
-from cli.app.match import MatchScore
 from cli.app.names import MY_NAME, shown_name
 from cli.app.opponent import Deal, Opponent, OpponentLeft
 from cli.app.resume import SavedGame
+from cli.app.score import MatchScore
 from cli.i18n import _
 from engine import TAKE, Card, Game, Illegal, IllegalMoveError, Move, Outcome, Reason, Rules
 

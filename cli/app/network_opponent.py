@@ -51,8 +51,8 @@ if TYPE_CHECKING:
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
 
-    from cli.app.match import MatchScore
     from cli.app.resume import SavedGame
+    from cli.app.score import MatchScore
     from p2p.record import Verified
     from p2p.saved import SavedMatch
 
@@ -450,7 +450,7 @@ def _score(games: int, seat: int, series: list[Match]) -> MatchScore:
     """The screen's score of the last match of ``series`` (one match and the rematches after it),
     counting the games already finished, the earlier matches' in the running score as if they had
     been played on this screen."""
-    from cli.app.match import MatchScore
+    from cli.app.score import MatchScore
 
     score = MatchScore(games=games, me=seat)
     for number, match in enumerate(series):

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from cli import storage
 from cli.app.ai_opponent import AIOpponent
-from cli.app.match import MatchScore
 from cli.app.opponent import Opponent
+from cli.app.score import MatchScore
 from cli.i18n import _
 from engine import Game, RecordError
 

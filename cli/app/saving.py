@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cli import storage
-from cli.app.match import MatchScore
+from cli.app.score import MatchScore
 from engine import Game
 
 

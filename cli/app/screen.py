@@ -26,12 +26,12 @@ from cli.app.chat import ChatLog
 from cli.app.coach import Coach
 from cli.app.flow import RECORD_DATE, GameFlow
 from cli.app.help_view import HelpView
-from cli.app.match import MatchScore
 from cli.app.move_line import MoveLine, Question, yes_no
 from cli.app.names import shown_name
 from cli.app.opponent import Deal, Opponent, OpponentLeft
 from cli.app.resume import SavedGame
 from cli.app.saving import Saver
+from cli.app.score import MatchScore
 from cli.coach_words import advice_words
 from cli.i18n import _, ngettext
 from engine import TAKE, Card, Game, Move, NotationError, Rules

@@ -108,7 +108,7 @@ def _load(spec: str) -> Game | None:
 
     try:
         return load_game(spec)
-    except (storage.StorageError, RecordError, p2p_errors.RecordError) as exc:
+    except (storage.StorageError, RecordError, p2p_errors.MatchRecordError) as exc:
         message = _("{file} cannot be analyzed: {error}").format(file=spec, error=translated(exc))
         print(printable(f"trumps analyze: {message}"), file=sys.stderr)  # the error may quote the file
         return None

@@ -84,9 +84,9 @@ def run(args: argparse.Namespace) -> int:
     from cli import config, storage
     from cli.app.ai_opponent import AIOpponent
     from cli.app.application import play
-    from cli.app.match import MatchScore
     from cli.app.resume import load_unfinished
     from cli.app.saving import Saver
+    from cli.app.score import MatchScore
     from cli.app.screen import Display, GameScreen
     from engine import Rules
     from engine.ai import LEVELS

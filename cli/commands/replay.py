@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         args.file = records[-1].name
     try:
         game = load_game(args.file)
-    except (storage.StorageError, RecordError, p2p_errors.RecordError) as exc:
+    except (storage.StorageError, RecordError, p2p_errors.MatchRecordError) as exc:
         message = _("{file} cannot be replayed: {error}").format(file=args.file, error=translated(exc))
         print(printable(f"trumps replay: {message}"), file=sys.stderr)  # the error may quote the file
         return 1

@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """0 for a complete, valid record; 1 for a valid but incomplete one; 2 when it fails."""
-    from p2p.errors import RecordError
+    from p2p.errors import MatchRecordError
     from p2p.record import verify
 
     try:
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         verified = verify(data.decode("utf-8"))
     except UnicodeDecodeError:
         return _failed(_("{file} is not a match record (not UTF-8 text)").format(file=args.record))
-    except RecordError as exc:
+    except MatchRecordError as exc:
         return _failed(_("{file}: FAILED: {error}").format(file=args.record, error=translated(exc)))
     except Exception as exc:  # a damage no check foresaw: still a failed record, not a crash
         template = _("{file}: FAILED: the record is damaged in a way this program cannot read ({error})")

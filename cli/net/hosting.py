@@ -135,7 +135,7 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
 
 MOST_DESCRIPTORS = 8192
 """The soft limit on open files a host raises itself to, at most (its hard limit if lower): far
-more than the listener's bounded pools hold (docs/protocol.md, "Admission"), so that a local
+more than the listener's bounded pools hold (docs/operations.md, "Admission"), so that a local
 program's own files and a router's or the LAN's sockets never meet a limit a flood brought near."""
 
 

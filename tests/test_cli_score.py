@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from cli.app.ai_opponent import AIOpponent, game_seed
-from cli.app.match import MatchScore, points_text
+from cli.app.score import MatchScore, points_text
 from engine import Game, Move, Outcome, Position, Reason
 from engine.ai import LEVELS, MEDIUM_NODES
 from tests.screen_table import Notes

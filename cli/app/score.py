@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from cli.i18n import _
 from engine import Outcome
-from engine.match import next_dealer, score_halves
+from engine.match_rules import next_dealer, score_halves
 
 
 def points_text(halves: int) -> str:
