@@ -358,7 +358,7 @@ def _tampered(record_text: str, how: str) -> str:
         ("by 0.0", "line 2: 'by' must be player 0 or 1"),
         ("deep nesting", "line 2: not JSON"),
         ("rematch dealer 1.0", "dealer 0 or 1"),
-        ("saved_by 0.0", None),  # ignored: the host's seat is used
+        ("saved_by 0.0", "line 1: 'saved_by' must be player 0 or 1"),
         ("evidence by 1.0", None),  # ignored: evidence of nobody proves nothing
     ],
 )
