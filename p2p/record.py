@@ -40,6 +40,8 @@ from p2p.text import N_, Text, ntext
 
 RECORD_KIND = "your-trumps match"
 FORMAT = 2
+MOST_RECORD_BYTES = 64 * 2**20
+"""The largest record read: more than a match of 99 games of 1 000 moves each makes."""
 END_REASONS = frozenset({"cheat", "forfeit", "abandoned", "aborted", "corrupted", "quit", "error"})
 """What an end note's ``end`` may be (docs/protocol.md, "Records")."""
 _HEX = re.compile("(?:[0-9a-f]{2})*")

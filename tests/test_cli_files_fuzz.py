@@ -416,7 +416,7 @@ def test_any_json_as_a_saved_match_is_a_state_or_a_saved_match_error(value: obje
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(value))
     try:
-        restore(load_saved(path))  # its record is read too: a path from the file
+        restore(load_saved(path), load_identity(Home.default().identity_file))  # its record is read too
     except SavedMatchError as exc:
         assert one_line(str(exc))
 
@@ -429,7 +429,7 @@ def test_a_saved_match_naming_an_impossible_record_is_one_error(record: str, unf
     )
     content = path.read_bytes()
     with pytest.raises(SavedMatchError) as info:
-        restore(load_saved(path))
+        restore(load_saved(path), load_identity(Home.default().identity_file))
     assert one_line(str(info.value)) and path.read_bytes() == content
 
 

@@ -220,6 +220,8 @@ class FaultyLine:
         self.target_port = target_port
         self.faults = faults
         self.connections = 0
+        self.sent: list[bytearray] = []
+        """What each connection's joiner sent on, byte for byte (what someone on the path records)."""
         self._writers: list[asyncio.StreamWriter] = []
         self.server: asyncio.Server | None = None
 
@@ -243,6 +245,8 @@ class FaultyLine:
             writer.transport.abort()
             return
         self._writers += [writer, up_writer]
+        sent = bytearray()
+        self.sent.append(sent)
         crossed = [0]
         broken = asyncio.Event()
 
@@ -263,6 +267,8 @@ class FaultyLine:
                             return
                     else:
                         crossed[0] += len(data)
+                    if upstream:
+                        sent.extend(data)
                     sink.write(data)
                     await sink.drain()
             if not broken.is_set():

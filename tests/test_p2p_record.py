@@ -301,3 +301,19 @@ def test_bytes_in_uppercase_hex_fail(record: str, where: str) -> None:
         message = "'rematch_of' is unreadable"
     with pytest.raises(MatchRecordError, match=message):
         verify(_text(rows))
+
+
+@pytest.mark.parametrize("kind", ["a named pipe", "a device"])
+def test_verify_reads_only_a_regular_file(tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``trumps verify`` given a named pipe waited for a writer for ever; given /dev/zero it read
+    until memory ran out."""
+    import threading
+
+    target = tmp_path / "pipe" if kind == "a named pipe" else Path("/dev/zero")
+    if kind == "a named pipe":
+        os.mkfifo(target)
+    status: list[int] = []
+    thread = threading.Thread(target=lambda: status.append(main(["verify", str(target)])), daemon=True)
+    thread.start()
+    thread.join(10)
+    assert status == [2] and "not a regular file" in capsys.readouterr().err

@@ -24,12 +24,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """0 for a complete, valid record; 1 for a valid but incomplete one; 2 when it fails."""
     from p2p.errors import MatchRecordError
-    from p2p.record import verify
+    from p2p.files import read_regular
+    from p2p.record import MOST_RECORD_BYTES, verify
 
-    try:
-        data = Path(args.record).read_bytes()
-    except OSError as exc:
-        return _failed(_("cannot read {file}: {error}").format(file=args.record, error=exc.strerror or exc))
+    try:  # only a regular file: a named pipe would keep it waiting, /dev/zero reading for ever
+        data = read_regular(Path(args.record), MOST_RECORD_BYTES)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+        error = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        return _failed(_("cannot read {file}: {error}").format(file=args.record, error=error))
     try:
         verified = verify(data.decode("utf-8"))
     except UnicodeDecodeError:

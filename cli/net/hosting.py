@@ -45,7 +45,7 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     rules = Rules(pickup=args.pickup or "forced", sixes=not args.no_sixes)
     terms = Terms(rules, args.games or 1, hints=args.hints)
     try:
-        saved, restored = saved_match(hosted_file(home.unfinished), bool(args.bot), progress)
+        saved, restored = saved_match(hosted_file(home.unfinished), me, None, bool(args.bot), progress)
     except SavedMatchError as exc:
         if args.bot:
             return fail(progress, "host", exc, args.json)

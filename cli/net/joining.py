@@ -101,14 +101,15 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     restored: Verified | None
     try:
         # a match joined from the LAN list continues first: its host no longer announces it
-        lan_match = None if invite is not None else lan_saved_match(home, bool(args.bot), progress)
+        lan_match = None if invite is not None else lan_saved_match(home, me, bool(args.bot), progress)
         if lan_match is not None:
             saved, restored = lan_match
             assert saved.invite is not None
             invite = saved.invite
         else:
             invite = invite or _choose_host(args, progress)
-            saved, restored = saved_match(joined_file(home.unfinished, invite), bool(args.bot), progress)
+            state = joined_file(home.unfinished, invite)
+            saved, restored = saved_match(state, me, invite, bool(args.bot), progress)
     except P2PError as exc:
         return fail(progress, "join", exc, args.json)
     except KeyboardInterrupt:  # at a question, or while browsing

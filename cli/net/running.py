@@ -132,6 +132,9 @@ def run_to_end(
                 why = Text(N_("stopped before the match began"))
             status = fail(progress, command, InterruptedError(why), as_json)
         return STOPPED if isinstance(exc, KeyboardInterrupt) else status
+    finally:
+        if saved is not None:  # the command is over: another program may now play what it kept
+            saved.release()
     status = finish(report, as_json, progress)
     progress.flush()
     return status
