@@ -185,6 +185,19 @@ def test_a_save_that_fails_keeps_the_old_file_whole(
 # ------------------------------------------------- the unfinished-game note
 
 
+@pytest.mark.parametrize("elsewhere", ["/etc/passwd", "../../config/trumps/identity.key", "..", ".hidden", "a\\b"])
+def test_an_unfinished_note_naming_a_record_elsewhere_is_refused(elsewhere: str) -> None:
+    """Attack (issue 19, tampered unfinished games): the note's record swapped for a path outside
+    the games folder, which resuming would read and then append moves to. Held: the note names a
+    file of the folder or nothing."""
+    note = storage.data_dir() / "unfinished.json"
+    note.parent.mkdir(parents=True, exist_ok=True)
+    fields = {"record": elsewhere, "level": "easy", "games": 1, "played": 0, "halves": [0, 0], "me": 0}
+    note.write_text(json.dumps(fields))
+    with pytest.raises(storage.StorageError, match="names no game record"):
+        storage.load_unfinished()
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_damaged_unfinished_note_is_one_line_and_the_record_stays(kind: str) -> None:
     record = saved_record()
