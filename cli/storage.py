@@ -22,11 +22,10 @@ import json
 import os
 import re
 import stat
-import sys
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, BinaryIO
 
 from cli.home import Home
 from cli.i18n import N_, _
@@ -122,12 +121,11 @@ class UnfinishedLock:
     """This process's hold on the unfinished game: while one window holds it, no other
     offers, continues or overwrites that game.
 
-    The lock is an ``flock`` on ``unfinished.lock`` (a ``msvcrt`` lock on Windows): the
-    system drops it when the process ends however it ends, so a crashed window never
-    leaves a stale lock behind.
+    The lock is :func:`p2p.files.hold` on ``unfinished.lock``: the system drops it when the
+    process ends however it ends, so a crashed window never leaves a stale lock behind.
     """
 
-    def __init__(self, file: IO[str]) -> None:
+    def __init__(self, file: BinaryIO) -> None:
         self._file = file
 
     def release(self) -> None:
@@ -138,30 +136,13 @@ class UnfinishedLock:
 def lock_unfinished() -> UnfinishedLock | None:
     """Hold the unfinished game for this window; ``None`` when another window holds it (or the
     data directory cannot be written: then nothing can be saved for resuming anyway)."""
-    path = data_dir() / _LOCK
+    from p2p.files import hold
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        file = path.open("a")
+        file = hold(data_dir() / _LOCK)
     except OSError:
         return None
-    try:
-        _lock(file)
-    except OSError:
-        file.close()
-        return None
-    return UnfinishedLock(file)
-
-
-def _lock(file: IO[str]) -> None:
-    """Lock ``file`` for this process at once, or raise ``OSError`` (another process holds it)."""
-    if sys.platform == "win32":
-        import msvcrt
-
-        msvcrt.locking(file.fileno(), msvcrt.LK_NBLCK, 1)
-    else:
-        import fcntl
-
-        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return None if file is None else UnfinishedLock(file)
 
 
 def save_unfinished(unfinished: Unfinished) -> None:

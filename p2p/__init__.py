@@ -8,7 +8,8 @@ Layers, bottom up (docs/protocol.md has the whole contract):
   no I/O) and the connection that uses it;
 - :mod:`p2p.handshake` — the key exchange as two sans-I/O machines (invite secret, key
   confirmation, verification code) and the agreed terms;
-- :mod:`p2p.admission` — which pending handshakes the host keeps, and rate-limited refusals;
+- :mod:`p2p.admission` — which pending handshakes the host keeps, whom the gate of a match
+  still lets in, and rate-limited refusals;
 - :mod:`p2p.identity`, :mod:`p2p.files` — long-term keys, known peers (look-alike names
   included), atomic writes;
 - :mod:`p2p.fairdeal`, :mod:`p2p.match` — commit-reveal deals and the chain of signed links;
@@ -19,15 +20,16 @@ Layers, bottom up (docs/protocol.md has the whole contract):
   links it lacks);
 - :mod:`p2p.liveness` — a sans-I/O machine fed clock readings: when keep-alives go out, when
   the peer counts as silent, dead, stalling or away, and what a forfeit claim awards;
-- :mod:`p2p.connect`, :mod:`p2p.invite` — the asyncio driver: hosting (a listener that
-  admits only the same joiner again once a match is on), joining (every address of the
-  invite, staggered) and redialing; invites;
+- :mod:`p2p.connect`, :mod:`p2p.reception`, :mod:`p2p.invite` — the asyncio driver: hosting
+  (a listener that admits only the same joiner again once a match is on, each connection
+  served by its reception), joining (every address of the invite, staggered) and
+  redialing; invites;
 - :mod:`p2p.record` — signed match records, appended link by link, and their verification;
 - :mod:`p2p.text` — what people read (errors, status lines) as English
   :class:`~p2p.text.Text` that keeps its template, so that the interface can translate it.
 
-No argparse, printing or input here: the commands are ``cli/commands/host.py``,
-``join.py`` and ``duel.py``, the app's folders ``cli/home.py``.
+No argparse, printing or input here: the commands are ``cli/commands/host.py`` and
+``join.py`` (with ``cli/net/``), the app's folders ``cli/home.py``.
 
 ``p2p`` depends on ``engine`` only; the full-screen game plugs in through
 :class:`p2p.players.Player` (see ``cli/app/network_opponent.py``).

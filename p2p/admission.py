@@ -1,19 +1,20 @@
 """Who the host lets in while handshakes are pending, and how refusals are reported: pure decisions.
 
-:class:`Admission` bounds the connections in progress in two stages. Until its
+:class:`Admission` bounds the connections in progress in stages. Until its
 first flight (hello and knock) is read, a connection holds a cheap slot: at most
 :data:`MAX_ARRIVING` of those, :data:`MAX_PER_SOURCE` per source (an IPv4
-address, an IPv6 /64). Then a knock that proved the invite secret is never
-evicted; other handshakes (LAN knocks) are pending: at most :data:`MAX_PENDING`,
-:data:`MAX_PER_SOURCE` per source. A full stage drops the oldest of the network
-(IPv4 /24, IPv6 /48) holding the most, and the source the playing peer last came
-from has a reserved slot: its newest connection replaces its oldest instead of
-being refused. :class:`Approvals`
-bounds the questions a LAN knock puts to the host's person: one at a time, a few
-per source, none for a source once declined, a few in all. :class:`RefusalLog`
-turns refusals into at most one line per
-interval. Neither does any I/O (docs/operations.md, "Admission": the bounds and why no flood
-evicts a friend).
+address, an IPv6 /64). Then a knock that proved the invite secret is *proven*:
+at most :data:`MAX_PROVEN`, :data:`MAX_PER_SOURCE` per source, and never evicted
+for anyone who has not proven it; other handshakes (LAN knocks) are pending: at
+most :data:`MAX_PENDING`, :data:`MAX_PER_SOURCE` per source. A full stage drops
+the oldest of the network (IPv4 /24, IPv6 /48) holding the most, and the source
+the playing peer last came from has a reserved slot: its newest connection
+replaces its oldest instead of being refused. :class:`Gate` says who may still
+get in once a match is on. :class:`Approvals` bounds the questions a LAN knock
+puts to the host's person: one at a time, a few per source, none for a source
+once declined, a few in all. :class:`RefusalLog` turns refusals into at most one
+line per interval. None does any I/O (docs/operations.md, "Admission": the bounds and
+why no flood evicts a friend).
 """
 
 from __future__ import annotations
@@ -23,14 +24,19 @@ import ipaddress
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
+from p2p.errors import P2PError, PeerBusy
+from p2p.messages import Abort
 from p2p.text import N_, Text, ntext
 
 MAX_PENDING = 16
 """Handshakes at most in progress, their first flight read, that have not proven the invite
 secret (LAN knocks: any other knock is answered at once)."""
+MAX_PROVEN = 16
+"""Handshakes at most in progress whose knock proved the invite secret (only holders of the secret
+can make them: a joiner reading the rules, the playing joiner coming back)."""
 MAX_PER_SOURCE = 4
-"""Of those, at most this many from one source address (IPv4) or /64 (IPv6); as many of the
-connections whose first flight is not read yet."""
+"""Of those, and of the pending ones, at most this many from one source address (IPv4) or /64
+(IPv6); as many of the connections whose first flight is not read yet."""
 MAX_ARRIVING = 256
 """Connections at most whose first flight (hello and knock) is not read yet: more than the
 listener accepts in the few event-loop turns between a connection's accept and the reading of a
@@ -145,31 +151,35 @@ class _Stage:
 
 @dataclass
 class Admission:
-    """The connections a host holds before they are let in, in two stages, and whom to drop.
+    """The connections a host holds before they are let in, in stages, and whom to drop.
 
     A new connection *arrives* in the first-flight stage: a cheap slot (a socket and a few
     hundred bytes) until its hello and knock are read, at most :data:`MAX_ARRIVING` in all and
     :data:`MAX_PER_SOURCE` per source, a source beyond its share replacing its own oldest. Once
-    its first flight is read (:meth:`flown`), a knock that proved the invite secret is never
-    dropped, nor is the LAN joiner being asked about (:meth:`keep`); any other handshake still
-    going on (a LAN knock) is *pending*: at most :data:`MAX_PENDING` of those,
-    :data:`MAX_PER_SOURCE` per source. In either stage a full one drops the oldest of the network
-    holding the most, the reserved source left out (a stage holds more than one source's share,
-    so a full one always holds someone else)."""
+    its first flight is read (:meth:`flown`), a knock that proved the invite secret is *proven*:
+    at most :data:`MAX_PROVEN` of those, :data:`MAX_PER_SOURCE` per source, a source beyond
+    its share again replacing its own oldest (the friend's redial its stale attempts); any other
+    handshake still going on (a LAN knock) is *pending*: at most :data:`MAX_PENDING` of those,
+    :data:`MAX_PER_SOURCE` per source, a source beyond its share refused. In each stage a full one
+    drops the oldest of the network holding the most, the reserved source left out (a stage holds
+    more than one source's share, so a full one always holds someone else); the LAN joiner being
+    asked about is never dropped (:meth:`keep`)."""
 
     max_pending: int = MAX_PENDING
     max_per_source: int = MAX_PER_SOURCE
     max_arriving: int = MAX_ARRIVING
+    max_proven: int = MAX_PROVEN
     reserved: str | None = None
     """The source of the playing peer's last connection (its reserved slot)."""
     _arriving: _Stage = field(init=False)
+    _proven: _Stage = field(init=False)
     _pending: _Stage = field(init=False)
     _kept: set[Hashable] = field(default_factory=set)
-    """Handshakes never dropped to make room: those whose knock proved the invite secret, and
-    the LAN joiner being asked about (:meth:`keep`)."""
+    """The LAN joiner being asked about (:meth:`keep`): never dropped to make room."""
 
     def __post_init__(self) -> None:
         self._arriving = _Stage(self.max_arriving, self.max_per_source, evict_own=True)
+        self._proven = _Stage(self.max_proven, self.max_per_source, evict_own=True)
         self._pending = _Stage(self.max_pending, self.max_per_source, evict_own=False)
 
     def arrive(self, key: Hashable, source: str) -> list[Hashable]:
@@ -179,15 +189,13 @@ class Admission:
 
     def flown(self, key: Hashable, proven: bool) -> list[Hashable] | None:
         """The connection's first flight was read and its knock taken (``proven``: under the invite
-        secret): the pending handshakes to drop to make room for it, or ``None`` if it is itself
-        refused (its source has its share of pending ones already, or it was dropped meanwhile)."""
+        secret): the handshakes of its stage to drop to make room for it, or ``None`` if it is
+        itself refused (a LAN knock whose source has its share of pending ones already, or a
+        connection dropped meanwhile)."""
         source = self._arriving.remove(key)
         if source is None:
             return None
-        if proven:
-            self._kept.add(key)
-            return []
-        return self._enter(self._pending, key, source)
+        return self._enter(self._proven if proven else self._pending, key, source)
 
     def _enter(self, stage: _Stage, key: Hashable, source: str) -> list[Hashable] | None:
         drop = stage.room(source, self.reserved)
@@ -204,8 +212,8 @@ class Admission:
 
     def leave(self, key: Hashable) -> None:
         """The connection's handshake ended (either way)."""
-        self._arriving.remove(key)
-        self._pending.remove(key)
+        for stage in (self._arriving, self._proven, self._pending):
+            stage.remove(key)
         self._kept.discard(key)
 
     @property
@@ -214,10 +222,74 @@ class Admission:
         return len(self._arriving)
 
     def __len__(self) -> int:
-        return len(self._arriving) + len(self._pending) + len(self._kept)
+        return len(self._arriving) + len(self._proven) + len(self._pending) + len(self._kept)
 
     def __contains__(self, key: Hashable) -> bool:
-        return key in self._arriving or key in self._pending or key in self._kept
+        return any(key in stage for stage in (self._arriving, self._proven, self._pending, self._kept))
+
+
+def busy(host: str) -> Abort:
+    """The one answer every joiner but the playing one gets, whatever its name or key."""
+    return Abort(reason="busy", detail=f"{host} is playing another match right now: try again later")
+
+
+Refusal = tuple[Abort, P2PError]
+"""What a refused joiner is sent, and the error the host's refusal report names."""
+
+
+@dataclass
+class Gate:
+    """Whom the host still lets in once a joiner won its match: that joiner alone, told apart by
+    its name as soon as its first flight is read (anyone else hears ``busy`` before any rules
+    are shown), then by its identity key at its ``accept`` (anyone else hears a sealed ``busy``
+    at once); and not even it once the match is over with no rematch begun (docs/protocol.md,
+    "Checks, in order"). Shared by the handshakes of one listener, read at each of their steps.
+
+    >>> gate = Gate("ann")
+    >>> gate.knocked("eve") is None  # no match yet: anyone with the invite may win it
+    True
+    >>> gate.bind("bob", bytes(32))
+    >>> gate.knocked("eve")[0].detail
+    'ann is playing another match right now: try again later'
+    >>> gate.knocked("bob") is None, gate.accepted("bob", bytes(32)) is None
+    (True, True)
+    >>> gate.accepted("bob", bytes(31) + b"x")[0].reason
+    'busy'
+    """
+
+    host: str
+    """The host's name, as its ``busy`` says it."""
+    joiner: tuple[str, bytes] | None = None
+    """The playing joiner's name and identity key, once one won the match."""
+    lan: bool = False
+    """Whether the playing joiner came by the LAN knock (then its returns may come by it too)."""
+    over: bool = False
+    """Whether the match has ended with no rematch begun: its joiner's return is refused too."""
+
+    def bind(self, name: str, key: bytes, lan: bool = False) -> None:
+        """The match is on with the joiner ``name`` of identity ``key`` (by the LAN knock if ``lan``)."""
+        self.joiner, self.lan, self.over = (name, key), lan, False
+
+    def knocked(self, name: str) -> Refusal | None:
+        """The refusal of a first flight whose hello names ``name`` (its knock taken), or ``None``:
+        a match is on with a joiner of another name."""
+        if self.joiner is None or name == self.joiner[0]:
+            return None
+        return busy(self.host), PeerBusy(Text(N_("someone else has the match")))
+
+    def accepted(self, name: str, key: bytes) -> Refusal | None:
+        """The refusal of an ``accept`` of ``name`` with identity ``key``, or ``None``: a match is
+        on with another joiner, or it is over (its own joiner is told so)."""
+        if self.joiner is None:
+            return None
+        if (name, key) != self.joiner:
+            return busy(self.host), PeerBusy(Text(N_("someone else has the match")))
+        if self.over:
+            detail = f"{self.host}'s match with you is over: ask for a new invite to play again"
+            return Abort(reason="busy", detail=detail), PeerBusy(
+                Text(N_("{name} came back after the match was over"), name=name)
+            )
+        return None
 
 
 MAX_QUESTIONS_PER_SOURCE = 2

@@ -14,58 +14,40 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import errno
 import socket
 import time
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from p2p.addresses import address_text, same_host
-from p2p.admission import (
-    ACCEPT_BATCH,
-    FIRST_FLIGHT_TIMEOUT,
-    Admission,
-    Approvals,
-    RefusalLog,
-    host_of,
-    source_of,
-)
+from p2p.admission import ACCEPT_BATCH, FIRST_FLIGHT_TIMEOUT, Admission, RefusalLog, source_of
 from p2p.channel import Channel
 from p2p.dialing import FAST_MAX, FIRST_DELAY, SLOW_MAX, STAGGER, DialPlan, Outcome
 from p2p.errors import (
     BadHandshakeSignature,
     ConnectionClosed,
     FingerprintMismatch,
-    IdentityChanged,
     IncompatiblePeer,
     InviteRefused,
+    KnownPeersUnsaved,
     P2PError,
     PeerAborted,
     PeerBusy,
     PeerTimeout,
-    TamperedFrame,
     WireError,
 )
-from p2p.handshake import (
-    DECISION_TIMEOUT,
-    HANDSHAKE_TIMEOUT,
-    Action,
-    HostHandshake,
-    JoinerHandshake,
-    Seal,
-    Session,
-    Terms,
-    busy,
-)
+from p2p.handshake import DECISION_TIMEOUT, HANDSHAKE_TIMEOUT, JoinerHandshake, Session, Terms
 from p2p.identity import Identity, KnownPeers
 from p2p.invite import Address, Invite, new_secret
-from p2p.messages import Abort
+from p2p.reception import Approve, Reception, no_delay, perform, send_refusal
+from p2p.saved import SavedMatch
 from p2p.text import N_, Text
 from p2p.wire import FRAME_DEADLINE
 
 Refused = Callable[[Text], None]
 """Where the listener reports refused connections (already rate-limited: see :class:`RefusalLog`)."""
-Approve = Callable[[str, str, str], Awaitable[bool]]
-"""Asks the host's person whether a LAN joiner may play: ``(name, address, code)`` to yes or no."""
 
 
 def listening_socket(bind: str | None, port: int) -> socket.socket:
@@ -79,81 +61,18 @@ def listening_socket(bind: str | None, port: int) -> socket.socket:
     return socket.create_server(address[:2] if family == socket.AF_INET else address, family=family)
 
 
-def _no_delay(writer: asyncio.StreamWriter) -> None:
-    """Send small frames at once (no Nagle): asyncio leaves it on for sockets accepted from a
-    listening socket made with ``proto=0``, and a link sent right after the host's ``confirmed``
-    would otherwise wait for the joiner's delayed acknowledgement (~40 ms)."""
-    sock = writer.get_extra_info("socket")
-    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
-        with contextlib.suppress(OSError):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-
-async def perform(channel: Channel, actions: list[Action]) -> None:
-    """Carry out a handshake machine's actions on ``channel``, in order."""
-    for action in actions:
-        if isinstance(action, Seal):
-            channel.seal(action.send_key, action.recv_key)
-        else:
-            await channel.send(action.message)
-
-
-async def _refuse(channel: Channel, machine: HostHandshake | JoinerHandshake) -> None:
-    """Send the machine's refusal, if it has one (best effort: a failure must not hide the reason)."""
-    if machine.refusal is not None:
-        with contextlib.suppress(P2PError, TimeoutError):
-            async with asyncio.timeout(2):
-                await channel.send(machine.refusal)
-
-
-async def host_handshake(
-    channel: Channel,
-    machine: HostHandshake,
-    first_flight_timeout: float = FIRST_FLIGHT_TIMEOUT,
-    flown: Callable[[], None] = lambda: None,
-) -> Session:
-    """Drive the host's machine on ``channel`` until the joiner confirmed the keys (admission
-    and the host's ``confirmed`` are the caller's): the hello and knock within
-    ``first_flight_timeout`` seconds together, then ``flown()`` (it raises to refuse the
-    connection) before the offer goes out, then the accept and the confirm."""
-    try:
-        async with asyncio.timeout(first_flight_timeout):
-            await perform(channel, machine.receive(await channel.recv()))  # the hello: no answer
-            offer = machine.receive(await channel.recv())
-    except TimeoutError:
-        if machine.hello is None:
-            raise PeerTimeout(Text(N_("the peer did not send its hello in time"))) from None
-        raise PeerTimeout(Text(N_("the peer sent its hello but not its knock in time"))) from None
-    except PeerAborted as exc:
-        raise machine.declined(exc) from None
-    flown()
-    await perform(channel, offer)
-    while machine.session is None:
-        timeout = HANDSHAKE_TIMEOUT if channel.sealed else DECISION_TIMEOUT  # the joiner reads the rules
-        try:
-            message = await channel.recv(timeout)
-        except PeerAborted as exc:
-            raise machine.declined(exc) from None
-        except TamperedFrame:
-            if not channel.sealed:
-                raise
-            raise machine.unconfirmed() from None  # its confirm is not sealed under our keys
-        await perform(channel, machine.receive(message))
-    return machine.session
-
-
 class Listener:
     """The host's side of a whole duel: the first joiner to prove the invite secret and confirm
     the keys plays; after that only that same joiner (same name and identity key) gets in again,
-    to resume after a drop, and everyone else gets the same ``busy``.
+    to resume after a drop, and everyone else gets the same ``busy`` at once.
 
-    Every connection runs its handshake in its own task, admitted by :class:`Admission`
-    (a cheap bounded slot until its hello and knock are read, then bounded pending
-    handshakes, a cap per source, proven handshakes never evicted, a reserved slot for
-    the playing peer's source), each frame within ``deadline`` seconds of its header, so
-    that garbage, slow, silent or half-open connections cost little and never stop the
-    host from serving its player. Refusals go to ``refused`` at most once a
-    second (the rest counted), never to the terminal directly.
+    Every connection runs its handshake in its own task, served by a :class:`~p2p.reception.Reception`
+    (bounded pools of first flights, proven and pending handshakes with a cap per source and a
+    reserved slot for the playing peer's source; the match's gate; each frame within
+    ``deadline`` seconds of its header), so that garbage, slow, silent or half-open connections
+    cost little and never stop the host from serving its player. Refusals go to ``refused`` at
+    most once a second (the rest counted), never to the terminal directly; so does a connection
+    the system had no descriptor left for (it waits in the queue of connections a second).
     """
 
     def __init__(
@@ -175,47 +94,65 @@ class Listener:
         connection may take to send its hello and knock; ``approve``: the host's person, asked about
         each LAN joiner (one knocking with :data:`~p2p.handshake.LAN_SECRET`) until a match is
         on; ``None`` (a bot, a host that does not announce): LAN knocks get the stranger's refusal."""
-        self.sock, self.me, self.name, self.terms, self.known = sock, me, name, terms, known
-        self.refused: Refused = refused or (lambda text: None)
+        self.sock, self.me = sock, me
         self.secret = secret if secret is not None else new_secret()
-        self.admission = Admission() if admission is None else admission
-        self.deadline = deadline
-        self.first_flight_timeout = first_flight_timeout
-        self.approve = approve
-        self.approvals = Approvals()
-        self.playing_lan = False
-        """Whether the playing joiner came by the LAN knock: then its return may come by it too
-        (a restarted host continuing such a match sets it with :attr:`playing`)."""
-        self._question: asyncio.Future[bool] | None = None
+        self.reception = Reception(
+            me, name, terms, known, self.secret, Admission() if admission is None else admission,
+            deadline, first_flight_timeout, approve,
+        )  # fmt: skip
+        self.refused: Refused = refused or (lambda text: None)
         self.log = RefusalLog()
         self.refusals: collections.deque[tuple[str, P2PError]] = collections.deque(maxlen=64)
         """The latest refused connections (address, why), newest last."""
         self.refused_count = 0
         self._summary: asyncio.TimerHandle | None = None
-        self.playing: Session | None = None
-        """The session of the match in progress, once a joiner won it."""
-        self._seen: set[bytes] = set()
         self._first: asyncio.Future[tuple[Channel, Session]] = asyncio.get_running_loop().create_future()
         self._returned: asyncio.Queue[tuple[Channel, Session]] = asyncio.Queue(maxsize=1)
-        self._channels: dict[Hashable, Channel] = {}
         self._interrupt: Callable[[], None] = lambda: None
-        self._over = False
-        """Whether the match has ended with no rematch begun: the joiner's return is refused."""
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         """The handshakes running, one task a connection."""
         self._closed = False
+        self._handler: Callable[[asyncio.AbstractEventLoop, dict[str, Any]], object] | None = None
 
     def invite(self, addresses: list[Address]) -> Invite:
         """The invite for this listener: ``addresses``, the host's fingerprint, the secret."""
         return Invite(tuple(addresses), self.me.fingerprint, self.secret)
 
+    def continue_match(self, saved: SavedMatch, session: Session) -> None:
+        """Wait for the joiner of the unfinished match ``session`` kept in ``saved`` (a restarted
+        host), and let only it in: knocks proving its invite's secret, by the LAN knock if it
+        came so (nobody is asked then), its last address keeping its reserved slot. Call it
+        before entering the listener, so that no early knock meets another secret."""
+        assert saved.invite is not None, "a host's saved match keeps its invite"
+        self.secret = self.reception.secret = saved.invite.secret
+        self.reception.bind(session, saved.lan)
+        if saved.joiner is not None:
+            self.reception.admission.reserved = source_of(saved.joiner)
+
+    def take_invites_only(self) -> None:
+        """From now on LAN knocks get the stranger's refusal (the host is not announced after all)."""
+        self.reception.approve = None
+
+    @property
+    def playing(self) -> Session | None:
+        """The session of the match in progress, once a joiner won it."""
+        return self.reception.playing
+
+    @property
+    def joined_by_lan(self) -> bool:
+        """Whether the playing joiner came by the LAN knock (and so comes back by it)."""
+        return self.reception.gate.lan
+
     @property
     def pending(self) -> int:
         """Handshakes in progress."""
-        return len(self.admission)
+        return len(self.reception.admission)
 
     async def __aenter__(self) -> Listener:
+        loop = asyncio.get_running_loop()
+        self._handler = loop.get_exception_handler()
+        loop.set_exception_handler(self._out_of_descriptors)
         self._server = await asyncio.start_server(self._accepted, sock=self.sock, backlog=ACCEPT_BATCH)
         return self
 
@@ -228,13 +165,11 @@ class Listener:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         if self._summary is not None:
             self._summary.cancel()
-        for channel in list(self._channels.values()):
-            channel.abort()
-        if self._question is not None:
-            self._question.cancel()
+        self.reception.close()
         while not self._returned.empty():
             channel, _ = self._returned.get_nowait()
             channel.abort()
+        asyncio.get_running_loop().set_exception_handler(self._handler)
 
     async def first(self) -> tuple[Channel, Session]:
         """The joiner who confirmed the handshake first; from then on only it is let in again."""
@@ -247,12 +182,12 @@ class Listener:
     def watch(self, interrupt: Callable[[], None]) -> None:
         """``interrupt`` is called when the joiner connects again while we thought it still there
         (a match's duel watching: its joiner's returns are taken)."""
-        self._interrupt, self._over = interrupt, False
+        self._interrupt, self.reception.gate.over = interrupt, False
 
     def match_over(self) -> None:
         """The match has ended: the joiner coming back gets a sealed ``busy`` saying so (a return
         nobody takes would wait for ever); one already waiting is dropped."""
-        self._over = True
+        self.reception.gate.over = True
         while not self._returned.empty():
             channel, _ = self._returned.get_nowait()
             channel.abort()
@@ -276,6 +211,24 @@ class Listener:
         if line is not None:
             self.refused(line)
 
+    def _out_of_descriptors(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """The event loop's report that accepting on our socket failed for want of a descriptor
+        (or memory): asyncio pauses accepting for a second and tries again, so it is a refused
+        connection like any other, in the rate-limited report. Anything else goes where it went."""
+        error, where = context.get("exception"), context.get("socket")
+        if (
+            isinstance(error, OSError)
+            and error.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+            and where is not None
+            and where.fileno() == self.sock.fileno()
+        ):
+            why = N_("this machine has no file descriptor left ({error}): new connections wait a second")
+            self._refusal("?", P2PError(Text(why, error=error.strerror or error)))
+        elif self._handler is not None:
+            self._handler(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
     def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """A new connection: its handshake in a task of our own, which closing the listener ends
         (a task asyncio's server made would outlive it: pending at the program's end, destroyed
@@ -292,133 +245,20 @@ class Listener:
         # connection with it: a joiner mid-handshake hears the line close and redials at once,
         # instead of waiting for an answer nobody will send (up to 10 minutes after a LAN accept).
         try:
-            await self._serve(reader, writer)
+            admitted = await self.reception.serve(reader, writer, self._refusal)
         except asyncio.CancelledError:
             writer.transport.abort()
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        _no_delay(writer)
-        channel = Channel(reader, writer, self.deadline)
-        key = id(channel)
-        address, source = channel.peer_address, source_of(channel.peer_host)
-        self._evict(self.admission.arrive(key, source))
-        self._channels[key] = channel
-        lan = self.approve is not None and (
-            (self.playing is None and self.approvals.welcome(source))
-            or self.playing_lan  # then only for the LAN joiner's return, however many were asked
-        )
-        machine = HostHandshake(self.me, self.name, self.terms, self.secret, self._seen, lan)
-        session: Session | None = None
-        try:
-            session = await host_handshake(
-                channel, machine, self.first_flight_timeout, lambda: self._flown(key, machine, source)
-            )
-            returning = self.playing is not None
-            self._admit(session, machine)
-            if machine.lan_knock and not returning:
-                self.admission.keep(key)  # the one joiner being asked about is not evicted
-                await self._approved(channel, session, machine, source)
-                self._admit(session, machine)  # someone else may have won meanwhile
-            if not returning:
-                self.playing = session  # before any await: a second joiner confirmed meanwhile is busy
-                self.playing_lan = machine.lan_knock
-            await perform(channel, machine.admit())
-        except P2PError as exc:  # a decline too: it is unauthenticated, anyone could send it
-            if session is not None and self.playing is session:
-                self.playing = None  # the winner's line broke before it was let in
-            await _refuse(channel, machine)
-            self._refusal(address, exc)
-            await channel.close()
             return
-        finally:
-            self.admission.leave(key)
-            self._channels.pop(key, None)
-        self.admission.reserved = source_of(channel.peer_host)
-        if returning:
-            self._came_back(channel, session)
-        else:
-            try:
-                self.known.check(session.hello.name, session.accept.key)  # checked in _admit
-            except P2PError as exc:  # it cannot be saved (a full disk): the host cannot go on
-                channel.abort()
+        except KnownPeersUnsaved as exc:  # a new joiner cannot be remembered: no match can begin
+            if not self._first.done():
                 self._first.set_exception(exc)
-                return
+            return
+        if admitted is None:
+            return
+        channel, session, returning = admitted
+        if not returning:
             self._first.set_result((channel, session))
-
-    def _evict(self, keys: list[Hashable]) -> None:
-        for key in keys:
-            if (evicted := self._channels.pop(key, None)) is not None:
-                evicted.abort()
-
-    def _flown(self, key: Hashable, machine: HostHandshake, source: str) -> None:
-        """The connection's hello and knock were read and its knock taken: from the first-flight
-        slots into the handshakes (a proven one for good), or refused if its source has its share,
-        or if it is a LAN knock and the offers to LAN knocks are used up (while no match is on)."""
-        lan_offer = machine.lan_knock and self.playing is None  # its joiner learns its code
-        if lan_offer and not self.approvals.may_offer(source):
-            raise PeerBusy(Text(N_("too many LAN knocks: from now on only invites get in")))
-        drop = self.admission.flown(key, machine.proven)
-        if drop is None:
-            raise PeerBusy(Text(N_("too many connections from this address at once")))
-        if lan_offer:
-            self.approvals.offered(source)
-        self._evict(drop)
-
-    def _admit(self, session: Session, machine: HostHandshake) -> None:
-        """Whether a confirmed joiner may play: once a match is on (or won), the one answer
-        ``busy`` for everyone but the playing joiner; and known peers' keys checked."""
-        playing = self.playing
-        if playing is not None and (session.hello.name, session.accept.key) != (
-            playing.hello.name,
-            playing.accept.key,
-        ):
-            machine.refusal = busy(self.name)
-            raise PeerBusy(Text(N_("someone else has the match")))
-        if playing is not None and self._over:
-            detail = f"{self.name}'s match with you is over: ask for a new invite to play again"
-            machine.refusal = Abort(reason="busy", detail=detail)
-            raise PeerBusy(Text(N_("{name} came back after the match was over"), name=session.hello.name))
-        try:  # remembered only once it gets the match: it may still lose the race
-            self.known.check(session.hello.name, session.accept.key, remember=False)
-        except IdentityChanged as exc:
-            machine.refusal = Abort(reason="identity", detail=str(exc)[:300])
-            raise
-
-    async def _approved(
-        self, channel: Channel, session: Session, machine: HostHandshake, source: str
-    ) -> None:
-        """Ask the host's person about a confirmed LAN joiner on ``channel`` (one question at a
-        time, bounded by :class:`~p2p.admission.Approvals`); raise unless the answer is yes within
-        the decision time and while the joiner still waits (it sends nothing meanwhile: anything
-        it sends, or its line closing, withdraws the question)."""
-        assert self.approve is not None
-        if not self.approvals.open(source):
-            detail = f"{self.name} is answering another request to join: try again in a moment"
-            machine.refusal = Abort(reason="busy", detail=detail)
-            raise PeerBusy(Text(N_("another request to join was being answered")))
-        address = host_of(channel.peer_host)
-        question = asyncio.ensure_future(self.approve(session.hello.name, address, session.code))
-        self._question = question  # closing the listener cancels it: that is a no
-        gone = asyncio.ensure_future(channel.recv(DECISION_TIMEOUT))
-        accepted = False
-        try:
-            await asyncio.wait(
-                {question, gone}, timeout=DECISION_TIMEOUT, return_when=asyncio.FIRST_COMPLETED
-            )
-            accepted = question.done() and not question.cancelled() and question.exception() is None
-            accepted = accepted and question.result() and not gone.done()
-        finally:
-            for task in (question, gone):
-                task.cancel()
-            if gone.done() and not gone.cancelled():
-                gone.exception()  # retrieved: the joiner's leaving is the refusal's reason enough
-            self._question = None
-            self.approvals.answer(source, accepted)
-        if not accepted:
-            machine.refusal = Abort(reason="declined", detail=f"{self.name} did not let you in")
-            raise InviteRefused(Text(N_("{name} was not let in"), name=session.hello.name))
-
-    def _came_back(self, channel: Channel, session: Session) -> None:
+            return
         if self._returned.full():  # an older return nobody picked up: the newest wins
             stale, _ = self._returned.get_nowait()
             stale.abort()
@@ -465,7 +305,7 @@ async def _connect(address: Address, timeout: float = FIRST_CONNECT_TIMEOUT) -> 
         error = ConnectionClosed(Text(template, host=host, port=port, error=exc.strerror or exc))
         refused = isinstance(exc, ConnectionRefusedError)
         raise _Unreached(Outcome.REFUSED if refused else Outcome.UNREACHABLE, error) from None
-    _no_delay(writer)
+    no_delay(writer)
     return Channel(reader, writer)
 
 
@@ -474,7 +314,7 @@ async def _offered(
 ) -> tuple[Channel, JoinerHandshake]:
     """Connect to ``address`` and run the joiner's handshake up to the host's checked offer."""
     channel = await _connect(address, timeout)
-    machine = JoinerHandshake(me, name, invite.fingerprint, invite.secret, known)
+    machine = JoinerHandshake(me, name, invite.fingerprint, invite.secret, known.peers())
     await _to_offer(channel, machine)
     return channel, machine
 
@@ -494,7 +334,7 @@ async def _to_offer(channel: Channel, machine: JoinerHandshake) -> None:
             raise InviteRefused(Text(template)) from None
         raise machine.aborted(exc) from None
     except BaseException:
-        await _refuse(channel, machine)
+        await send_refusal(channel, machine)
         await channel.close()
         raise
 
@@ -593,7 +433,7 @@ async def join(
     ``decide(terms, host_name)`` accepts or declines the rules; for a LAN invite (no secret),
     ``asked(code)`` is called while the host's person decides, to compare the code."""
     channel, machine = await _first_offer(invite, me, name, known, stagger)
-    return channel, await _accepted(channel, machine, decide, asked)
+    return channel, await _accepted(channel, machine, known, decide, asked)
 
 
 async def join_on(
@@ -605,19 +445,20 @@ async def join_on(
     decide: Callable[[Terms, str], Awaitable[bool]],
 ) -> Session:
     """The joiner's whole handshake on a connection that is already open (any transport)."""
-    machine = JoinerHandshake(me, name, invite.fingerprint, invite.secret, known)
+    machine = JoinerHandshake(me, name, invite.fingerprint, invite.secret, known.peers())
     await _to_offer(channel, machine)
-    return await _accepted(channel, machine, decide)
+    return await _accepted(channel, machine, known, decide)
 
 
 async def _accepted(
     channel: Channel,
     machine: JoinerHandshake,
+    known: KnownPeers,
     decide: Callable[[Terms, str], Awaitable[bool]],
     asked: Callable[[str], None] = lambda code: None,
 ) -> Session:
     """After the offer: the decision, the accept and confirm, the host's confirmation (after its
-    person's decision, for a LAN knock)."""
+    person's decision, for a LAN knock), the host remembered in ``known``."""
     assert machine.offer is not None
     try:
         if not await decide(Terms.of(machine.offer), machine.offer.name):
@@ -626,14 +467,16 @@ async def _accepted(
         if machine.lan:
             asked(machine.code)
         timeout = DECISION_TIMEOUT if machine.lan else HANDSHAKE_TIMEOUT
-        return machine.confirmed(await channel.recv(timeout))
+        await perform(channel, machine.confirmed(await channel.recv(timeout)), known)
+        assert machine.session is not None
+        return machine.session
     except PeerAborted as exc:
         await channel.close()
         if exc.reason == "busy":
             raise PeerBusy(exc.detail) from None
         raise machine.aborted(exc) from None
     except BaseException:
-        await _refuse(channel, machine)
+        await send_refusal(channel, machine)
         await channel.close()
         raise
 

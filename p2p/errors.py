@@ -68,6 +68,11 @@ class PeerBusy(P2PError):
     """The host is already playing a match with someone else."""
 
 
+class KnownPeersUnsaved(P2PError):
+    """The known-peers file cannot be written (a full disk, a read-only folder): nobody can be
+    bound to a match, so the side that meets it stops (docs/interface.md, "Files")."""
+
+
 # ------------------------------------------------------------- handshake
 
 

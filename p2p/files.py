@@ -1,9 +1,13 @@
-"""Writing files so that a crash leaves the old version or the new one, never half of one."""
+"""Files written so that a crash leaves the old version or the new one, read only when they are
+what they claim to be, and held by one program at a time."""
 
 from __future__ import annotations
 
 import os
+import stat
+import sys
 from pathlib import Path
+from typing import BinaryIO
 
 
 def write_atomically(path: Path, data: bytes, mode: int = 0o644, exclusive: bool = False) -> None:
@@ -42,3 +46,39 @@ def _sync_directory(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``limit`` bytes; :class:`OSError` otherwise
+    (a named pipe is not waited on for a writer, a device such as /dev/zero not read for ever)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError("not a regular file")
+    with os.fdopen(fd, "rb") as file:
+        data = file.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(f"larger than any match record ({limit} bytes)")
+    return data
+
+
+def hold(path: Path) -> BinaryIO | None:
+    """``path`` opened (made if need be) and locked for this process alone, until the file is
+    closed or the process ends however it ends (an ``flock``; a ``msvcrt`` lock on Windows), so a
+    crashed program never leaves a stale lock; ``None`` when another holds it. Raises
+    :class:`OSError` when it cannot be opened."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    file = path.open("ab")
+    try:
+        if sys.platform == "win32":
+            import msvcrt
+
+            msvcrt.locking(file.fileno(), msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        file.close()
+        return None
+    return file

@@ -22,13 +22,17 @@
 without sig)`` (the match root: a record's reader recomputes it from the three
 signed messages) and ``TH`` the hash of all four clear messages. Neither
 machine does any I/O: each takes the peer's messages and returns the
-:class:`Send` and :class:`Seal` actions to carry out in order; a refusal raises
-its :class:`~p2p.errors.P2PError` after setting :attr:`refusal` to the
-``abort`` to send. A joiner that found the host on the LAN knocks with
-:data:`LAN_SECRET` (empty); a host made with ``lan=True`` takes that knock too
+:class:`Send`, :class:`Seal` and :class:`Remember` actions to carry out in order
+(the joiner checks the host against the known peers it is handed, a pure
+:class:`~p2p.identity.Peers`); a refusal raises its :class:`~p2p.errors.P2PError`
+after setting :attr:`refusal` to the ``abort`` to send
+(:meth:`~_Machine.refusal_actions`). A host bound to a match
+(a :class:`~p2p.admission.Gate`) answers anyone but its joiner ``busy`` at the
+first step that tells them apart. A joiner that found the host on the LAN knocks
+with :data:`LAN_SECRET` (empty); a host made with ``lan=True`` takes that knock too
 (:attr:`HostHandshake.lan_knock`), and its driver asks the host's person before
-:meth:`HostHandshake.admit`. :mod:`p2p.connect` drives them over a
-:class:`~p2p.channel.Channel`. docs/protocol.md has the byte-exact contract and
+:meth:`HostHandshake.admit`. :mod:`p2p.reception` and :mod:`p2p.connect` drive
+them over a :class:`~p2p.channel.Channel`. docs/protocol.md has the byte-exact contract and
 the security argument.
 """
 
@@ -37,6 +41,7 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
@@ -57,10 +62,13 @@ from p2p.errors import (
     PeerAborted,
     RulesDeclined,
 )
-from p2p.identity import Identity, KnownPeers
+from p2p.identity import Identity, Peers
 from p2p.messages import PROTOCOL, Abort, Accept, Confirm, Confirmed, Hello, Knock, Message, Offer, expect
 from p2p.text import N_, Text
 from p2p.wire import encode
+
+if TYPE_CHECKING:
+    from p2p.admission import Gate
 
 HANDSHAKE_TIMEOUT = 30.0
 """Seconds each handshake message may take (the joiner's decision excepted)."""
@@ -159,7 +167,16 @@ class Seal:
     recv_key: bytes
 
 
-Action = Send | Seal
+@dataclass(frozen=True)
+class Remember:
+    """Remember the peer ``name`` with identity key ``key`` in the known peers (trust on first
+    use): the handshake bound it. The machines only say so; their driver writes the file."""
+
+    name: str
+    key: bytes
+
+
+Action = Send | Seal | Remember
 
 
 def offer_digest(hello: Hello, offer: Offer) -> bytes:
@@ -227,11 +244,6 @@ def incompatible(proto: int) -> IncompatiblePeer | None:
     return IncompatiblePeer(Text(template, proto=proto, version=program_version(), ours=PROTOCOL))
 
 
-def busy(me: str) -> Abort:
-    """The one answer every joiner but the playing one gets, whatever its name or key."""
-    return Abort(reason="busy", detail=f"{me} is playing another match right now: try again later")
-
-
 def _ephemeral() -> tuple[X25519PrivateKey, bytes]:
     key = X25519PrivateKey.generate()
     return key, key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
@@ -271,14 +283,26 @@ class _Machine:
 
     refusal: Abort | None = None
     """The ``abort`` to send (best effort) before the raised error ends the connection."""
+    _unsent_seal: Seal | None = None
+    """The sealing of a step refused after it made the keys: its refusal goes sealed."""
 
     def _refuse(self, reason: str, error: P2PError, detail: str | None = None) -> P2PError:
         self.refusal = Abort(reason=reason, detail=(str(error) if detail is None else detail)[:300])
         return error
 
+    def refusal_actions(self) -> list[Action]:
+        """How to send :attr:`refusal` (nothing if there is none): sealed first when the step it
+        refused had made the session's keys, since the peer then reads only sealed frames."""
+        if self.refusal is None:
+            return []
+        return [*([self._unsent_seal] if self._unsent_seal is not None else []), Send(self.refusal)]
+
 
 INVITE_REFUSAL = N_("this connection did not prove the invite's secret: ask the host for a fresh invite")
 """The whole answer to a connection without the invite secret: the same for everyone, naming nobody."""
+HOST_BUSY = N_("it is playing another match right now: try again later")
+"""What a clear ``abort busy`` (a host's answer to another joiner's knock once its match is on)
+is shown as: in our words, naming nobody, since nothing proves who sent it."""
 
 
 class HostHandshake(_Machine):
@@ -293,14 +317,19 @@ class HostHandshake(_Machine):
         secret: bytes,
         seen: set[bytes] | None = None,
         lan: bool = False,
+        gate: Gate | None = None,
     ) -> None:
         """``secret``: the invite's; ``seen``: the ephemeral keys of hellos already proven under
         the invite secret (shared by a listener's handshakes), so that a recorded hello and knock
         cannot be replayed (LAN knocks are not kept: a replayed one cannot complete the keys, and
         anyone may knock afresh anyway); ``lan``: whether a knock with :data:`LAN_SECRET` is
-        taken too (its joiner must then be approved by the host's person before :meth:`admit`)."""
+        taken too (its joiner must then be approved by the host's person before :meth:`admit`);
+        ``gate``: the match the host is bound to, if any (shared by a listener's handshakes and
+        read at each step): once a joiner won it, anyone else gets ``busy`` at the first step
+        that tells them apart (:class:`~p2p.admission.Gate`)."""
         self.me, self.name, self.terms, self.secret, self.lan = me, name, terms, secret, lan
         self.seen = seen if seen is not None else set()
+        self.gate = gate
         self._eph_key, self._eph = _ephemeral()
         self.hello: Hello | None = None
         self.knock: Knock | None = None
@@ -343,10 +372,27 @@ class HostHandshake(_Machine):
         return clear_abort(abort, N_("the connection was ended ({reason}) before the joiner proved who it is"))
 
     def admit(self) -> list[Action]:
-        """Let the confirmed joiner in: the host's own confirmation."""
+        """Let the confirmed joiner in: remember it (unless it is the joiner the gate is bound to
+        already, coming back: call this before binding the gate to a new one), then the host's
+        own confirmation."""
         assert self.session is not None and self._keys is not None
         confirm = mac(self._keys.host_confirm, "confirmed", self._transcript, self._nonce)
-        return [Send(Confirmed(mac=confirm))]
+        back = self.gate is not None and self.gate.joiner is not None
+        remember = [] if back else [Remember(self.session.hello.name, self.session.accept.key)]
+        return [*remember, Send(Confirmed(mac=confirm))]
+
+    def recheck(self) -> None:
+        """Ask the gate again about the confirmed joiner, after a wait outside the machine (the
+        host's person deciding about a LAN joiner): raise its refusal if someone else won meanwhile."""
+        assert self.session is not None
+        if self.gate is not None:
+            self._gated(self.gate.accepted(self.session.hello.name, self.session.accept.key))
+
+    def _gated(self, refusal: tuple[Abort, P2PError] | None) -> None:
+        """Raise the gate's refusal, if it has one."""
+        if refusal is not None:
+            self.refusal, error = refusal
+            raise error
 
     def _hello(self, message: Message) -> list[Action]:
         hello = expect(message, Hello, "handshake")
@@ -365,6 +411,8 @@ class HostHandshake(_Machine):
             raise self._refuse("invite", InviteRefused(Text(INVITE_REFUSAL)))
         if proof_ok:  # a replayed LAN knock gets an offer it cannot use: nothing to remember
             self.seen.add(self.hello.eph)
+        if self.gate is not None:  # the name tells another joiner apart before the rules are shown
+            self._gated(self.gate.knocked(self.hello.name))
         self.knock, self.proven, self.lan_knock = knock, proof_ok, lan_ok
         self._psk = LAN_SECRET if lan_ok else self.secret  # what the keys and the code are made of
         rules = self.terms.rules
@@ -384,7 +432,12 @@ class HostHandshake(_Machine):
         self._transcript = transcript(self.hello, self.knock, self.offer, accept)
         shared = _exchange(self._eph_key, self.hello.eph)
         self._keys = SessionKeys.derive(shared, self._psk, self._transcript)
-        return [Seal(self._keys.host_to_joiner, self._keys.joiner_to_host)]
+        seal = Seal(self._keys.host_to_joiner, self._keys.joiner_to_host)
+        if self.gate is not None:  # the key tells apart a joiner of the same name: at once, sealed
+            self._unsent_seal = seal
+            self._gated(self.gate.accepted(self.hello.name, accept.key))
+            self._unsent_seal = None
+        return [seal]
 
     def unconfirmed(self) -> P2PError:
         """The refusal of a joiner whose confirmation does not verify (nor even open)."""
@@ -403,6 +456,8 @@ class HostHandshake(_Machine):
         ):
             raise self.unconfirmed()
         self._nonce = confirm.nonce
+        if self.gate is not None:  # another joiner may have won while this one confirmed
+            self._gated(self.gate.accepted(self.hello.name, self._accepted.key))
         code = verification_code(code_digest(self._psk, self.hello, self.offer, confirm.nonce))
         self.session = Session(self.hello, self.offer, self._accepted, self.terms.host_seat, code)
         return []
@@ -412,10 +467,10 @@ class JoinerHandshake(_Machine):
     """The joiner's side: :meth:`start`, then :meth:`offered` with the host's offer (it returns
     the terms to decide on), :meth:`accept` or :meth:`decline`, and :meth:`confirmed`."""
 
-    def __init__(
-        self, me: Identity, name: str, host_fingerprint: str, secret: bytes, known: KnownPeers
-    ) -> None:
-        """``secret``: the invite's, or :data:`LAN_SECRET` for a host found on the LAN."""
+    def __init__(self, me: Identity, name: str, host_fingerprint: str, secret: bytes, known: Peers) -> None:
+        """``secret``: the invite's, or :data:`LAN_SECRET` for a host found on the LAN; ``known``:
+        the known peers as read before the connection (the host's name and key are checked
+        against them; the file is the driver's, told what to remember by :meth:`confirmed`)."""
         self.me, self.host_fingerprint, self.secret, self.known = me, host_fingerprint, secret, known
         self._eph_key, eph = _ephemeral()
         self._nonce = os.urandom(32)
@@ -423,7 +478,10 @@ class JoinerHandshake(_Machine):
         commit = tagged_hash("code-nonce", self._nonce)
         self.knock = Knock(proof=knock_proof(secret, self.hello, commit), commit=commit)
         self.offer: Offer | None = None
-        self._session: Session | None = None
+        self._agreed: Session | None = None
+        """The session as this side accepted it, before the host confirmed it."""
+        self.session: Session | None = None
+        """The session both sides hold, once the host confirmed the keys."""
         self._keys: SessionKeys | None = None
         self._transcript = b""
 
@@ -435,7 +493,7 @@ class JoinerHandshake(_Machine):
     @property
     def code(self) -> str:
         """The verification code, once the rules are accepted (to compare while the host decides)."""
-        return "" if self._session is None else self._session.code
+        return "" if self._agreed is None else self._agreed.code
 
     def start(self) -> list[Action]:
         """The opening messages."""
@@ -444,9 +502,10 @@ class JoinerHandshake(_Machine):
     def aborted(self, abort: PeerAborted) -> P2PError:
         """What the host's ``abort`` means. A sealed one (after the accept) is the host's own: the
         abort itself, its detail shown. A clear one (before the offer) may come from anyone on the
-        path, so none of its text is shown: the host's two clear refusals in our own words
-        (another protocol version, no proof of the invite secret), any other reason code
-        as :func:`clear_abort`."""
+        path, so none of its text is shown: the host's three clear refusals in our own words
+        (another protocol version, no proof of the invite secret, a match with someone else
+        on), any other reason code as :func:`clear_abort`. The last is a lost connection: a
+        redial tries again (anyone on the path could send it)."""
         if self._keys is not None:
             return abort
         if abort.reason == "incompatible":
@@ -454,6 +513,8 @@ class JoinerHandshake(_Machine):
             return IncompatiblePeer(Text(N_("the host refused: {detail}"), detail=other))
         if abort.reason == "invite":
             return InviteRefused(Text(N_("the host refused: {detail}"), detail=Text(INVITE_REFUSAL)))
+        if abort.reason == "busy":
+            return ConnectionClosed(Text(N_("the host refused: {detail}"), detail=Text(HOST_BUSY)))
         return clear_abort(abort, N_("the connection was ended ({reason}) before the host proved who it is"))
 
     def offered(self, message: Message) -> Terms:
@@ -472,7 +533,7 @@ class JoinerHandshake(_Machine):
             raise self._refuse("fingerprint", mismatch)
         check_signatures(self.hello, offer)
         try:  # remembered only once the host confirmed the keys
-            self.known.check(offer.name, offer.key, remember=False)
+            self.known.check(offer.name, offer.key)
         except IdentityChanged as exc:
             raise self._refuse("identity", exc) from None
         self.offer = offer
@@ -494,7 +555,7 @@ class JoinerHandshake(_Machine):
             _exchange(self._eph_key, self.offer.eph), self.secret, self._transcript
         )
         code = verification_code(code_digest(self.secret, self.hello, self.offer, self._nonce))
-        self._session = Session(self.hello, self.offer, accept, 1 - self.offer.host_seat, code)
+        self._agreed = Session(self.hello, self.offer, accept, 1 - self.offer.host_seat, code)
         confirm = mac(keys.joiner_confirm, "confirm", self._transcript, self._nonce)
         return [
             Send(accept),
@@ -502,12 +563,12 @@ class JoinerHandshake(_Machine):
             Send(Confirm(nonce=self._nonce, mac=confirm)),
         ]
 
-    def confirmed(self, message: Message) -> Session:
-        """The host's confirmation: the session both sides now hold (the host is remembered)."""
-        assert self._session is not None and self._keys is not None and self.offer is not None
+    def confirmed(self, message: Message) -> list[Action]:
+        """The host's confirmation: :attr:`session` is set, and the host is to be remembered."""
+        assert self._agreed is not None and self._keys is not None and self.offer is not None
         confirmed = expect(message, Confirmed, "handshake")
         if not mac_ok(self._keys.host_confirm, "confirmed", (self._transcript, self._nonce), confirmed.mac):
             error = HandshakeError(Text(N_("the host's key confirmation failed")))
             raise self._refuse("confirm", error)
-        self.known.check(self.offer.name, self.offer.key)
-        return self._session
+        self.session = self._agreed
+        return [Remember(self.offer.name, self.offer.key)]

@@ -27,7 +27,8 @@ import json
 import re
 import stat
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -35,7 +36,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from p2p.crypto import fingerprint
-from p2p.errors import IdentityChanged, P2PError
+from p2p.errors import IdentityChanged, KnownPeersUnsaved, P2PError
 from p2p.files import write_atomically
 from p2p.text import N_, Text
 
@@ -162,9 +163,62 @@ _KEY = re.compile("[0-9a-f]{64}")
 """A known peer's identity key as the file holds it: 32 bytes in lowercase hex."""
 
 
+@dataclass(frozen=True)
+class Peers:
+    """The known peers as read at one moment, name → identity key: checks, and no file (what the
+    handshake machines are given, so that they do no I/O; :class:`KnownPeers` is the file).
+
+    >>> peers = Peers({"bob": bytes(32)})
+    >>> peers.check("bob", bytes(32)), peers.check("carol", bytes(32))
+    (False, True)
+    >>> peers.look_alike("b\u043eb", bytes(31) + b"x")  # a Cyrillic o, another key: maybe not bob
+    'bob'
+    """
+
+    keys: Mapping[str, bytes] = field(default_factory=dict)
+
+    def check(self, name: str, public: bytes) -> bool:
+        """Whether ``name`` with key ``public`` is new (not known yet). Raises
+        :class:`IdentityChanged` if ``name`` was seen with another key, or if it is a new name that
+        looks like a known one (:meth:`look_alike`) coming with another key than that one's."""
+        known = self.keys.get(name)
+        if known is not None and known != public:
+            template = N_(
+                "{name}'s identity key has CHANGED (was {old}, now {new}). This may be someone pretending "
+                "to be {name}. If {name} really has a new key, run 'trumps peers forget {name}' and connect again."
+            )
+            raise IdentityChanged(Text(template, name=name, old=fingerprint(known), new=fingerprint(public)))
+        other = self.look_alike(name, public) if known is None else None
+        if other is not None:
+            # the refusal names the known player (our own stored name), never ``name``: that is the
+            # peer's text, chosen to look like someone else's
+            template = N_(
+                "a new name that looks like {known} comes with key {new}, but {known}'s identity key "
+                "is {old}. This may be someone pretending to be {known}: if it is really someone "
+                "else, they should pick another name."
+            )
+            old = fingerprint(self.keys[other])
+            raise IdentityChanged(Text(template, known=other, old=old, new=fingerprint(public)))
+        return known is None
+
+    def look_alike(self, name: str, public: bytes) -> str | None:
+        """A known name other than ``name`` that looks like it (the same :func:`skeleton`) and
+        holds another key than ``public``: whom a peer of that name and key may be pretending to
+        be (the first such name in sorted order), or ``None``."""
+        shape = skeleton(name)
+        return next(
+            (
+                other
+                for other in sorted(self.keys)
+                if other != name and self.keys[other] != public and skeleton(other) == shape
+            ),
+            None,
+        )
+
+
 class KnownPeers:
-    """Peers met before, by name, with the identity key each one showed; a name that looks like a
-    known one (same :func:`skeleton`) is treated as that name."""
+    """The file of the peers met before, by name, with the identity key each one showed (trust on
+    first use); a name that looks like a known one (same :func:`skeleton`) is treated as that name."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -179,6 +233,10 @@ class KnownPeers:
                     f"digits ('trumps peers forget {name}' removes it)"
                 )
         return peers
+
+    def peers(self) -> Peers:
+        """The known peers as they are now (:class:`P2PError` if the file is damaged)."""
+        return Peers({name: bytes.fromhex(info["key"]) for name, info in self.load().items()})
 
     def _read(self) -> dict[str, dict[str, str]]:
         """The file's entries, each a JSON object, their keys unchecked."""
@@ -197,46 +255,24 @@ class KnownPeers:
         try:
             write_atomically(self.path, text.encode(), mode=0o600)
         except OSError as exc:  # a full disk, a read-only folder: said in a line, never a traceback
-            raise P2PError(f"cannot save the known-peers file {self.path}: {exc}") from None
+            raise KnownPeersUnsaved(f"cannot save the known-peers file {self.path}: {exc}") from None
 
     def check(self, name: str, public: bytes, remember: bool = True) -> bool:
-        """Accept ``name`` with key ``public``: ``True`` if new (and remembered, if ``remember``).
+        """Accept ``name`` with key ``public`` (:meth:`Peers.check`): ``True`` if new; remembered
+        (:meth:`remember`) if ``remember``."""
+        new = self.peers().check(name, public)
+        if remember:
+            self.remember(name, public)
+        return new
 
-        Raises :class:`IdentityChanged` if ``name`` was seen with another key.
-        """
+    def remember(self, name: str, public: bytes) -> None:
+        """Keep ``name`` with key ``public``, seen now (first seen now, if new): what a handshake's
+        :class:`~p2p.handshake.Remember` asks once it bound the peer."""
         peers = self.load()
         now = datetime.now(UTC).isoformat(timespec="seconds")
-        known = peers.get(name)
-        if known is None:
-            self._check_look_alikes(peers, name, public)
-        if known is not None and known["key"] != public.hex():
-            template = N_(
-                "{name}'s identity key has CHANGED (was {old}, now {new}). This may be someone pretending "
-                "to be {name}. If {name} really has a new key, run 'trumps peers forget {name}' and connect again."
-            )
-            old = fingerprint(bytes.fromhex(known["key"]))
-            raise IdentityChanged(Text(template, name=name, old=old, new=fingerprint(public)))
-        if not remember:
-            return known is None
-        first_seen = now if known is None else known.get("first_seen", now)
+        first_seen = peers.get(name, {}).get("first_seen", now)
         peers[name] = {"key": public.hex(), "first_seen": first_seen, "last_seen": now}
         self._save(peers)
-        return known is None
-
-    def _check_look_alikes(self, peers: dict[str, dict[str, str]], name: str, public: bytes) -> None:
-        """Refuse a new name that looks like a known one but comes with another key. The refusal
-        names the known player (our own stored name), never ``name``: that is the peer's text,
-        chosen to look like someone else's."""
-        shape = skeleton(name)
-        for other, info in peers.items():
-            if info["key"] != public.hex() and skeleton(other) == shape:
-                template = N_(
-                    "a new name that looks like {known} comes with key {new}, but {known}'s identity key "
-                    "is {old}. This may be someone pretending to be {known}: if it is really someone "
-                    "else, they should pick another name."
-                )
-                old = fingerprint(bytes.fromhex(info["key"]))
-                raise IdentityChanged(Text(template, known=other, old=old, new=fingerprint(public)))
 
     def forget(self, name: str) -> bool:
         """Forget ``name``; whether it was known (a damaged key of it too: the way to mend one)."""

@@ -35,6 +35,8 @@ SECRET_BYTES = 20
 MAX_ADDRESSES = 16
 _ADDRESS = re.compile(r"(?:\[(?P<v6>[0-9a-f:.]+(?:%[\w.-]+)?)\]|(?P<host>[\w.-]+)):(?P<port>[0-9]{1,5})")
 _KEY = "[a-z2-7]{32}"
+_LEADING_JOIN = re.compile(r"^trumps\s+join\s+", re.IGNORECASE)
+"""The command in front of an invite as the host prints it, in any case and spacing."""
 _EXAMPLE = "192.0.2.7:47111/7j33u3l6rypiweqlbeiso7l7oiwizoth/aaaqeayeaudaocajbifqydiob4ibceqt"
 
 Address = tuple[str, int]
@@ -61,8 +63,8 @@ class Invite:
     @classmethod
     def parse(cls, text: str) -> Invite:
         """Read an invite (surrounding spaces and a leading ``trumps join`` are ignored; letter case
-        does not matter)."""
-        cleaned = text.strip().removeprefix("trumps join").strip()
+        does not matter, the words ``trumps join`` included)."""
+        cleaned = _LEADING_JOIN.sub("", text.strip())
         cleaned = cleaned.lower() if cleaned.isascii() else cleaned
         parts = cleaned.split("/")
         addresses = [_ADDRESS.fullmatch(a) for a in parts[0].split(",")] if len(parts) == 3 else []

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,6 +40,20 @@ from p2p.text import N_, Text, ntext
 
 RECORD_KIND = "your-trumps match"
 FORMAT = 2
+MOST_RECORD_BYTES = 64 * 2**20
+"""The largest record read: more than a match of 99 games of 1 000 moves each makes."""
+END_REASONS = frozenset({"cheat", "forfeit", "abandoned", "aborted", "corrupted", "quit", "error"})
+"""What an end note's ``end`` may be (docs/protocol.md, "Records")."""
+_HEX = re.compile("(?:[0-9a-f]{2})*")
+"""Bytes as a record writes them: lowercase hex digits, two a byte, nothing else."""
+
+
+def from_hex(value: object) -> bytes:
+    """The bytes a record writes as ``value``; :class:`ValueError` unless it is lowercase hex
+    (``bytes.fromhex`` alone also takes uppercase and spaces)."""
+    if not isinstance(value, str) or not _HEX.fullmatch(value):
+        raise ValueError("not lowercase hex")
+    return bytes.fromhex(value)
 
 
 def from_json(obj: object) -> Message:
@@ -52,10 +67,10 @@ def from_json(obj: object) -> Message:
             value = wire.get(spec.name)
             if spec.type == "bytes" and isinstance(value, str):
                 try:
-                    wire[spec.name] = bytes.fromhex(value)
+                    wire[spec.name] = from_hex(value)
                 except ValueError:
                     raise MatchRecordError(
-                        Text(N_("{field} is not hex"), field=f"{cls.TAG}.{spec.name}")
+                        Text(N_("{field} is not lowercase hex"), field=f"{cls.TAG}.{spec.name}")
                     ) from None
         return parse(wire)
     except WireError as exc:
@@ -133,7 +148,8 @@ class RecordWriter:
             self._written = 0
         rows = [{"by": by, "link": to_json(link)} for by, link in match.links[self._written :]]
         if end is not None:
-            rows.append(end)
+            if not match.done:  # a complete match has no end note (the line may drop after the end)
+                rows.append(end)
             self.ended = True
         if not rows and not sync:
             return
@@ -299,8 +315,8 @@ def verify(text: str) -> Verified:
         if end is not None:
             raise MatchRecordError(Text(N_("line {number}: nothing may follow the end note"), number=number))
         if "end" in row:
-            end = row
-            if "evidence" in row:
+            end = _end_note(row, number, match)
+            if row.get("evidence") is not None:  # null: the violation left no message to keep
                 evidence = _judge(match, row["evidence"])
             continue
         by = _seat(row.get("by"))
@@ -358,7 +374,22 @@ def _session(header: dict[str, Any]) -> Session:
     except P2PError as exc:
         raise MatchRecordError(Text(N_("line {number}: {error}"), number=1, error=exc)) from None
     seat = _seat(header.get("saved_by"))
-    return Session(hello, offer, accept, offer.host_seat if seat is None else seat)
+    if seat is None:
+        raise MatchRecordError(Text(N_("line 1: 'saved_by' must be player 0 or 1")))
+    return Session(hello, offer, accept, seat)
+
+
+def _end_note(row: dict[str, Any], number: int, match: Match) -> dict[str, Any]:
+    """``row``, the end note on line ``number`` after ``match``, if it is one the document
+    describes: a reason of :data:`END_REASONS`, ``by`` a seat or ``null``, an unfinished match."""
+    if row.get("end") not in END_REASONS:
+        template = N_("line {number}: the note's 'end' is not one of the end reasons ({reasons})")
+        raise MatchRecordError(Text(template, number=number, reasons=", ".join(sorted(END_REASONS))))
+    if "by" not in row or (row["by"] is not None and _seat(row["by"]) is None):
+        raise MatchRecordError(Text(N_("line {number}: 'by' must be player 0 or 1, or null"), number=number))
+    if match.done:
+        raise MatchRecordError(Text(N_("line {number}: a complete match has no end note"), number=number))
+    return row
 
 
 def _root(header: dict[str, Any], session: Session) -> tuple[bytes, int | None, tuple[bytes, bytes] | None]:
@@ -368,9 +399,9 @@ def _root(header: dict[str, Any], session: Session) -> tuple[bytes, int | None, 
     if previous is None:
         return session.session_id, None, None
     try:
-        previous_root = bytes.fromhex(previous["root"])
-        transcript = bytes.fromhex(previous["transcript"])
-        finals = [bytes.fromhex(sig) for sig in previous["finals"]]
+        previous_root = from_hex(previous["root"])
+        transcript = from_hex(previous["transcript"])
+        finals = [from_hex(sig) for sig in previous["finals"]]
         dealer = previous["dealer"]
     except (TypeError, KeyError, ValueError):
         raise MatchRecordError(Text(N_("line 1: 'rematch_of' is unreadable"))) from None

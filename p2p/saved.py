@@ -20,8 +20,12 @@ JSON file beside it (mode 0600, written atomically, deleted when the match ends)
 - ``joiner`` (the host's side; ``null`` or left out when not known): the address its joiner
   plays from (the one of its last resume), whose source a restarted host reserves.
 
-Everything read back is checked: a file that is not such a state, or whose pledge does not open
-the record's commitment, raises :class:`SavedMatchError` and is left in place (nothing is lost).
+Everything read back is checked: a file that is not such a state, whose record is not a
+regular file, not this player's (another key saved it) or of a match with another host than the
+invite's, or whose pledge does not open the record's commitment, raises :class:`SavedMatchError`
+and is left in place (nothing is lost). While a program plays the match of a state file it
+holds it (:meth:`SavedMatch.hold`): a second program is refused it, so that two never continue
+one match at once.
 """
 
 from __future__ import annotations
@@ -30,15 +34,17 @@ import ipaddress
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import BinaryIO
 
-from p2p.crypto import base32, tagged_hash
+from p2p.crypto import base32, fingerprint, tagged_hash
 from p2p.errors import P2PError
 from p2p.fairdeal import Pledge
-from p2p.files import write_atomically
+from p2p.files import hold, read_regular, write_atomically
 from p2p.handshake import LAN_SECRET
+from p2p.identity import Identity
 from p2p.invite import MAX_ADDRESSES, SECRET_BYTES, Invite
 from p2p.messages import Commit, Reveal
-from p2p.record import Verified, verify
+from p2p.record import MOST_RECORD_BYTES, Verified, verify
 from p2p.text import N_, Text
 
 SAVED_KIND = "your-trumps unfinished match"
@@ -100,6 +106,27 @@ class SavedMatch:
     """The host's side: the address its joiner plays from (since its last resume), whose source
     a restarted host reserves (docs/operations.md, "Admission": reserved slot), so that a returning LAN joiner,
     which proves no secret, is not pushed out by strangers' knocks."""
+    _held: BinaryIO | None = field(default=None, repr=False, compare=False)
+    """The lock on this state file while this program plays its match (:meth:`hold`)."""
+
+    def hold(self) -> bool:
+        """Hold this state file for this program (a lock beside it, ``NAME.lock``, which the
+        system drops when the program ends however it ends); ``False`` when another program
+        holds it. A folder that cannot be written holds nothing and says ``True``: no state
+        can be written there for another program to spoil."""
+        if self._held is None:
+            try:
+                self._held = hold(self.path.with_name(self.path.name + ".lock"))
+            except OSError:
+                return True
+            return self._held is not None
+        return True
+
+    def release(self) -> None:
+        """Let another program have this state file (this one will not play its match)."""
+        if self._held is not None:
+            self._held.close()
+            self._held = None
 
     def keep(self, game: int, pledge: Pledge) -> None:
         """Save our pledge for ``game`` (before its commitment is sent)."""
@@ -140,7 +167,7 @@ class SavedMatch:
     def for_rematch(self) -> SavedMatch:
         """The state of a rematch on the same connection, in the same file: the same invite and
         way in, no record yet and no pledges (its duel writes it before its first link)."""
-        return SavedMatch(self.path, invite=self.invite, lan=self.lan, joiner=self.joiner)
+        return SavedMatch(self.path, invite=self.invite, lan=self.lan, joiner=self.joiner, _held=self._held)
 
 
 def load_saved(path: Path) -> SavedMatch:
@@ -196,16 +223,25 @@ def _invite(text: str) -> Invite:
     return replace(Invite.parse(text + base32(bytes(SECRET_BYTES))), secret=LAN_SECRET)
 
 
-def restore(saved: SavedMatch) -> Verified:
-    """The unfinished match of ``saved``, replayed from its record and checked against the pledges."""
+def restore(saved: SavedMatch, me: Identity, invite: Invite | None = None) -> Verified:
+    """The unfinished match of ``saved``, replayed from its record and checked against the pledges:
+    a record that ``me`` saved, of a match whose host is ``invite``'s (the saved one's when
+    ``None``)."""
     assert saved.record is not None
     try:  # ValueError: a record not in UTF-8, or a path with a NUL or a lone surrogate
-        verified = verify(saved.record.read_text(encoding="utf-8"))
+        verified = verify(read_regular(saved.record, MOST_RECORD_BYTES).decode("utf-8"))
     except (OSError, ValueError, P2PError) as exc:
         raise _corrupt(
             saved.path, Text(N_("its record {record}: {error}"), record=saved.record, error=exc)
         ) from None
     match, seat = verified.match, verified.session.seat
+    invite = invite or saved.invite
+    if verified.session.keys[seat] != me.public:
+        template = N_("its record {record} was saved by another player (another identity key)")
+        raise _corrupt(saved.path, Text(template, record=saved.record))
+    if invite is not None and fingerprint(verified.session.offer.key) != invite.fingerprint:
+        template = N_("its record {record} is of a match with another host than its invite's")
+        raise _corrupt(saved.path, Text(template, record=saved.record))
     if verified.complete or verified.end is not None:
         raise _corrupt(saved.path, Text(N_("its record {record} already ended"), record=saved.record))
     for by, link in match.links:

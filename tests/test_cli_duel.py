@@ -38,10 +38,10 @@ async def _until(stream: asyncio.StreamReader, text: bytes) -> bytes:
 
 
 async def _join_on_a_terminal(
-    tmp_path: Path, invite: Invite
+    tmp_path: Path, invite: Invite | str
 ) -> tuple[asyncio.subprocess.Process, int, asyncio.StreamReader]:
-    """``trumps join INVITE`` as bob on a pseudo-terminal: the process, the terminal's other end
-    (to type into) and what the program writes there."""
+    """``trumps join INVITE`` (or ``-``) as bob on a pseudo-terminal: the process, the terminal's
+    other end (to type into) and what the program writes there."""
     main, terminal = pty.openpty()
     joiner = await asyncio.create_subprocess_exec(
         *TRUMPS, "join", str(invite), "--name", "bob", stdin=terminal, stdout=terminal,
@@ -343,3 +343,94 @@ def test_the_joiner_is_asked_about_the_hints_rule(tmp_path: Path) -> None:
     assert "forced pick-up, the trump sixes change hands, a draw after 1000 moves, AI hints" in join_err
     assert "Hosting one game, " in host_err and "AI hints allowed" in host_err
     assert verify(Path(str(host["record"])).read_text()).complete
+
+
+@pytest.mark.parametrize(
+    ("limits", "raised"),
+    [((1024, 4096), (4096, 4096)), ((1024, 1_048_576), (8192, 1_048_576)), ((9000, 9000), None)],
+)
+def test_the_host_raises_its_descriptor_limit_to_its_hard_limit_bounded(
+    monkeypatch: pytest.MonkeyPatch, limits: tuple[int, int], raised: tuple[int, int] | None
+) -> None:
+    """Issue 19, flaw 3: a host started with 1,024 descriptors (a common default) had no margin;
+    it now raises its soft limit at start, to its hard limit or 8,192, whichever is lower."""
+    import resource
+
+    from cli.net.hosting import more_descriptors
+
+    asked: list[tuple[int, int]] = []
+    monkeypatch.setattr(resource, "getrlimit", lambda which: limits)
+    monkeypatch.setattr(resource, "setrlimit", lambda which, pair: asked.append(pair))
+    more_descriptors()
+    assert asked == ([] if raised is None else [raised])
+
+
+@pytest.mark.net
+def test_join_dash_reads_the_invite_from_stdin_and_keeps_its_secret_out_of_the_process_list(
+    tmp_path: Path,
+) -> None:
+    """Issue 19, flaw 5: ``trumps join INVITE`` showed the invite's secret to every local user
+    (``ps``, /proc/PID/cmdline) for the whole match. ``trumps join -`` reads it from standard
+    input: the process list shows ``-``, and the match is played as with the line."""
+    from p2p.crypto import base32
+
+    Outcome = tuple[int, dict[str, object], str]
+
+    async def scenario() -> tuple[Invite, list[bytes], Outcome, Outcome]:
+        host, invite = await _host(tmp_path, "--games", "2")
+        joiner = await asyncio.create_subprocess_exec(
+            *TRUMPS, "join", "-", "--bot", "easy", "--json", "--name", "bob", stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "bob"),
+        )  # fmt: skip
+        assert joiner.stdin is not None
+        records = tmp_path / "bob" / "data" / "trumps" / "matches"
+        seen = [Path(f"/proc/{joiner.pid}/cmdline").read_bytes()]
+        joiner.stdin.write(f"trumps join {invite}\n".encode())  # as the host printed it, pasted
+        await joiner.stdin.drain()
+        joiner.stdin.close()
+        async with asyncio.timeout(LIMIT):  # the match is on
+            while not any(path.read_text().count("\n") > 2 for path in records.glob("*.jsonl")):
+                await asyncio.sleep(0.05)
+        seen.append(Path(f"/proc/{joiner.pid}/cmdline").read_bytes())
+        return invite, seen, await _outcome(host), await _outcome(joiner)
+
+    invite, seen, (host_status, host, host_err), (join_status, joiner, join_err) = run(scenario())
+    assert host_status == join_status == 0 and host["transcript"] == joiner["transcript"], (host_err, join_err)
+    for cmdline in seen:
+        assert b"\0join\0-\0" in cmdline
+        assert base32(invite.secret).encode() not in cmdline and invite.fingerprint.encode() not in cmdline
+
+
+def test_join_dash_with_nothing_on_stdin_stops_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    from cli.net.joining import run_join
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    parser = argparse.ArgumentParser()
+    from cli.net.arguments import add_join_arguments
+
+    add_join_arguments(parser)
+    assert run_join(parser.parse_args(["-", "--bot", "easy", "--name", "bob"])) == 1
+    assert "trumps join: '' is not an invite" in capsys.readouterr().err
+
+
+@pytest.mark.net
+def test_join_dash_on_a_terminal_asks_for_the_invite_then_for_the_rules(tmp_path: Path) -> None:
+    async def scenario() -> int:
+        host, invite = await _host(tmp_path, "--timeout", "5")
+        try:
+            joiner, main, reader = await _join_on_a_terminal(tmp_path, "-")
+            await _until(reader, b"Paste the invite: ")
+            os.write(main, f"  trumps join {invite}\n".encode())
+            await _until(reader, b"Accept these rules? [y/N]")
+            joiner.send_signal(signal.SIGINT)
+            await asyncio.wait_for(joiner.communicate(), LIMIT)
+            return joiner.returncode or 0
+        finally:
+            host.send_signal(signal.SIGINT)
+            await asyncio.wait_for(host.communicate(), LIMIT)
+
+    assert asyncio.run(scenario()) == 130

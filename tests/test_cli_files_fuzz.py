@@ -185,6 +185,19 @@ def test_a_save_that_fails_keeps_the_old_file_whole(
 # ------------------------------------------------- the unfinished-game note
 
 
+@pytest.mark.parametrize("elsewhere", ["/etc/passwd", "../../config/trumps/identity.key", "..", ".hidden", "a\\b"])
+def test_an_unfinished_note_naming_a_record_elsewhere_is_refused(elsewhere: str) -> None:
+    """Attack (issue 19, tampered unfinished games): the note's record swapped for a path outside
+    the games folder, which resuming would read and then append moves to. Held: the note names a
+    file of the folder or nothing."""
+    note = storage.data_dir() / "unfinished.json"
+    note.parent.mkdir(parents=True, exist_ok=True)
+    fields = {"record": elsewhere, "level": "easy", "games": 1, "played": 0, "halves": [0, 0], "me": 0}
+    note.write_text(json.dumps(fields))
+    with pytest.raises(storage.StorageError, match="names no game record"):
+        storage.load_unfinished()
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_damaged_unfinished_note_is_one_line_and_the_record_stays(kind: str) -> None:
     record = saved_record()
@@ -416,7 +429,7 @@ def test_any_json_as_a_saved_match_is_a_state_or_a_saved_match_error(value: obje
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(value))
     try:
-        restore(load_saved(path))  # its record is read too: a path from the file
+        restore(load_saved(path), load_identity(Home.default().identity_file))  # its record is read too
     except SavedMatchError as exc:
         assert one_line(str(exc))
 
@@ -429,7 +442,7 @@ def test_a_saved_match_naming_an_impossible_record_is_one_error(record: str, unf
     )
     content = path.read_bytes()
     with pytest.raises(SavedMatchError) as info:
-        restore(load_saved(path))
+        restore(load_saved(path), load_identity(Home.default().identity_file))
     assert one_line(str(info.value)) and path.read_bytes() == content
 
 

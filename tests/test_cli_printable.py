@@ -52,7 +52,7 @@ def test_verify_shows_a_hostile_end_note_without_obeying_it(
 ) -> None:
     """The note tries to erase the INCOMPLETE line and print a "complete" line of its own."""
     lines = record_text.splitlines()
-    note = {"end": f"cheat{EVIL}", "detail": f"bob cheated{EVIL}{FAKE_COMPLETE}", "by": 1,
+    note = {"end": "cheat", "detail": f"bob cheated{EVIL}{FAKE_COMPLETE}", "by": 1,  # an "end" of its own fails
             "game": f"1{EVIL}", "winner": 0}  # fmt: skip
     path = tmp_path / "hostile.jsonl"
     path.write_text("\n".join([*lines[:20], json.dumps(note)]) + "\n")
@@ -62,7 +62,7 @@ def test_verify_shows_a_hostile_end_note_without_obeying_it(
     assert not any(line.startswith("complete") for line in out.splitlines())
     assert out.splitlines()[-1 - _key_lines(out)].startswith("the saver awards game 1␛[1A")
     assert "INCOMPLETE: the record stops" in out
-    assert "the saver's note: cheat␛[1A␛[2K␍�" in out and "␊complete: score 0 - 2" in out
+    assert "the saver's note: cheat: bob cheated␛[1A␛[2K␍�" in out and "␊complete: score 0 - 2" in out
 
 
 def _key_lines(out: str) -> int:

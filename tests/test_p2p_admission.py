@@ -106,3 +106,33 @@ def test_a_stage_holds_more_than_one_sources_share() -> None:
     assert [_pending(admission, i, "203.0.113.9") for i in range(3)] == [[], [], [0]]  # its own oldest
     assert _pending(admission, "x", "192.0.2.1") == []
     assert _pending(admission, "y", "192.0.2.2") == ["x"]  # full: never the reserved source's
+
+
+def _proven(admission: Admission, key: str | int, source: str) -> list[Hashable] | None:
+    """A knock that proved the invite secret from ``source``: it arrives, and its first flight is read."""
+    admission.arrive(key, source)
+    return admission.flown(key, proven=True)
+
+
+def test_proven_first_flights_that_never_accept_are_bounded_per_source_and_in_all() -> None:
+    """Issue 19, flaw 3: whoever holds the invite secret (the opponent, or anyone it was forwarded
+    to) opened proven first flights that never send the accept, each kept 600 s and never evicted,
+    until the host ran out of descriptors. Now a source's newest proven one replaces its own
+    oldest, and a full stage drops the busiest network's oldest: a bounded count, whatever the pace."""
+    admission = Admission(max_proven=8, max_per_source=4)
+    assert [_proven(admission, i, "192.0.2.1") for i in range(6)] == [[], [], [], [], [0], [1]]
+    for i in range(20):
+        _proven(admission, f"n{i}", f"198.51.{i}.1")  # one per /24: the oldest of the busiest goes
+    assert len(admission) == 8
+    assert _proven(admission, "friend", "203.0.113.5") is not None and "friend" in admission
+    assert len(admission) == 8
+
+
+def test_the_playing_joiners_source_keeps_its_proven_handshake_against_a_flood() -> None:
+    """The reserved source (the playing joiner's last) is never the one a full stage drops for
+    another source's proven knock: a flood from elsewhere churns only itself."""
+    admission = Admission(max_proven=4, max_per_source=2, reserved="203.0.113.9")
+    assert _proven(admission, "back", "203.0.113.9") == []
+    for i in range(30):
+        _proven(admission, i, f"10.{i}.0.1")
+    assert "back" in admission and len(admission) == 4

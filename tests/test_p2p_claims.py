@@ -17,7 +17,7 @@ import pytest
 
 from engine import Rules
 from p2p.channel import Channel
-from p2p.connect import Listener, host_handshake, join, join_on, listening_socket, perform
+from p2p.connect import Listener, join, join_on, listening_socket
 from p2p.errors import FrameTooLarge, PeerTimeout, SlowFrame
 from p2p.files import write_atomically
 from p2p.handshake import DECISION_TIMEOUT, LAN_SECRET, HostHandshake, JoinerHandshake, Terms
@@ -25,6 +25,7 @@ from p2p.identity import KnownPeers, load_identity
 from p2p.invite import new_secret
 from p2p.match import Match
 from p2p.messages import Ping
+from p2p.reception import host_handshake, perform
 from p2p.record import RecordWriter
 from p2p.saved import SavedMatch
 from tests.test_p2p_helpers import Side, accept_all, memory_line, memory_pair, run
@@ -193,7 +194,7 @@ def test_the_host_waits_10_s_for_the_first_flight_30_s_for_later_messages_600_s_
     secret = new_secret()
 
     async def work(host_end: Channel, join_end: Channel) -> object:
-        joiner = JoinerHandshake(bob.me, "bob", ann.me.fingerprint, secret, bob.known)
+        joiner = JoinerHandshake(bob.me, "bob", ann.me.fingerprint, secret, bob.known.peers())
         hello, knock = joiner.start()
 
         async def stopping() -> None:
@@ -254,7 +255,7 @@ def test_a_frame_body_is_due_within_30_s_of_its_header(tmp_path: Path) -> None:
     secret = new_secret()
 
     async def work(host_end: Channel, join_end: Channel) -> object:
-        joiner = JoinerHandshake(bob.me, "bob", ann.me.fingerprint, secret, bob.known)
+        joiner = JoinerHandshake(bob.me, "bob", ann.me.fingerprint, secret, bob.known.peers())
 
         async def header_only() -> None:
             await perform(join_end, list(joiner.start()))

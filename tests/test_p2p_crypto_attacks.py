@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from engine import Rules
 from p2p.admission import MAX_LAN_OFFERS, Approvals
 from p2p.channel import Channel
-from p2p.connect import Listener, listening_socket, perform
+from p2p.connect import Listener, listening_socket
 from p2p.crypto import mac, tagged_hash
 from p2p.errors import BadHandshakeSignature, BadSignature, P2PError, RevealMismatch
 from p2p.fairdeal import Pledge
@@ -35,6 +35,7 @@ from p2p.handshake import (
 from p2p.invite import new_secret
 from p2p.match import Match, rematch_root
 from p2p.messages import PROTOCOL, Accept, Commit, Confirm, Hello, Knock, Offer, Reveal, parse, to_json
+from p2p.reception import perform
 from p2p.wire import decode, encode
 from tests.test_p2p_handshake import Pair, _sent
 from tests.test_p2p_helpers import Side, run
@@ -52,7 +53,7 @@ async def _code_of_one_offer(port: int, source: str, mallory: Side, fingerprint:
     It sends nothing more and hangs up; ``None`` if the host gave it no offer."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
     channel = Channel(reader, writer)
-    machine = JoinerHandshake(mallory.me, "bob", fingerprint, LAN_SECRET, mallory.known)
+    machine = JoinerHandshake(mallory.me, "bob", fingerprint, LAN_SECRET, mallory.known.peers())
     try:
         await perform(channel, machine.start())
         offer = await channel.recv(5)

@@ -10,18 +10,28 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from engine import Rules
+from p2p.admission import Gate
 from p2p.crypto import sign
-from p2p.errors import HandshakeError, IdentityChanged, IncompatiblePeer, InviteRefused, PeerAborted
+from p2p.errors import (
+    ConnectionClosed,
+    HandshakeError,
+    IdentityChanged,
+    IncompatiblePeer,
+    InviteRefused,
+    PeerAborted,
+    PeerBusy,
+)
 from p2p.handshake import (
     HostHandshake,
     JoinerHandshake,
+    Remember,
     Seal,
     Send,
     Session,
     Terms,
     session_id,
 )
-from p2p.identity import Identity, KnownPeers
+from p2p.identity import Identity, KnownPeers, Peers
 from p2p.invite import new_secret
 from p2p.messages import PROTOCOL, Abort, Accept, Confirm, Confirmed, Hello, Knock, Message, Offer
 
@@ -46,7 +56,7 @@ class Pair:
         self.join_known = KnownPeers(tmp_path / f"{name}-peers.json")
         self.host = HostHandshake(self.ann, "ann", TERMS, self.secret)
         self.joiner = JoinerHandshake(
-            self.bob, name, self.ann.fingerprint, self.secret if secret is None else secret, self.join_known
+            self.bob, name, self.ann.fingerprint, self.secret if secret is None else secret, Peers()
         )
 
     def to_offer(self) -> Offer:
@@ -62,7 +72,9 @@ class Pair:
             self.host.receive(message)
         assert self.host.session is not None
         (confirmed,) = _sent(self.host.admit())
-        return self.host.session, self.joiner.confirmed(confirmed)
+        self.remembered = self.joiner.confirmed(confirmed)
+        assert self.joiner.session is not None
+        return self.host.session, self.joiner.session
 
 
 def test_both_sides_settle_the_same_session_and_code(tmp_path: Path) -> None:
@@ -70,7 +82,7 @@ def test_both_sides_settle_the_same_session_and_code(tmp_path: Path) -> None:
     host, joiner = pair.complete()
     assert host.session_id == joiner.session_id and host.code == joiner.code and len(host.code) == 7
     assert (host.seat, joiner.seat) == (0, 1) and host.names == joiner.names == ("ann", "bob")
-    assert pair.join_known.load()["ann"]["key"] == pair.ann.public.hex()  # remembered once confirmed
+    assert pair.remembered == [Remember("ann", pair.ann.public)]  # remembered once confirmed
 
 
 def test_mallory_replacing_the_accept_is_refused_before_anything_is_bound(tmp_path: Path) -> None:
@@ -135,7 +147,7 @@ def test_a_recorded_hello_and_knock_cannot_be_replayed(tmp_path: Path) -> None:
 def test_a_knock_for_another_hello_is_refused(tmp_path: Path) -> None:
     pair = Pair(tmp_path)
     _, knock = _sent(pair.joiner.start())
-    other = JoinerHandshake(pair.bob, "bob", pair.ann.fingerprint, pair.secret, pair.join_known)
+    other = JoinerHandshake(pair.bob, "bob", pair.ann.fingerprint, pair.secret, Peers())
     pair.host.receive(other.hello)
     with pytest.raises(InviteRefused):
         pair.host.receive(knock)
@@ -170,10 +182,9 @@ def test_the_joiner_binds_the_host_only_after_its_confirmation(tmp_path: Path) -
     pair.joiner.offered(pair.to_offer())
     for message in _sent(pair.joiner.accept()):
         pair.host.receive(message)
-    assert pair.join_known.load() == {}
     with pytest.raises(HandshakeError, match="host's key confirmation failed"):
         pair.joiner.confirmed(Confirmed(mac=bytes(32)))
-    assert pair.join_known.load() == {}
+    assert pair.joiner.session is None  # nothing to remember, nothing bound
 
 
 def test_a_look_alike_of_a_known_name_is_that_name(tmp_path: Path) -> None:
@@ -272,3 +283,115 @@ def test_the_documents_derivations_give_what_the_machines_send(
     counter = bytes(8)  # the confirm is the joiner's first sealed frame
     sealed = counter + ChaCha20Poly1305(k_jh).encrypt(bytes(4) + counter, encode(confirm.to_wire()), counter)
     assert Sealer(k_hj, k_jh).open(sealed) == encode(confirm.to_wire())  # as the host opens it
+
+
+def test_no_machine_touches_the_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20: the joiner's machine read and wrote the known-peers file itself. Now both machines
+    run a whole handshake with every file closed to them; the joiner checks the host against the
+    known peers it was handed and says whom to remember."""
+    import builtins
+    import os
+
+    def no_file(*args: object, **kwargs: object) -> object:
+        raise AssertionError("a handshake machine opened a file")
+
+    pair = Pair(tmp_path)
+    monkeypatch.setattr(builtins, "open", no_file)
+    monkeypatch.setattr(os, "open", no_file)
+    host, joiner = pair.complete()
+    assert host.session_id == joiner.session_id
+    assert pair.remembered == [Remember("ann", pair.ann.public)]
+
+
+def test_the_joiner_refuses_a_host_whose_look_alike_it_knows(tmp_path: Path) -> None:
+    """The known peers the joiner is handed decide as the file did: "\u0430nn" (a Cyrillic a)
+    with another key than the known ann's is refused before the rules are shown."""
+    pair = Pair(tmp_path)
+    pair.joiner.known = Peers({"\u0430nn": _identity().public})
+    with pytest.raises(IdentityChanged, match="looks like \u0430nn"):
+        pair.joiner.offered(pair.to_offer())
+    assert pair.joiner.refusal is not None and pair.joiner.refusal.reason == "identity"
+
+
+def _bound_pair(tmp_path: Path, name: str = "bob", key: Identity | None = None) -> tuple[Pair, Gate]:
+    """A pair whose host is bound to a match with bob (his own key), the joiner called ``name``
+    with identity ``key`` (bob's when ``None``)."""
+    pair = Pair(tmp_path, name=name)
+    gate = Gate("ann")
+    gate.bind("bob", pair.bob.public)
+    if key is not None:
+        pair.joiner.me = key
+    pair.host.gate = gate
+    return pair, gate
+
+
+@pytest.mark.parametrize("name", ["eve", "b\u043eb", "Bob"])
+def test_a_third_person_with_the_invite_hears_busy_before_any_rules(tmp_path: Path, name: str) -> None:
+    """Issue 19, flaw 3, and issue 22, item 3: once bob's match is on, a third person holding the
+    invite got the offer, was asked "Accept these rules?", and only then heard that ann was busy
+    (or, never accepting, held the host's descriptor for 600 s). Now the name in the first flight
+    tells them apart: no offer, the ``busy`` in clear at once, which the joiner shows in its own
+    words (nothing proves who sent a clear abort, so it names nobody, and a redial tries again)."""
+    pair, _ = _bound_pair(tmp_path, name)
+    hello, knock = _sent(pair.joiner.start())
+    pair.host.receive(hello)
+    with pytest.raises(PeerBusy):
+        pair.host.receive(knock)
+    assert pair.host.offer is None and pair.host.refusal is not None
+    assert pair.host.refusal_actions() == [Send(pair.host.refusal)]  # in clear: no keys yet
+    assert pair.host.refusal.detail == "ann is playing another match right now: try again later"
+    heard = pair.joiner.aborted(PeerAborted(pair.host.refusal.reason, pair.host.refusal.detail))
+    assert isinstance(heard, ConnectionClosed)
+    assert str(heard) == "the host refused: it is playing another match right now: try again later"
+
+
+def test_the_friends_name_with_another_key_gets_the_sealed_busy_at_its_accept(tmp_path: Path) -> None:
+    """Mallory holds the invite and calls herself bob: her name gets her the offer, but her accept
+    names her own key, and the host answers it at once with a sealed ``busy`` (sealed under the
+    keys her accept made, which she can open), without waiting for her confirmation."""
+    mallory = _identity()
+    pair, _ = _bound_pair(tmp_path, key=mallory)
+    pair.joiner.offered(pair.to_offer())
+    actions = pair.joiner.accept()
+    accept, _ = _sent(actions)
+    (joiner_seal,) = [action for action in actions if isinstance(action, Seal)]
+    with pytest.raises(PeerBusy):
+        pair.host.receive(accept)
+    assert pair.host.refusal is not None and pair.host.refusal.reason == "busy"
+    assert pair.host.refusal_actions() == [
+        Seal(joiner_seal.recv_key, joiner_seal.send_key),
+        Send(pair.host.refusal),
+    ]
+
+
+def test_the_bound_joiner_gets_back_in_and_is_not_remembered_again(tmp_path: Path) -> None:
+    pair, _ = _bound_pair(tmp_path)
+    host, joiner = pair.complete()
+    assert host.session_id == joiner.session_id
+    assert not any(isinstance(action, Remember) for action in pair.host.admit())
+
+
+def test_once_the_match_is_over_even_its_joiner_gets_busy_at_its_accept(tmp_path: Path) -> None:
+    pair, gate = _bound_pair(tmp_path)
+    gate.over = True
+    pair.joiner.offered(pair.to_offer())
+    accept, _ = _sent(pair.joiner.accept())
+    with pytest.raises(PeerBusy, match="came back after the match was over"):
+        pair.host.receive(accept)
+    assert pair.host.refusal is not None
+    assert pair.host.refusal.detail == "ann's match with you is over: ask for a new invite to play again"
+
+
+def test_a_joiner_who_wins_meanwhile_makes_the_other_confirmation_busy(tmp_path: Path) -> None:
+    """Two joiners past their accepts at once: the first to confirm wins; the other's confirmation,
+    though valid, meets the gate bound meanwhile."""
+    pair = Pair(tmp_path)
+    gate = Gate("ann")
+    pair.host.gate = gate
+    pair.joiner.offered(pair.to_offer())
+    accept, confirm = _sent(pair.joiner.accept())
+    pair.host.receive(accept)
+    gate.bind("carol", _identity().public)
+    with pytest.raises(PeerBusy):
+        pair.host.receive(confirm)
+    assert pair.host.session is None

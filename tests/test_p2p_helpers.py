@@ -13,12 +13,13 @@ from typing import Any, TypeVar
 from cli.home import Home
 from engine import Rules
 from p2p.channel import Channel
-from p2p.connect import host, host_handshake, join, join_on, listening_socket, perform
+from p2p.connect import host, join, join_on, listening_socket
 from p2p.duel import Duel, Report
 from p2p.handshake import HostHandshake, Session, Terms
 from p2p.identity import Identity, KnownPeers, load_identity
 from p2p.invite import Invite, new_secret
 from p2p.players import BotPlayer, Player
+from p2p.reception import host_handshake, perform
 from p2p.text import Text
 
 LIMIT = 20.0
@@ -219,6 +220,8 @@ class FaultyLine:
         self.target_port = target_port
         self.faults = faults
         self.connections = 0
+        self.sent: list[bytearray] = []
+        """What each connection's joiner sent on, byte for byte (what someone on the path records)."""
         self._writers: list[asyncio.StreamWriter] = []
         self.server: asyncio.Server | None = None
 
@@ -242,6 +245,8 @@ class FaultyLine:
             writer.transport.abort()
             return
         self._writers += [writer, up_writer]
+        sent = bytearray()
+        self.sent.append(sent)
         crossed = [0]
         broken = asyncio.Event()
 
@@ -262,6 +267,8 @@ class FaultyLine:
                             return
                     else:
                         crossed[0] += len(data)
+                    if upstream:
+                        sent.extend(data)
                     sink.write(data)
                     await sink.drain()
             if not broken.is_set():
@@ -313,16 +320,19 @@ class MemoryWriter(asyncio.ReadTransport):
         return ("memory", 0) if name == "peername" else default
 
 
-def memory_line() -> tuple[Channel, Channel]:
-    """Two channels joined by memory: no socket at all."""
+def memory_streams() -> tuple[tuple[asyncio.StreamReader, Any], tuple[asyncio.StreamReader, Any]]:
+    """Both ends of a line joined by memory, each a stream reader and its writer (a
+    :class:`MemoryWriter`, which stands in for an ``asyncio.StreamWriter``): no socket at all."""
     readers = asyncio.StreamReader(), asyncio.StreamReader()
     writers = MemoryWriter(readers[1]), MemoryWriter(readers[0])
     writers[0].reverse, writers[1].reverse = writers[1], writers[0]
-    # Channel's writer is typed asyncio.StreamWriter, which a MemoryWriter only stands in for.
-    return (
-        Channel(readers[0], writers[0]),  # type: ignore[arg-type]  # a stand-in StreamWriter
-        Channel(readers[1], writers[1]),  # type: ignore[arg-type]  # a stand-in StreamWriter
-    )
+    return (readers[0], writers[0]), (readers[1], writers[1])
+
+
+def memory_line() -> tuple[Channel, Channel]:
+    """Two channels joined by memory: no socket at all."""
+    ours, theirs = memory_streams()
+    return Channel(*ours), Channel(*theirs)
 
 
 async def memory_pair(host_side: Side, join_side: Side, terms: Terms | None = None) -> Pair:
@@ -334,7 +344,7 @@ async def memory_pair(host_side: Side, join_side: Side, terms: Terms | None = No
 
     async def hosting() -> Session:
         session = await host_handshake(host_channel, machine)
-        await perform(host_channel, machine.admit())
+        await perform(host_channel, machine.admit(), host_side.known)
         return session
 
     host_task = asyncio.ensure_future(hosting())

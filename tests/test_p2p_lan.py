@@ -13,7 +13,7 @@ import pytest
 from engine import Rules
 from p2p.admission import MAX_QUESTIONS, Approvals
 from p2p.channel import Channel
-from p2p.connect import Listener, join, join_on, listening_socket, perform
+from p2p.connect import Listener, join, join_on, listening_socket
 from p2p.errors import (
     BadHandshakeSignature,
     ConnectionClosed,
@@ -24,9 +24,10 @@ from p2p.errors import (
     PeerBusy,
 )
 from p2p.handshake import LAN_SECRET, HostHandshake, JoinerHandshake, Send, Session, Terms
-from p2p.identity import KnownPeers
+from p2p.identity import Peers
 from p2p.invite import Invite, new_secret
 from p2p.messages import Abort, Confirm, Message, Offer
+from p2p.reception import perform
 from tests.test_p2p_handshake import _identity, _sent
 from tests.test_p2p_helpers import Side, accept_all, run
 
@@ -40,8 +41,7 @@ class Lan:
         self.invite_secret = new_secret()
         self.ann = _identity()
         self.host = HostHandshake(self.ann, "ann", TERMS, self.invite_secret, lan=lan)
-        known = KnownPeers(tmp_path / "bob-peers.json")
-        self.joiner = JoinerHandshake(_identity(), "bob", self.ann.fingerprint, secret, known)
+        self.joiner = JoinerHandshake(_identity(), "bob", self.ann.fingerprint, secret, Peers())
 
     def to_offer(self) -> Offer:
         out = [message for sent in _sent(self.joiner.start()) for message in _sent(self.host.receive(sent))]
@@ -78,13 +78,14 @@ def test_an_announcing_host_takes_a_lan_knock_unproven_and_both_get_the_code(tmp
     assert pair.host.lan_knock and not pair.host.proven  # evictable, and it needs the person's yes
     assert pair.joiner.lan and pair.joiner.code == pair.host.session.code  # compared before the yes
     (confirmed,) = _sent(pair.host.admit())
-    assert pair.joiner.confirmed(confirmed).code == pair.host.session.code
+    pair.joiner.confirmed(confirmed)
+    assert pair.joiner.session is not None and pair.joiner.session.code == pair.host.session.code
 
 
 def test_an_invite_join_to_an_announcing_host_is_still_proven(tmp_path: Path) -> None:
     pair = Lan(tmp_path, lan=True)
     pair.joiner = JoinerHandshake(
-        _identity(), "bob", pair.ann.fingerprint, pair.invite_secret, KnownPeers(tmp_path / "p.json")
+        _identity(), "bob", pair.ann.fingerprint, pair.invite_secret, Peers()
     )
     pair.to_offer()
     assert pair.host.proven and not pair.host.lan_knock and not pair.joiner.lan
@@ -290,7 +291,7 @@ def test_the_approved_lan_joiner_comes_back_unasked_and_no_other_lan_joiner_gets
             host_channel, _ = await listener.first()
             back, _ = await join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all)  # after a drop
             returned, session = await listener.reconnect()
-            with pytest.raises(PeerBusy):
+            with pytest.raises(ConnectionClosed, match="playing another match"):  # before any rules
                 await join(_lan_invite(ann, port), eve.me, "eve", eve.known, accept_all)
             for line in (channel, host_channel, back, returned):
                 await line.close()
@@ -383,7 +384,7 @@ def test_lan_knocks_leave_nothing_in_the_hosts_replay_set(tmp_path: Path) -> Non
         pair.to_offer()
     assert seen == set()
     pair.joiner = JoinerHandshake(
-        _identity(), "bob", pair.ann.fingerprint, pair.invite_secret, KnownPeers(tmp_path / "p.json")
+        _identity(), "bob", pair.ann.fingerprint, pair.invite_secret, Peers()
     )
     pair.host = HostHandshake(pair.ann, "ann", TERMS, pair.invite_secret, seen, lan=True)
     pair.to_offer()
@@ -418,7 +419,7 @@ def test_a_lan_strangers_sealed_abort_puts_no_text_of_its_own_on_the_hosts_scree
         async with listener:
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
             channel = Channel(reader, writer)
-            machine = JoinerHandshake(eve.me, "eve", ann.me.fingerprint, LAN_SECRET, eve.known)
+            machine = JoinerHandshake(eve.me, "eve", ann.me.fingerprint, LAN_SECRET, eve.known.peers())
             await perform(channel, machine.start())
             machine.offered(await channel.recv(5))
             accept, seal, _ = machine.accept()  # the accept, then sealing: an abort in place of the confirm
@@ -448,7 +449,7 @@ async def _reading_the_rules(ann: Side, port: int, source: str, side: Side) -> C
     """A LAN joiner from ``source`` that got the host's offer and is reading the rules."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
     channel = Channel(reader, writer)
-    machine = JoinerHandshake(side.me, side.name, ann.me.fingerprint, LAN_SECRET, side.known)
+    machine = JoinerHandshake(side.me, side.name, ann.me.fingerprint, LAN_SECRET, side.known.peers())
     await perform(channel, machine.start())
     machine.offered(await channel.recv(5))
     return channel

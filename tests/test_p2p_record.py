@@ -16,7 +16,7 @@ from cli.home import Home
 from cli.main import main
 from p2p.errors import MatchRecordError
 from p2p.record import verify
-from tests.test_p2p_helpers import RecordRow, Side, bot_duel, run
+from tests.test_p2p_helpers import RecordRow, Side, bot_duel, memory_pair, run
 
 
 @pytest.fixture(scope="module")
@@ -77,10 +77,10 @@ def _set_link(rows: list[RecordRow], kind: str, key: str, value: object) -> None
         (lambda rows: rows[0].update(record="something else"), "line 1: not a trumps match record"),
         (lambda rows: _set_link(rows, "move", "move", "take"), "has a bad signature"),
         (lambda rows: _set_link(rows, "reveal", "secret", "00" * 32), "has a bad signature"),
-        (lambda rows: _set_link(rows, "commit", "commitment", "zz"), "commit.commitment is not hex"),
+        (lambda rows: _set_link(rows, "commit", "commitment", "zz"), "commit.commitment is not lowercase hex"),
         (lambda rows: rows.pop(_first(rows, "move")), "line 6: player . sent move 2 but player . is to move"),
         (lambda rows: rows[_first(rows, "move")].update(by=2), "'by' must be player 0 or 1"),
-        (lambda rows: rows.insert(3, {"end": "x"}), "nothing may follow the end note"),
+        (lambda rows: rows.insert(3, {"end": "quit", "by": 0}), "nothing may follow the end note"),
         (
             lambda rows: rows[_first(rows, "move")].update(by=1 - rows[_first(rows, "move")]["by"]),
             "is to move",
@@ -187,3 +187,133 @@ def test_verify_shows_whose_keys_and_whether_this_home_knows_them(
     out = capsys.readouterr().out
     assert "player 0 (ann): not in your known peers" in out
     assert "player 1 (bob): your known peers hold ANOTHER key for bob" in out
+
+
+def test_verify_warns_of_a_name_that_looks_like_a_known_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 19, flaw 5: a record of "b\u043eb" (a Cyrillic o) made ``trumps verify`` say "not in
+    your known peers" on a home that knows bob under another key, where the handshake refuses
+    that look-alike as someone who may be pretending to be bob. Verify now says so too, by the
+    handshake's own check (:meth:`p2p.identity.Peers.look_alike`)."""
+    from p2p.match import Match
+    from p2p.record import RecordWriter
+
+    ann, eve = Side.make(tmp_path, "ann"), Side.make(tmp_path, "b\u043eb")
+    session = run(memory_pair(ann, eve)).host_session
+    terms = session.terms
+    match = Match(session.session_id, session.keys, terms.rules, terms.games)
+    writer = RecordWriter(tmp_path, session, match)
+    writer.append(match)  # the header alone: an incomplete record, its keys all the same
+    cat = Side.make(tmp_path / "elsewhere", "cat")
+    cat.known.check("bob", Side.make(tmp_path / "elsewhere", "bob").me.public)
+    cat.known.check("ann", ann.me.public)
+    monkeypatch.setattr(Home, "default", classmethod(lambda cls: cat.home))
+    assert main(["verify", str(writer.path)]) == 1
+    out = capsys.readouterr().out
+    assert "player 0 (ann): the key your known peers hold for ann" in out
+    assert (
+        "player 1 (b\u043eb): looks like bob of your known peers, but bob's key is ANOTHER one: "
+        "this may be someone pretending to be bob"
+    ) in out
+
+
+# ------------------------------------------------------------------ the document's words, strictly
+
+
+def _unfinished(record: str, note: RecordRow) -> str:
+    """``record`` cut before its finals, with ``note`` as its end note."""
+    rows = _lines(record)
+    return _text([*rows[: _first(rows, "final")], note])
+
+
+@pytest.mark.parametrize("saved_by", [True, 2, "0", 0.0, None, "missing"])
+def test_saved_by_is_the_json_integer_0_or_1_or_the_record_fails(record: str, saved_by: object) -> None:
+    """Issue 19, interop: a second implementation written from docs/protocol.md alone found that
+    ``trumps verify`` took ``saved_by`` of ``true``, ``2``, ``"0"``, ``0.0``, ``null`` or none at
+    all (falling back to the host's seat), though the document says only the JSON integers 0 and
+    1 are seats."""
+    rows = _lines(record)
+    if saved_by == "missing":
+        del rows[0]["saved_by"]
+    else:
+        rows[0]["saved_by"] = saved_by
+    with pytest.raises(MatchRecordError, match="line 1: 'saved_by' must be player 0 or 1"):
+        verify(_text(rows))
+
+
+@pytest.mark.parametrize("by", [0.0, True, 2, "1", "missing"])
+def test_an_end_notes_by_is_a_seat_or_null_or_the_record_fails(record: str, by: object) -> None:
+    note: RecordRow = {"end": "quit", "detail": "this side left"}
+    if by != "missing":
+        note["by"] = by
+    with pytest.raises(MatchRecordError, match="'by' must be player 0 or 1, or null"):
+        verify(_unfinished(record, note))
+    for seat in (0, 1, None):
+        assert verify(_unfinished(record, note | {"by": seat})).end is not None
+
+
+@pytest.mark.parametrize("end", ["won", "", "CHEAT", 3, None])
+def test_an_end_reason_outside_the_documents_list_fails(record: str, end: object) -> None:
+    with pytest.raises(MatchRecordError, match="is not one of the end reasons"):
+        verify(_unfinished(record, {"end": end, "detail": "", "by": None}))
+
+
+def test_an_end_note_after_a_complete_match_fails(record: str) -> None:
+    """The note tells why an *unfinished* match stopped: after both finals it has nothing to tell,
+    and a record with one is not what the document describes (nor what this program writes)."""
+    with pytest.raises(MatchRecordError, match="a complete match has no end note"):
+        verify(record + json.dumps({"end": "abandoned", "detail": "", "by": 1}) + "\n")
+
+
+def test_the_writer_keeps_no_end_note_after_a_complete_match(record: str, tmp_path: Path) -> None:
+    from p2p.record import RecordWriter
+
+    verified = verify(record)
+    path = tmp_path / "again.jsonl"
+    path.write_text(record)
+    writer = RecordWriter.continuing(path, verified.session, verified.match)
+    writer.save(verified.match, {"end": "abandoned", "detail": "the line dropped after the end", "by": 1})
+    assert path.read_text() == record and verify(path.read_text()).complete
+
+
+def test_null_evidence_is_no_evidence_kept(record: str) -> None:
+    """The program writes ``"evidence": null`` for a violation it could not keep a message of (a
+    frame that did not parse); that is no evidence, not evidence that proves nothing."""
+    verified = verify(_unfinished(record, {"end": "cheat", "detail": "x", "by": 1, "evidence": None}))
+    assert verified.evidence_error is None and verified.evidence_unproven is None
+    assert "evidence" not in verified.summary()
+
+
+@pytest.mark.parametrize("where", ["link", "header", "rematch"])
+def test_bytes_in_uppercase_hex_fail(record: str, where: str) -> None:
+    """Bytes are lowercase hex strings everywhere in a record: ``bytes.fromhex`` also took
+    uppercase (and spaces)."""
+    rows = _lines(record)
+    if where == "link":
+        rows[_first(rows, "commit")]["link"]["commitment"] = rows[_first(rows, "commit")]["link"]["commitment"].upper()
+        message = "commit.commitment is not lowercase hex"
+    elif where == "header":
+        rows[0]["hello"]["eph"] = rows[0]["hello"]["eph"][:62] + " " + rows[0]["hello"]["eph"][63:]
+        message = "hello.eph is not lowercase hex"
+    else:
+        rows[0]["rematch_of"] = {"root": "AB" * 32, "transcript": "00" * 32, "finals": ["00" * 64] * 2, "dealer": 0}
+        message = "'rematch_of' is unreadable"
+    with pytest.raises(MatchRecordError, match=message):
+        verify(_text(rows))
+
+
+@pytest.mark.parametrize("kind", ["a named pipe", "a device"])
+def test_verify_reads_only_a_regular_file(tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``trumps verify`` given a named pipe waited for a writer for ever; given /dev/zero it read
+    until memory ran out."""
+    import threading
+
+    target = tmp_path / "pipe" if kind == "a named pipe" else Path("/dev/zero")
+    if kind == "a named pipe":
+        os.mkfifo(target)
+    status: list[int] = []
+    thread = threading.Thread(target=lambda: status.append(main(["verify", str(target)])), daemon=True)
+    thread.start()
+    thread.join(10)
+    assert status == [2] and "not a regular file" in capsys.readouterr().err

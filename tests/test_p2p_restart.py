@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from cli.net.arguments import add_join_arguments
 from cli.net.joining import run_join
@@ -28,6 +29,7 @@ from p2p.duel import Report
 from p2p.errors import P2PError
 from p2p.fairdeal import Pledge
 from p2p.handshake import LAN_SECRET
+from p2p.identity import Identity
 from p2p.invite import Invite
 from p2p.record import verify
 from p2p.saved import SavedMatch, SavedMatchError, joined_file, load_saved, restore
@@ -38,7 +40,6 @@ if TYPE_CHECKING:
     from p2p.channel import Channel
     from p2p.duel import Reconnector
     from p2p.handshake import Session
-    from p2p.identity import Identity
     from p2p.record import Verified
     from tests.test_p2p_helpers import Side
 
@@ -51,6 +52,22 @@ def _records(root: Path, name: str) -> Path:
 
 def _unfinished(root: Path, name: str) -> Path:
     return root / name / "data" / "trumps" / "unfinished"
+
+
+def _identity(home: Path) -> Identity:
+    """The identity kept in the home whose XDG folders are ``home``/config and ``home``/data (as
+    :func:`_env` and :func:`_homes` lay them out)."""
+    from p2p.identity import load_identity
+
+    return load_identity(home / "config" / "trumps" / "identity.key")
+
+
+def _home_side(home: Path, name: str) -> Side:
+    """The player of the home whose XDG folders are under ``home``, as ``trumps`` finds it there."""
+    from cli.home import Home
+    from tests.test_p2p_helpers import Side
+
+    return Side(Home(home / "config" / "trumps", home / "data" / "trumps"), _identity(home), name)
 
 
 async def _moves_reach(root: Path, name: str, count: int) -> None:
@@ -91,7 +108,7 @@ def test_a_joiner_killed_mid_game_and_started_again_completes_the_match(tmp_path
     assert "against ann again: the match goes on" in again[2]  # no code: the saved session has none
     assert "Verification code" not in again[2].split("Continuing")[1]
     assert host[1]["reconnects"] == 1
-    assert not list(_unfinished(tmp_path, "bob").iterdir())  # the match ended: nothing kept
+    assert not list(_unfinished(tmp_path, "bob").glob("*.json"))  # the match ended: nothing kept
     assert len(list(_records(tmp_path, "bob").glob("*.jsonl"))) == 1  # one record, continued
 
 
@@ -113,7 +130,7 @@ def test_a_host_killed_mid_game_and_started_again_continues_under_the_same_invit
     _same_complete_match(again, joiner)
     assert "Continuing the unfinished match with bob" in again[2]
     assert joiner[1]["reconnects"] == 1
-    assert not list(_unfinished(tmp_path, "ann").iterdir())
+    assert not list(_unfinished(tmp_path, "ann").glob("*.json"))
     assert len(list(_records(tmp_path, "ann").glob("*.jsonl"))) == 1  # one record, continued
 
 
@@ -203,7 +220,7 @@ def test_a_saved_match_whose_record_is_gone_is_refused_clearly(tmp_path: Path) -
     path = tmp_path / "joined.json"
     path.write_text(json.dumps(_STATE | {"record": str(tmp_path / "gone.jsonl"), "pledges": {}}))
     with pytest.raises(SavedMatchError, match=r"gone\.jsonl"):
-        restore(load_saved(path))
+        restore(load_saved(path), Identity.from_key(Ed25519PrivateKey.generate()))
     assert path.exists()
 
 
@@ -221,11 +238,12 @@ def test_a_pledge_that_does_not_open_the_recorded_commitment_is_refused(tmp_path
     asyncio.run(scenario())
     (path,) = _unfinished(tmp_path, "bob").glob("joined-*.json")
     saved = load_saved(path)
-    assert restore(saved).match.links  # as saved, it continues
+    bob = _identity(tmp_path / "bob")
+    assert restore(saved, bob).match.links  # as saved, it continues
     forged = SavedMatch(path, saved.record, None, {1: Pledge.fresh("S")})
     forged.write()
     with pytest.raises(SavedMatchError, match="does not open the record's commitment"):
-        restore(load_saved(path))
+        restore(load_saved(path), bob)
 
 
 @pytest.mark.net
@@ -246,7 +264,7 @@ def test_a_restarted_joiner_whose_host_never_returns_gives_up_at_the_limit_and_k
     assert "ann could not be reached within 1 s (127.0.0.1:" in err and "refuses connections" in err
     assert "the match stays saved for another try" in err and "did not come back" not in err
     (path,) = _unfinished(tmp_path, "bob").glob("joined-*.json")
-    assert restore(load_saved(path)).match.links  # still there to continue
+    assert restore(load_saved(path), _identity(tmp_path / "bob")).match.links  # still there to continue
 
 
 @pytest.mark.net
@@ -267,15 +285,15 @@ def test_both_programs_killed_and_started_again_complete_the_match(tmp_path: Pat
     _same_complete_match(*asyncio.run(scenario()))
 
 
-async def _paused(root: Path, state: Path) -> None:
-    """Leave in ``state`` the unfinished match of a joiner "bob" paused mid-game against "ann"."""
+async def _paused(ann: Side, bob: Side, state: Path) -> None:
+    """Leave in ``state`` the unfinished match of the joiner ``bob`` paused mid-game against ``ann``."""
     from engine import Rules
     from p2p.duel import PAUSE, Duel
     from p2p.handshake import Terms
     from p2p.players import BotPlayer
-    from tests.test_p2p_helpers import Side, connect_pair
+    from tests.test_p2p_helpers import connect_pair
 
-    pair = await connect_pair(Side.make(root, "ann"), Side.make(root, "bob"), Terms(Rules(), 1))
+    pair = await connect_pair(ann, bob, Terms(Rules(), 1))
     host = Duel(pair.host_channel, pair.host_session, pair.host.me, BotPlayer("easy"), pair.host.home.records, 5)
     joiner = Duel(pair.join_channel, pair.join_session, pair.joiner.me, BotPlayer("easy"),
                   pair.joiner.home.records, 5, saved=SavedMatch(state))  # fmt: skip
@@ -295,11 +313,14 @@ def _interactive_join(
 ) -> tuple[int, Path]:
     """An interactive ``trumps join`` over a saved unfinished match, ``typed`` to its question;
     its status and the saved state."""
+    from tests.test_p2p_helpers import Side
+
     for variable, folder in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data")):
         monkeypatch.setenv(variable, str(tmp_path / folder))
-    invite = Invite.parse("127.0.0.1:9/" + "a" * 32 + "/" + "b" * 32)  # nobody listens there
+    ann = Side.make(tmp_path / "peers", "ann")
+    invite = Invite.parse(f"127.0.0.1:9/{ann.me.fingerprint}/" + "b" * 32)  # nobody listens there
     state = joined_file(tmp_path / "data" / "trumps" / "unfinished", invite)
-    asyncio.run(_paused(tmp_path / "peers", state))
+    asyncio.run(_paused(ann, _home_side(tmp_path, "bob"), state))
     monkeypatch.setattr("sys.stdin", typed)
     parser = argparse.ArgumentParser()
     add_join_arguments(parser)
@@ -318,7 +339,7 @@ def test_an_interactive_join_asks_before_continuing_and_no_keeps_the_match_saved
     status, state = _interactive_join(tmp_path, monkeypatch, io.StringIO(answer))
     out, err = capsys.readouterr()
     assert status == 1
-    game = restore(load_saved(state)).match.game  # left as it was
+    game = restore(load_saved(state), _identity(tmp_path)).match.game  # left as it was
     assert game is not None
     assert f"Continue your unfinished match against ann (game 1, move {len(game.moves) + 1})? [Y/n]" in out
     assert f"The unfinished match stays saved in {state}; delete that file to drop it." in err
@@ -332,7 +353,7 @@ def test_an_interactive_join_answered_yes_redials_to_continue_the_match(
     status, state = _interactive_join(tmp_path, monkeypatch, io.StringIO("\n"), "--timeout", "1")  # Enter: yes
     err = capsys.readouterr().err
     assert status == 1
-    game = restore(load_saved(state)).match.game  # still there to continue
+    game = restore(load_saved(state), _identity(tmp_path)).match.game  # still there to continue
     assert game is not None
     assert f"Continuing the unfinished match with ann (game 1, after move {len(game.moves)})" in err
     assert "ann could not be reached within 1 s (127.0.0.1:" in err and "refuses connections" in err
@@ -353,7 +374,7 @@ def test_ctrl_c_at_the_question_stops_and_keeps_the_match_saved(
     status, state = _interactive_join(tmp_path, monkeypatch, _CtrlC())
     err = capsys.readouterr().err
     assert status == 1 and "stopped before the match began" in err and "Traceback" not in err
-    assert restore(load_saved(state)).match.links
+    assert restore(load_saved(state), _identity(tmp_path)).match.links
 
 
 def test_an_interactive_join_over_an_unreadable_saved_match_says_so(
@@ -375,14 +396,20 @@ def test_an_interactive_join_over_an_unreadable_saved_match_says_so(
     assert state.exists()
 
 
-def _lan_saved(root: Path, port: int, fingerprint: str, when: float) -> Path:
-    """A LAN-joined unfinished match of "bob" against "ann" (paused mid-game), saved under
-    ``root``'s data folder as ``trumps join`` from the LAN list keeps it, modified at ``when``."""
+def _lan_saved(root: Path, port: int, when: float) -> Path:
+    """A LAN-joined unfinished match of "bob" against an "ann" at ``port`` (paused mid-game),
+    saved under ``root``'s data folder as ``trumps join`` from the LAN list keeps it, modified at
+    ``when``."""
     import os
 
-    lan = Invite((("127.0.0.1", port),), fingerprint, LAN_SECRET)
+    from tests.test_p2p_helpers import Side
+
+    ann = Side.make(root / f"peers-{port}", "ann")
+    lan = Invite((("127.0.0.1", port),), ann.me.fingerprint, LAN_SECRET)
     state = joined_file(root / "data" / "trumps" / "unfinished", lan)
-    asyncio.run(_paused(root / f"peers-{port}", state))
+    bob = _home_side(root, "bob")
+    asyncio.run(_paused(ann, bob, state))
+    bob.known.forget("ann")  # each "ann" here has a key of her own: the next one is met anew
     saved = load_saved(state)
     saved.invite = lan
     saved.write()
@@ -437,7 +464,7 @@ def test_a_join_without_invite_over_a_broken_lan_match_says_so_and_browses_the_l
 def test_a_join_without_invite_answered_no_keeps_the_lan_match_and_browses_the_lan(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    state = _lan_saved(tmp_path, 9, "a" * 32, 1_000_000)
+    state = _lan_saved(tmp_path, 9, 1_000_000)
     status, browsed = _lan_join(monkeypatch, tmp_path, io.StringIO("n\n"))
     out, err = capsys.readouterr()
     assert status == 1 and browsed == ["browsed"]
@@ -446,7 +473,7 @@ def test_a_join_without_invite_answered_no_keeps_the_lan_match_and_browses_the_l
         f"The unfinished match stays saved in {state}; delete that file to drop it.",
         "trumps join: no game announces itself on your network",
     ]
-    assert restore(load_saved(state)).match.links  # left as it was
+    assert restore(load_saved(state), _identity(tmp_path)).match.links  # left as it was
 
 
 @pytest.mark.net
@@ -461,7 +488,7 @@ def test_a_host_found_again_on_the_lan_is_joined_anew_beside_the_match_kept_with
     from p2p.errors import ConnectionClosed
     from p2p.text import Text
 
-    state = _lan_saved(tmp_path, 9, "a" * 32, 1_000_000)
+    state = _lan_saved(tmp_path, 9, 1_000_000)
     if broken:
         SavedMatch(state, tmp_path / "gone.jsonl", load_saved(state).invite).write()
     kept = state.read_text()
@@ -508,8 +535,8 @@ def test_a_join_without_invite_lets_the_person_choose_among_saved_lan_matches(
     """Two LAN matches saved: both are listed, the newest first, with their hosts' ports (two hosts
     may share one machine), and the older one chosen is the one continued (its host, on port 19,
     is redialed)."""
-    newer = _lan_saved(tmp_path, 9, "a" * 32, 2_000_000)
-    older = _lan_saved(tmp_path, 19, "c" * 32, 1_000_000)
+    newer = _lan_saved(tmp_path, 9, 2_000_000)
+    older = _lan_saved(tmp_path, 19, 1_000_000)
     status, browsed = _lan_join(monkeypatch, tmp_path, io.StringIO("2\n"), "--timeout", "1")
     out, err = capsys.readouterr()
     assert status == 1 and browsed == []
@@ -529,8 +556,8 @@ def test_a_join_without_invite_lets_the_person_choose_among_saved_lan_matches(
 def test_choosing_none_of_the_saved_lan_matches_keeps_them_and_browses_the_lan(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], typed: str
 ) -> None:
-    for port, fingerprint, when in ((9, "a" * 32, 2_000_000), (19, "c" * 32, 1_000_000)):
-        _lan_saved(tmp_path, port, fingerprint, when)
+    for port, when in ((9, 2_000_000), (19, 1_000_000)):
+        _lan_saved(tmp_path, port, when)
     status, browsed = _lan_join(monkeypatch, tmp_path, io.StringIO(typed))
     err = capsys.readouterr().err.splitlines()
     folder = tmp_path / "data" / "trumps" / "unfinished"
@@ -608,7 +635,7 @@ def test_closing_the_terminal_of_an_interactive_join_pauses_and_the_same_line_co
     (record,) = _records(tmp_path, "bob").glob("*.jsonl")  # one record, continued
     verified = verify(record.read_text())
     assert verified.complete and verified.match.transcript.hex() == summary["transcript"]
-    assert not list(_unfinished(tmp_path, "bob").iterdir())
+    assert not list(_unfinished(tmp_path, "bob").glob("*.json"))
     # what bob's history shows: the one game, once (the screen went on in its record of it)
     history = subprocess.run([*TRUMPS, "history"], capture_output=True, text=True, env=_env(tmp_path / "bob"),
                              timeout=LIMIT, check=True).stdout  # fmt: skip
@@ -797,7 +824,7 @@ def test_a_host_restarted_over_a_lan_joined_match_takes_its_joiner_back(
     from cli.net.continuing import back as waiting
 
     async def back(way: Any, *args: Any) -> Any:  # bob's source keeps its slot: no flood pushes him out
-        reserved.append(way.listener.admission.reserved)  # way: the listener, minding the router
+        reserved.append(way.listener.reception.admission.reserved)  # way: the listener, minding the router
         return await waiting(way, *args)
 
     monkeypatch.setattr(hosting, "back", back)
@@ -809,3 +836,32 @@ def test_a_host_restarted_over_a_lan_joined_match_takes_its_joiner_back(
     assert summary["end"] == bob_report.end == "complete" and bob_report.reconnects == 1
     assert summary["transcript"] == bob_report.match.transcript.hex()
     assert not state.exists()
+
+
+@pytest.mark.net
+def test_two_hosts_over_one_saved_match_never_both_continue_it(tmp_path: Path) -> None:
+    """Attack (issue 19): ann's host killed mid-match, then ``trumps host`` started twice over its
+    saved match, on two addresses of one port (127.0.0.1 and 127.0.0.2, which do not collide):
+    both continued it under the same invite, appending to one record. Now the second is told that
+    another program plays that match, and stops; the first continues it with bob to the end."""
+
+    async def scenario() -> tuple[Outcome, Outcome, Outcome]:
+        host, invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
+        joiner = await _join(tmp_path, invite, "--timeout", "30")
+        await _moves_reach(tmp_path, "ann", 6)
+        host.send_signal(signal.SIGKILL)
+        await host.wait()
+        first, _ = await _host(tmp_path, "--games", "2", "--timeout", "30")  # continuing, on 127.0.0.1
+        second = await asyncio.create_subprocess_exec(
+            *TRUMPS, "host", "--port", "0", "--bind", "127.0.0.2", "--bot", "easy", "--json", "--name", "ann",
+            "--no-map", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "ann"),
+        )  # fmt: skip
+        refused = await _outcome(second)
+        return refused, await _outcome(first), await _outcome(joiner)
+
+    (status, summary, err), first, joiner = asyncio.run(scenario())
+    assert status == 1 and summary["end"] == "refused"
+    assert "another trumps program is playing the match kept in" in err and "Continuing" not in err
+    _same_complete_match(first, joiner)
+    assert "Continuing the unfinished match with bob" in first[2]
+    assert len(list(_records(tmp_path, "ann").glob("*.jsonl"))) == 1

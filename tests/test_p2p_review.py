@@ -29,7 +29,7 @@ from p2p.errors import (
     TamperedFrame,
 )
 from p2p.handshake import HostHandshake, JoinerHandshake, SessionKeys, knock_proof, session_id
-from p2p.identity import KnownPeers, load_identity, skeleton
+from p2p.identity import KnownPeers, Peers, load_identity, skeleton
 from p2p.invite import new_secret
 from p2p.liveness import Liveness, Patience
 from p2p.match import Match
@@ -142,7 +142,7 @@ def test_an_offer_replayed_from_an_earlier_session_is_refused(tmp_path: Path) ->
     old_offer = earlier.to_offer()
     later = Pair(tmp_path)
     later.ann = earlier.ann
-    joiner = JoinerHandshake(later.bob, "bob", earlier.ann.fingerprint, earlier.secret, later.join_known)
+    joiner = JoinerHandshake(later.bob, "bob", earlier.ann.fingerprint, earlier.secret, Peers())
     joiner.start()
     with pytest.raises(BadHandshakeSignature):
         joiner.offered(old_offer)

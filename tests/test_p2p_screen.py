@@ -450,7 +450,7 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
                 with pytest.raises(asyncio.CancelledError):
                     await first
             assert not hosting.done()  # ann waits for bob's program to come back
-            restored = restore(saved := load_saved(state))
+            restored = restore(saved := load_saved(state), bob.me)
             moves = restored.match.game.moves if restored.match.game is not None else ()
             redial = Redial(invite, bob.me, "bob", bob.known, restored.session, 0.05, 0.2)
             channel = (await redial.reconnect())[0]
@@ -566,7 +566,7 @@ def test_a_rematch_after_a_continued_match_is_restart_safe_too(
                     with pytest.raises(asyncio.CancelledError):
                         await screen
                 assert state.exists(), f"stopped in match {len(stopped) + 1}: its state is on disk"
-                restored = restore(saved := load_saved(state))
+                restored = restore(saved := load_saved(state), bob.me)
                 session = restored.session
                 assert restored.match.game is not None
                 stopped.append((restored.match.session_id, len(restored.match.game.moves)))

@@ -24,12 +24,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """0 for a complete, valid record; 1 for a valid but incomplete one; 2 when it fails."""
     from p2p.errors import MatchRecordError
-    from p2p.record import verify
+    from p2p.files import read_regular
+    from p2p.record import MOST_RECORD_BYTES, verify
 
-    try:
-        data = Path(args.record).read_bytes()
-    except OSError as exc:
-        return _failed(_("cannot read {file}: {error}").format(file=args.record, error=exc.strerror or exc))
+    try:  # only a regular file: a named pipe would keep it waiting, /dev/zero reading for ever
+        data = read_regular(Path(args.record), MOST_RECORD_BYTES)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+        error = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        return _failed(_("cannot read {file}: {error}").format(file=args.record, error=error))
     try:
         verified = verify(data.decode("utf-8"))
     except UnicodeDecodeError:
@@ -51,27 +53,33 @@ def _failed(message: str) -> int:
 
 
 def _whose_keys(session: Session) -> list[str]:
-    """How each player's key compares with this machine's identity and known peers."""
+    """How each player's key compares with this machine's identity and known peers (a new name
+    that looks like a known one with another key warned of, as the handshake refuses it)."""
     from cli.home import Home
     from p2p.errors import P2PError
     from p2p.identity import KnownPeers, load_identity
 
     home = Home.default()
     try:
-        peers = KnownPeers(home.peers_file).load()
+        peers = KnownPeers(home.peers_file).peers()
         own = load_identity(home.identity_file).public if home.identity_file.exists() else None
     except (P2PError, OSError):  # no usable home: the fingerprints above are all there is
         return []
     lines = []
     for seat, (name, key) in enumerate(zip(session.names, session.keys, strict=True)):
-        known = peers.get(name)
+        known, other = peers.keys.get(name), peers.look_alike(name, key)
         if key == own:
             template = _("player {seat} ({name}): your own key")
+        elif known is None and other is not None:
+            template = _(
+                "player {seat} ({name}): looks like {known} of your known peers, but {known}'s key "
+                "is ANOTHER one: this may be someone pretending to be {known}"
+            )
         elif known is None:
             template = _("player {seat} ({name}): not in your known peers")
-        elif known["key"] == key.hex():
+        elif known == key:
             template = _("player {seat} ({name}): the key your known peers hold for {name}")
         else:
             template = _("player {seat} ({name}): your known peers hold ANOTHER key for {name}")
-        lines.append(template.format(seat=seat, name=name))
+        lines.append(template.format(seat=seat, name=name, known=other))
     return lines

@@ -109,7 +109,8 @@ def add_join_arguments(parser: argparse.ArgumentParser) -> None:
         "invite",
         nargs="?",
         help=_(
-            "the invite the host gave you: ADDRESS:PORT/FINGERPRINT/SECRET "
+            "the invite the host gave you: ADDRESS:PORT/FINGERPRINT/SECRET; '-' reads it from "
+            "standard input (asked for on a terminal), out of sight of other users' process lists "
             "(left out: choose a game on your network; its host is asked to let you in)"
         ),
     )

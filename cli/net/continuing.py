@@ -18,23 +18,36 @@ if TYPE_CHECKING:
     from cli.net.progress import Progress
     from p2p.channel import Channel
     from p2p.duel import Reconnector
+    from p2p.identity import Identity
+    from p2p.invite import Invite
     from p2p.record import Verified
     from p2p.saved import SavedMatch
 
 
-def saved_match(path: Path, bot: bool, progress: Progress) -> tuple[SavedMatch | None, Verified | None]:
-    """What makes a duel restart-safe (kept in ``path``), and the unfinished match found there,
-    read back and checked (:class:`~p2p.saved.SavedMatchError` if it cannot be). A person is
-    asked first whether to continue it: on no, the match stays saved, and this duel keeps none
-    (``None, None``: it cannot be continued after a restart while the other one waits)."""
-    from p2p.saved import SavedMatch, load_saved, restore
+def saved_match(
+    path: Path, me: Identity, invite: Invite | None, bot: bool, progress: Progress
+) -> tuple[SavedMatch | None, Verified | None]:
+    """What makes a duel restart-safe (kept in ``path``, held by this program while it plays),
+    and the unfinished match found there, read back and checked against ``me`` and the host of
+    ``invite`` (:class:`~p2p.saved.SavedMatchError` if it cannot be, or if another program holds
+    the file). A person is asked first whether to continue it: on no, the match stays saved, and
+    this duel keeps none (``None, None``: it cannot be continued after a restart while the other
+    one waits)."""
+    from p2p.saved import SavedMatch, SavedMatchError, load_saved, restore
 
-    if not path.exists():
-        return SavedMatch(path), None
-    saved = load_saved(path)
-    restored = restore(saved)
+    saved = load_saved(path) if path.exists() else SavedMatch(path)
+    if not saved.hold():
+        template = N_(
+            "another trumps program is playing the match kept in {path}: only one may at a time "
+            "(the file is left as it is)"
+        )
+        raise SavedMatchError(Text(template, path=path))
+    if saved.record is None:  # no match kept there: this duel keeps its own
+        return saved, None
+    restored = restore(saved, me, invite)
     if bot or _continue_asked(restored, progress):
         return saved, restored
+    saved.release()
     progress.say(Text(_KEPT, path=path))
     return None, None
 
@@ -62,32 +75,46 @@ def _stopped_at(restored: Verified) -> dict[str, object]:
     return {"peer": session.names[1 - session.seat], "number": match.number, "moves": moves + 1}
 
 
-def lan_saved_match(home: Home, bot: bool, progress: Progress) -> tuple[SavedMatch, Verified] | None:
+def lan_saved_match(
+    home: Home, me: Identity, bot: bool, progress: Progress
+) -> tuple[SavedMatch, Verified] | None:
     """The unfinished match joined from the LAN list that ``trumps join`` without an invite
     continues (its host no longer announces it), or ``None``: there is none, or the person
     chose none, and the LAN list is browsed. One that cannot be continued is said in a line and
-    passed over; with several, the person chooses (a bot takes the newest)."""
+    passed over, and so is one another program plays; with several, the person chooses (a bot
+    takes the newest)."""
     from p2p.saved import SavedMatchError, lan_joined, restore
 
     ready = []
     for saved in lan_joined(home.unfinished):
+        if not saved.hold():
+            progress.say(Text(N_("another trumps program is playing the match kept in {path}"), path=saved.path))
+            continue
         try:
-            ready.append((saved, restore(saved)))
+            ready.append((saved, restore(saved, me)))
         except SavedMatchError as exc:
             progress.say(exc)
+    chosen = _chosen(ready, home, bot, progress)
+    for index, (saved, _) in enumerate(ready):
+        if index != chosen:
+            saved.release()  # another program may continue it
+    return None if chosen is None else ready[chosen]
+
+
+def _chosen(ready: list[tuple[SavedMatch, Verified]], home: Home, bot: bool, progress: Progress) -> int | None:
+    """Which of the ``ready`` LAN matches to continue (a bot: the newest), or ``None``."""
     if not ready or bot:
-        return ready[0] if ready else None
+        return 0 if ready else None
     if len(ready) == 1:
         if _continue_asked(ready[0][1], progress):
-            return ready[0]
+            return 0
         progress.say(Text(_KEPT, path=ready[0][0].path))
         return None
     chosen = _continue_chosen(ready, progress)
     if chosen is None:
         template = N_("The unfinished matches stay saved in {folder}; delete a file there to drop its match.")
         progress.say(Text(template, folder=home.unfinished))
-        return None
-    return ready[chosen]
+    return chosen
 
 
 def _continue_chosen(matches: list[tuple[SavedMatch, Verified]], progress: Progress) -> int | None:

@@ -31,7 +31,6 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
 
     from engine import Rules
     from p2p.addresses import host_addresses, is_loopback, socket_families
-    from p2p.admission import source_of
     from p2p.connect import Listener, listening_socket
     from p2p.discovery import Announcement
     from p2p.errors import P2PError
@@ -41,6 +40,7 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     from p2p.saved import SavedMatchError, hosted_file
 
     progress = Progress()
+    more_descriptors()
     prepared = setup(args, "host", play, progress)
     if isinstance(prepared, int):
         return prepared
@@ -48,7 +48,7 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     rules = Rules(pickup=args.pickup or "forced", sixes=not args.no_sixes)
     terms = Terms(rules, args.games or 1, hints=args.hints)
     try:
-        saved, restored = saved_match(hosted_file(home.unfinished), bool(args.bot), progress)
+        saved, restored = saved_match(hosted_file(home.unfinished), me, None, bool(args.bot), progress)
     except SavedMatchError as exc:
         if args.bot:
             return fail(progress, "host", exc, args.json)
@@ -81,29 +81,24 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     local = host_addresses(args.bind, **families)
     # a bot takes only invites: listed on the LAN, it would turn away every joiner who picked it
     announce = not args.no_announce and not is_loopback(args.bind) and args.bot is None
-    approve = _asker(progress) if announce else None
-    # a continued match awaits its joiner alone: by the LAN knock if it came so (nobody is asked then)
-    returns_by_lan = _asker(progress) if restored is not None and saved is not None and saved.lan else None
+    # a continued match awaits its joiner alone
+    approve = _asker(progress) if announce and restored is None else None
 
     async def main() -> Report:
         ipv4, ipv6 = ([], []) if args.no_map else default_mappers(args.bind, **families)
-        known = KnownPeers(home.peers_file)
+        listener = Listener(sock, me, name, terms, KnownPeers(home.peers_file), progress.say, approve=approve)
+        if restored is not None:  # only that joiner gets in, under the saved invite
+            assert saved is not None
+            listener.continue_match(saved, restored.session)
         async with (
             PortMapping(port, ipv4, ipv6, external_port=outside or port, report=progress.say) as mapping,
-            Listener(
-                sock, me, name, terms, known, progress.say,
-                None if saved is None or saved.invite is None else saved.invite.secret,
-                approve=returns_by_lan or (None if restored is not None else approve),
-            ) as listener,
-        ):  # fmt: skip
+            listener,
+        ):  # the router's lease, deleted on exit
             reachable = [(args.advertise, port)] if args.advertise else mapping.result.reachable(local, port)
             invite = listener.invite(reachable)
             if restored is not None:
                 assert saved is not None and saved.invite is not None
-                invite, listener.playing = saved.invite, restored.session  # only that joiner gets in
-                listener.playing_lan = saved.lan
-                if saved.joiner is not None:  # its return keeps its slot, as before the restart
-                    listener.admission.reserved = source_of(saved.joiner)
+                invite = saved.invite
                 say_continuing(restored, progress)
             elif saved is not None:
                 saved.invite = invite
@@ -134,11 +129,11 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
                                 Announcement(name, me.fingerprint, terms, local, port)
                             )
                         except P2PError as exc:
-                            listener.approve = None  # nobody finds it: only invites
+                            listener.take_invites_only()  # nobody finds it
                             progress.say(exc)
                     channel, session = await listener.first()
                 if saved is not None:  # on disk with the duel's first save, before any link
-                    saved.lan = listener.playing_lan
+                    saved.lan = listener.joined_by_lan
                     saved.joiner_at(channel.peer_host)
             stage.playing = True
             start = time.monotonic()
@@ -255,6 +250,27 @@ class RouterMinded:
     def match_over(self) -> None:
         """See :meth:`~p2p.connect.Listener.match_over`."""
         self.listener.match_over()
+
+
+MOST_DESCRIPTORS = 8192
+"""The soft limit on open files a host raises itself to, at most (its hard limit if lower): far
+more than the listener's bounded pools hold (docs/operations.md, "Admission"), so that a local
+program's own files and a router's or the LAN's sockets never meet a limit a flood brought near."""
+
+
+def more_descriptors() -> None:
+    """Raise this process's soft limit on open files towards its hard limit (at most
+    :data:`MOST_DESCRIPTORS`): many systems start programs with 1 024, which the host's pools, its
+    record and saved match, mDNS and port mapping share."""
+    try:
+        import resource
+    except ImportError:  # no such limit here (Windows)
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = MOST_DESCRIPTORS if hard == resource.RLIM_INFINITY else min(hard, MOST_DESCRIPTORS)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        with contextlib.suppress(ValueError, OSError):  # refused by the system: the limit stays
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
 
 
 def _say_reach(asked: bool, mapped: MapResult, first: str, port: int, progress: Progress) -> None:

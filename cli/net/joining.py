@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from typing import TYPE_CHECKING
 
 from cli.i18n import N_, _, translated
 from cli.net.arguments import BOT_TIMEOUT, DEFAULT_PORT
 from cli.net.continuing import back, lan_saved_match, saved_match, say_continuing
 from cli.net.progress import Progress
-from cli.net.running import Stage, fail, read_line, run_to_end, setup
+from cli.net.running import STOPPED, Stage, fail, read_line, run_to_end, setup
 from cli.net.words import describe, yes_words
 from p2p.text import Text, ntext
 
@@ -113,6 +114,21 @@ async def _why_unreached(invite: Invite, error: P2PError) -> P2PError:
     return ConnectionClosed(Text(template, error=error, addresses=where, who=who))
 
 
+def _invite_text(given: str | None, progress: Progress) -> str | None:
+    """The invite's text: as given, or for ``-`` read from standard input (asked for on a
+    terminal), so that it is in no process list (``ps`` shows every user a program's arguments
+    for as long as it runs) nor in the shell's history."""
+    if given != "-":
+        return given
+    if sys.stdin.isatty():  # on stdout, where the answer is echoed (input() may put it on stderr)
+        progress.flush()
+        print(_("Paste the invite: "), end="", flush=True)
+    line = sys.stdin.readline()
+    if not line and sys.stdin.isatty():  # Ctrl-D
+        raise EOFError
+    return line
+
+
 def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     """``trumps join INVITE``: connect, agree on the rules, play the match (with ``play`` unless ``--bot``)."""
     import time
@@ -126,9 +142,15 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
 
     progress = Progress()
     try:
-        invite = None if args.invite is None else Invite.parse(args.invite)
+        text = _invite_text(args.invite, progress)
+        invite = None if text is None else Invite.parse(text)
     except P2PError as exc:
         return fail(progress, "join", exc, args.json)
+    except (KeyboardInterrupt, EOFError) as exc:  # at the question for the invite
+        print(flush=True)  # what follows starts on a line of its own
+        stopped = InterruptedError(Text(N_("stopped before the match began")))
+        status = fail(progress, "join", stopped, args.json)
+        return STOPPED if isinstance(exc, KeyboardInterrupt) else status
     prepared = setup(args, "join", play, progress)
     if isinstance(prepared, int):
         return prepared
@@ -137,14 +159,15 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     restored: Verified | None
     try:
         # a match joined from the LAN list continues first: its host no longer announces it
-        lan_match = None if invite is not None else lan_saved_match(home, bool(args.bot), progress)
+        lan_match = None if invite is not None else lan_saved_match(home, me, bool(args.bot), progress)
         if lan_match is not None:
             saved, restored = lan_match
             assert saved.invite is not None
             invite = saved.invite
         else:
             invite = invite or _choose_host(args, progress)
-            saved, restored = saved_match(joined_file(home.unfinished, invite), bool(args.bot), progress)
+            state = joined_file(home.unfinished, invite)
+            saved, restored = saved_match(state, me, invite, bool(args.bot), progress)
     except P2PError as exc:
         return fail(progress, "join", exc, args.json)
     except KeyboardInterrupt:  # at a question, or while browsing

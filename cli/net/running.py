@@ -103,6 +103,7 @@ def run_to_end(
 
         task, loop = asyncio.current_task(), asyncio.get_running_loop()
         assert task is not None
+        loop.set_exception_handler(_unspoken)
         for number in (signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(NotImplementedError, RuntimeError, AttributeError):
                 loop.add_signal_handler(number, task.cancel, PAUSE)
@@ -131,9 +132,19 @@ def run_to_end(
                 why = Text(N_("stopped before the match began"))
             status = fail(progress, command, InterruptedError(why), as_json)
         return STOPPED if isinstance(exc, KeyboardInterrupt) else status
+    finally:
+        if saved is not None:  # the command is over: another program may now play what it kept
+            saved.release()
     status = finish(report, as_json, progress)
     progress.flush()
     return status
+
+
+def _unspoken(loop: object, context: dict[str, object]) -> None:
+    """What the event loop would log on stderr (a task's or a future's exception nobody retrieved,
+    a transport's failure): not the player's business, and it would scramble the full screen.
+    What matters reaches the player through the duel's own channels (its status, its refusal
+    report, its end), so nothing is written."""
 
 
 async def read_line(prompt: str) -> str:
