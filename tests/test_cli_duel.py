@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import pty
+import re
 import signal
 import subprocess
 from pathlib import Path
@@ -152,9 +153,10 @@ def test_headless_sides_say_who_kept_the_suit_both_asked_for(tmp_path: Path) -> 
 
     (host_status, _host_summary, host_err), (join_status, _joiner, join_err) = asyncio.run(scenario())
     assert host_status == join_status == 0, (host_err, join_err)
-    keeps = "You both asked for ♠: you keep it, not dealing; {} deals and takes their second choice, ♥."
-    gives = "You both asked for ♠: {} keeps it, not dealing; you deal and take your second choice, ♥."
-    if "dealer 0" in host_err:  # ann (player 0) dealt: bob keeps spades
+    # neither named a second choice, and nobody is told of one they did not make
+    keeps = "You both asked for ♠: you keep it, not dealing; {} deals and gets ♥."
+    gives = "You both asked for ♠: {} keeps it, not dealing; you deal and get ♥, the suit after it (you named no second choice)."
+    if "You dealt;" in host_err:  # ann (player 0) dealt: bob keeps spades
         assert gives.format("bob") in host_err.splitlines() and keeps.format("ann") in join_err.splitlines()
     else:
         assert keeps.format("bob") in host_err.splitlines() and gives.format("ann") in join_err.splitlines()
@@ -201,12 +203,25 @@ def test_without_name_a_duel_goes_by_the_remembered_name(tmp_path: Path) -> None
 
     (_, host, host_err), (_, joiner, _) = asyncio.run(scenario())
     assert host["players"] == joiner["players"] == ["Ann Lee", "Bob"], host_err
-    nameless = subprocess.run(
-        [*TRUMPS, "host", "--port", "0", "--bot", "easy"], capture_output=True, text=True, timeout=LIMIT,
-        stdin=subprocess.DEVNULL, env=_env(tmp_path / "carol"),
-    )  # fmt: skip
-    assert nameless.returncode == 1
-    assert "no name to go by: give --name NAME (no terminal to ask on)" in nameless.stderr
+
+    async def nameless_bots() -> list[tuple[int, dict[str, object], str]]:
+        """Neither --name nor a remembered one, and no terminal: a bot goes by its level."""
+        host = await asyncio.create_subprocess_exec(
+            *TRUMPS, "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "easy", "--json",
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            env=_env(tmp_path / "carol"),
+        )  # fmt: skip
+        assert host.stdout is not None
+        line = (await asyncio.wait_for(host.stdout.readline(), LIMIT)).decode()
+        joiner = await asyncio.create_subprocess_exec(
+            *TRUMPS, "join", line.split("trumps join ", 1)[1].strip(), "--bot", "medium", "--json",
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            env=_env(tmp_path / "dave"),
+        )  # fmt: skip
+        return list(await asyncio.gather(_outcome(host), _outcome(joiner)))
+
+    (status, carol, carol_err), _dave = asyncio.run(nameless_bots())
+    assert status == 0 and carol["players"] == ["AI (easy)", "AI (medium)"], carol_err
 
 
 @pytest.mark.net
@@ -340,3 +355,38 @@ def test_the_joiner_is_asked_about_the_hints_rule(tmp_path: Path) -> None:
     assert "forced pick-up, the trump sixes change hands, a draw after 1000 moves, AI hints" in join_err
     assert "Hosting one game, " in host_err and "AI hints allowed" in host_err
     assert verify(Path(str(host["record"])).read_text()).complete
+
+
+@pytest.mark.net
+def test_a_restarted_host_prints_its_invite_on_a_line_of_its_own_on_a_terminal(tmp_path: Path) -> None:
+    """Issue 22, item 1: restarted over its unfinished match, ``trumps host`` printed the invite
+    and the next line (through another writer) glued: ``…/y2xm…5idContinuing the unfinished
+    match with Bob…``; a double-click copied a wrong secret."""
+    from tests.test_p2p_restart import _moves_reach
+
+    async def scenario() -> bytes:
+        host, invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
+        joiner = await _join(tmp_path, invite, "--timeout", "30")
+        await _moves_reach(tmp_path, "ann", 6)
+        host.send_signal(signal.SIGKILL)
+        await host.wait()
+        main, terminal = pty.openpty()  # stdout and stderr on one terminal, as a person runs it
+        again = await asyncio.create_subprocess_exec(
+            *TRUMPS, "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "easy", "--name", "ann",
+            "--games", "2", "--timeout", "30", stdin=subprocess.DEVNULL, stdout=terminal, stderr=terminal,
+            env=_env(tmp_path / "ann"),
+        )  # fmt: skip
+        os.close(terminal)
+        reader = asyncio.StreamReader()
+        loop = asyncio.get_running_loop()
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(main, "rb"))
+        seen = await _until(reader, b"Continuing the unfinished match with bob")
+        seen += await _until(reader, b"\n")
+        await asyncio.wait_for(again.wait(), LIMIT)
+        await _outcome(joiner)
+        return seen
+
+    lines = asyncio.run(scenario()).decode().splitlines()
+    (line,) = [line for line in lines if "trumps join" in line]
+    assert re.fullmatch(r"Send this to your friend:  trumps join \S+", line), lines
+    assert any(line.startswith("Continuing the unfinished match with bob") for line in lines), lines

@@ -349,8 +349,11 @@ def test_ctrl_c_at_the_question_stops_and_keeps_the_match_saved(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     status, state = _interactive_join(tmp_path, monkeypatch, _CtrlC())
-    err = capsys.readouterr().err
-    assert status == 1 and "stopped before the match began" in err and "Traceback" not in err
+    out, err = capsys.readouterr()
+    # the match began long ago: Ctrl-C says it stays saved, with the status Ctrl-C has (130)
+    assert status == 130 and f"trumps join: stopped; the unfinished match stays saved in {state}" in err
+    assert "before the match began" not in err and "Traceback" not in err
+    assert out.endswith("[Y/n] \n")  # the question's line ends before anything else is said
     assert restore(load_saved(state)).match.links
 
 
@@ -610,8 +613,8 @@ def test_closing_the_terminal_of_an_interactive_join_pauses_and_the_same_line_co
     history = subprocess.run([*TRUMPS, "history"], capture_output=True, text=True, env=_env(tmp_path / "bob"),
                              timeout=LIMIT, check=True).stdout  # fmt: skip
     (row,) = [line for line in history.splitlines() if " ann " in line]
-    assert row.split()[3] in ("won", "lost", "draw") and "abandoned" not in history, history
-    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d ann ", row), history  # when it began, and whom against
+    assert row.split()[4] in ("won", "lost", "draw") and "abandoned" not in history, history
+    assert re.match(r"1 \d{4}-\d\d-\d\d \d\d:\d\d ann ", row), history  # when it began, and whom against
 
 
 # ------------------------------------------- a match joined from the LAN list, without an invite

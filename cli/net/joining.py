@@ -6,10 +6,10 @@ import argparse
 import re
 from typing import TYPE_CHECKING
 
-from cli.i18n import N_, _, translated
+from cli.i18n import N_, _
 from cli.net.continuing import back, lan_saved_match, saved_match, say_continuing
 from cli.net.progress import Progress
-from cli.net.running import Stage, fail, read_line, run_to_end, setup
+from cli.net.running import Stage, fail, read_line, run_to_end, setup, stopped
 from cli.net.words import describe, yes_words
 from p2p.text import Text
 
@@ -45,9 +45,8 @@ def _choose_host(args: argparse.Namespace, progress: Progress) -> Invite:
         )
     if args.bot or args.yes:
         return found[0].invite()
-    progress.flush()
     try:
-        answer = input(translated(Text(N_("Join which one? [1-{count}] "), count=len(found)))).strip()
+        answer = progress.ask(Text(N_("Join which one? [1-{count}] "), count=len(found))).strip()
     except EOFError:  # no one at the keyboard
         answer = ""
     if not re.fullmatch("[0-9]{1,3}", answer) or not 1 <= int(answer) <= len(found):
@@ -89,8 +88,8 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
             saved, restored = saved_match(joined_file(home.unfinished, invite), bool(args.bot), progress)
     except P2PError as exc:
         return fail(progress, "join", exc, args.json)
-    except KeyboardInterrupt:  # at a question, or while browsing
-        return fail(progress, "join", InterruptedError(Text(N_("stopped before the match began"))), args.json)
+    except KeyboardInterrupt as exc:  # at a question, or while browsing
+        return stopped(progress, "join", exc, args.json)
     if saved is None:  # the invite's host waits for the saved match: joining anew would be refused
         return fail(
             progress, "join", InterruptedError(Text(N_("the unfinished match was not continued"))), args.json
@@ -105,8 +104,7 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         progress.say(Text(N_("{name} proposes {terms}."), name=host_name, terms=describe(terms)))
         if args.yes or args.bot:
             return True
-        progress.flush()
-        answer = await read_line(_("Accept these rules? [y/N] "))
+        answer = await read_line(_("Accept these rules? [y/N] "), progress)
         return answer.strip().lower() in yes
 
     def asked(code: str) -> None:
@@ -135,4 +133,4 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         report.timing["match_s"] = round(time.monotonic() - handshaken, 3)
         return report
 
-    return run_to_end("join", main(), args.json, stage, progress, saved)
+    return run_to_end("join", main(), args.json, stage, progress, saved, args.trump)
