@@ -15,6 +15,7 @@ from prompt_toolkit.output import Output, create_output
 from cli.app.board import Line, hand_lines, move_words, pile_lines, trump_label
 from cli.app.cards import count_cards, move_text
 from cli.app.layout import (
+    centred,
     join_lines,
     key_bar_window,
     move_log,
@@ -226,7 +227,7 @@ def replay_application(
         event.app.exit()
 
     return Application(
-        layout=Layout(HSplit([ConditionalContainer(board, ~small), ConditionalContainer(note, small)])),
+        layout=Layout(HSplit([ConditionalContainer(centred(board), ~small), ConditionalContainer(note, small)])),
         key_bindings=bindings,
         style=game_style(four_color, theme, output.get_default_color_depth()),
         full_screen=True,
