@@ -10,7 +10,7 @@ the invite, joins ``--joins`` times in a row, from another thread with its own e
 (as from its own machine: it sends its hello and knock as soon as its connection is up). Printed: how many joins succeeded, their
 handshake times, the flood's connection rate, and the most connections that arrived between
 a friend's connection arriving and its hello and knock being read (the figure that
-:data:`p2p.admission.MAX_ARRIVING` must exceed: docs/protocol.md, "Admission").
+:data:`p2p.admission.MAX_ARRIVING` must exceed: docs/operations.md, "Admission").
 """
 
 from __future__ import annotations

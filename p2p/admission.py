@@ -12,7 +12,8 @@ being refused. :class:`Approvals`
 bounds the questions a LAN knock puts to the host's person: one at a time, a few
 per source, none for a source once declined, a few in all. :class:`RefusalLog`
 turns refusals into at most one line per
-interval. Neither does any I/O (docs/protocol.md, "Admission").
+interval. Neither does any I/O (docs/operations.md, "Admission": the bounds and why no flood
+evicts a friend).
 """
 
 from __future__ import annotations
@@ -228,7 +229,7 @@ MAX_LAN_OFFERS_PER_SOURCE = 16
 MAX_LAN_OFFERS = 64
 """Offers to LAN knocks, at most, in one hosting while no match is on: each offer tells its joiner
 the code of its session, so this bounds the codes a relay can try to match another session's
-with (docs/protocol.md, "The LAN knock")."""
+with (docs/protocol-rationale.md, "Why the LAN knock is safe")."""
 
 
 @dataclass

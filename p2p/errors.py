@@ -164,7 +164,8 @@ class Forfeit(P2PError):
     """The peer stayed away (silent, unreachable or stalling) past the limit: we claim the game.
 
     ``award``: whether the claim gives us the game. Only the host is awarded a game for the peer's
-    absence, so that two sides who each lost the other never both claim it (docs/protocol.md).
+    absence, so that two sides who each lost the other never both claim it (docs/protocol.md,
+    "Forfeits").
     """
 
     def __init__(self, message: str, award: bool = True) -> None:
@@ -178,4 +179,4 @@ class MatchRecordError(P2PError):
 
 LINE_ERRORS = (ConnectionClosed, PeerTimeout, FrameTooLarge, TamperedFrame, ReplayedFrame, ReorderedFrame)
 """Failures of the line, not of the peer: nothing authenticated says the peer did wrong, so a fresh
-connection may cure them (the match resumes; docs/protocol.md, "What survives what")."""
+connection may cure them (the match resumes; docs/protocol.md, "Reconnect and resume")."""

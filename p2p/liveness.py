@@ -2,8 +2,8 @@
 a forfeit claim awards: a sans-I/O machine fed the clock reading ``now`` with what happened (a
 frame heard, a read that found nothing, a connection up or lost, our link owed or sent) and
 answering what to do. The driver, :mod:`p2p.duel`, reads its one injected clock and carries the
-answers out; tests feed plain numbers. docs/protocol.md, "Forfeits", has the argument why the
-same game is never awarded to both sides.
+answers out; tests feed plain numbers. docs/protocol.md, "Forfeits", has the rules, and
+docs/protocol-rationale.md, "Why one game is never awarded to both sides", the argument.
 
 >>> clock = Liveness(Patience(forfeit_after=10), host=False, now=0.0)
 >>> clock.read_wait(0.0)  # the first read waits until the peer would count as silent

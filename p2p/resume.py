@@ -1,4 +1,4 @@
-"""The resume exchange on a fresh connection, as a sans-I/O machine (docs/protocol.md, "Resuming").
+"""The resume exchange on a fresh connection, as a sans-I/O machine (docs/protocol.md, "Reconnect and resume").
 
 Each side first sends its signed claim (:attr:`ResumeExchange.claim`: links held, transcript
 hash) and then hears the peer's (:meth:`ResumeExchange.hear`), which is judged against our

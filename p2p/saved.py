@@ -98,7 +98,7 @@ class SavedMatch:
     """The host's side: its joiner came by the LAN knock (and so comes back by it)."""
     joiner: str | None = None
     """The host's side: the address its joiner plays from (since its last resume), whose source
-    a restarted host reserves (docs/protocol.md, "Admission"), so that a returning LAN joiner,
+    a restarted host reserves (docs/operations.md, "Admission": reserved slot), so that a returning LAN joiner,
     which proves no secret, is not pushed out by strangers' knocks."""
 
     def keep(self, game: int, pledge: Pledge) -> None:

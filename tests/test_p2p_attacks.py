@@ -1,5 +1,6 @@
 """Attacks of a hostile peer (or file) that earlier reviews did not cover, each a peer speaking the
-protocol and deviating at one point: the claim of docs/protocol.md it tried to break holds."""
+protocol and deviating at one point: the claim of docs/protocol.md it tried to break holds (the
+table "Claims and their tests" of docs/protocol-rationale.md names each)."""
 
 from __future__ import annotations
 
@@ -114,7 +115,7 @@ def test_a_peer_that_saw_the_deal_cannot_escape_the_award_with_a_wrong_first_mes
     cuts the line, comes back and sends a keep-alive where its resume claim is due. That sealed,
     authenticated message was taken for damage on the line (``corrupted``, nobody blamed, no award),
     so walking away from a bad deal paid. It is the joiner's own protocol violation: a cheat, and
-    the game is the host's (docs/protocol.md, "What the last revealer can do")."""
+    the game is the host's (docs/protocol.md, "Leaving after the deal")."""
 
     async def attack(joiner: Joiner, hosting: asyncio.Task[Report]) -> None:
         await joiner.until(lambda match: match.deal_known_to(1))

@@ -1,4 +1,4 @@
-"""Claims docs/protocol.md makes about files, timeouts and buffers, each tested so that it would
+"""Claims docs/protocol.md and docs/operations.md make about files, timeouts and buffers, each tested so that it would
 fail if the claim were false: atomic writes fsync the directory after the rename; the handshake's
 10 s, 30 s and 600 s limits (on a virtual clock, exact); the bound on what a connection buffers."""
 
@@ -273,7 +273,7 @@ def test_a_frame_body_is_due_within_30_s_of_its_header(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ what a connection buffers
 
 _READER_BOUND = 2 * 64 * 1024 + 256 * 1024
-"""docs/protocol.md, "Admission": asyncio's stream reader (limit 64 KiB) stops reading the socket
+"""docs/operations.md, "Admission": asyncio's stream reader (limit 64 KiB) stops reading the socket
 once more than twice its limit wait unread; the one socket read that crosses it is at most 256 KiB."""
 
 

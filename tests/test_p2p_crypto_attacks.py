@@ -1,6 +1,6 @@
 """A cryptographer's attacks on the handshake, the signed chain and the records: each a hostile
-peer speaking the protocol and deviating at one point (docs/protocol.md cites each where it argues
-the claim the attack tests)."""
+peer speaking the protocol and deviating at one point (the table "Claims and their tests" of
+docs/protocol-rationale.md names each with the claim it tests)."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ async def _code_of_one_offer(port: int, source: str, mallory: Side, fingerprint:
 
 @pytest.mark.net
 def test_a_lan_relay_cannot_grind_the_hosts_code_for_free(tmp_path: Path) -> None:
-    """Flaw: docs/protocol.md ("The LAN knock") argued that a relay's every retry at matching the
+    """Flaw: docs/protocol.md ("The LAN knock", now docs/protocol-rationale.md) argued that a relay's every retry at matching the
     joiner's code costs one of the host's few questions. But the code of a session is known to its
     joiner as soon as the host's offer is in (the LAN secret is public, the nonce the joiner's own,
     ``T1`` the offer), and the host asks its person only after the joiner confirms. Mallory,
@@ -198,7 +198,7 @@ def test_a_first_flight_recorded_before_a_host_restart_gets_an_offer_and_no_furt
     """A restarted host continuing its saved match proves the same invite secret (the invite is
     in its saved state) but keeps no ephemeral keys of the knocks of its run before the restart:
     a whole handshake of the joiner's, recorded then, replayed to the new run, gets an offer
-    again (and, proven, a handshake slot until the accept's deadline; docs/protocol.md, "Why a
+    again (and, proven, a handshake slot until the accept's deadline; docs/protocol-rationale.md, "Why a
     stranger gets nothing"). It goes no further: the new offer has a fresh ``eph``, so the
     recorded accept signed another ``S``, and nothing is bound."""
     pair = Pair(tmp_path)
@@ -266,7 +266,7 @@ def test_the_joiner_of_the_last_lan_offer_is_still_asked() -> None:
 
 
 def test_a_commitment_and_reveal_of_the_match_before_do_not_open_in_the_rematch() -> None:
-    """The claim (docs/protocol.md, "Why neither player can bias the deal"): bob replays, signed
+    """The claim (docs/protocol-rationale.md, "Why neither player can bias the deal"): bob replays, signed
     afresh over the rematch's chain, the commitment and the reveal he made for game 1 of the match
     before (whose secret he has seen dealt): the commitment binds that match's root, so in the
     rematch it opens to nothing (a reveal mismatch), and no old secret can be carried over."""
