@@ -101,9 +101,10 @@ def marks_words(verdicts: Iterable[Verdict]) -> str:
 
 def turning_words(verdicts: Iterable[Verdict], show: Callable[[Move], str] = str) -> str | None:
     """Where the player of ``verdicts`` let the game go, as far as the search proves it: the
-    first proven mistake (``The game was lost at move 11: 9♥ turned a draw into a loss; 10♥ 8♠
-    kept the draw (proven).``), or the first move before which the position was proven lost
-    already (the loss came earlier, where only estimates reach); ``None`` when neither is."""
+    first proven mistake (``The game was lost at move 11: 9♥ turned the draw into a loss; 10♥ 8♠
+    kept it (proven).``), or the first move before which the position was proven lost already
+    (the loss came earlier, where only estimates reach), or the first after which it was;
+    ``None`` when none is."""
     for verdict in verdicts:
         number, move = verdict.index + 1, show(verdict.move)
         better = show(verdict.better) if verdict.better is not None else ""
@@ -121,6 +122,11 @@ def turning_words(verdicts: Iterable[Verdict], show: Callable[[Move], str] = str
                 "The game was lost already (proven) before move {number}: the loss came earlier, "
                 "where the search proves nothing; the marked estimates are the places to look."
             ).format(number=number)
+        if verdict.after == LOSS:  # an estimate before it: where the proof begins
+            return _(
+                "The game was lost (proven) after move {number}, {move}; whether it was lost before, the "
+                "search cannot prove: the marked estimates are the places to look."
+            ).format(number=number, move=move)
     return None
 
 

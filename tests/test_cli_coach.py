@@ -372,6 +372,12 @@ def test_the_coach_says_where_the_game_was_lost_proven() -> None:
     assert later is not None and later.startswith("The game was lost already (proven) before move 3:")
     kept = Verdict(0, 0, Move.parse("9H"), "kept", 1, 1, None, None, None)
     assert turning_words([kept]) is None
+    # in a game too long for proofs, the first move after which the loss is proven
+    estimate = Verdict(108, 0, Move.parse("6H,6S"), "estimated", None, LOSS, Move.parse("7H,6S"), None, -1.0)
+    assert turning_words([kept, estimate], move_text) == (
+        "The game was lost (proven) after move 109, 6♥ 6♠; whether it was lost before, the search cannot "
+        "prove: the marked estimates are the places to look."
+    )
 
 
 def test_the_analysis_screen_says_where_a_game_without_marks_was_lost() -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from cli import config, storage
 from cli import main as cli_main
-from cli.app.replay import Replay, outcome_words
+from cli.app.replay import Replay
 from cli.app.screen import GameScreen
 from cli.history import history_rows
 from engine import Game
@@ -356,7 +356,8 @@ def test_replay_steps_through_a_game_with_the_arrow_keys() -> None:
 
 def test_the_replay_title_fits_the_window_dropping_the_file_name_first() -> None:
     game = finished_game()
-    result = outcome_words(game.result)
+    result = Replay(game, "").result_words()
+    assert "-" not in result and result.endswith(")")  # in words: "You won (out)", not "1-0 out"
     titles = [replay_screens(Replay(game, name), [])[0].splitlines()[0] for name in ("1.txt", "2026-12-01T13-55-53Z.txt")]
     short, long = titles
     assert short.startswith(" Replay │ You vs AI (hard) │ ") and short.endswith(f" │ {result} │ 1.txt")
