@@ -230,7 +230,10 @@ def table_lines(rows: list[Row], width: int) -> list[str]:
         lines.append("".join(cell + " " * gap for cell, gap in zip(cells, (*gaps, 0), strict=True)).rstrip())
     for row in rows:
         if not row.readable:
-            said = _("unreadable: {file}: {error}").format(file=printable(row.file), error=printable(row.result))
+            if row.file in row.result:  # the error names the file already (cli.storage's sentences)
+                said = _("unreadable: {error}").format(error=printable(row.result))
+            else:
+                said = _("unreadable: {file}: {error}").format(file=printable(row.file), error=printable(row.result))
             lines += [("  " if i else "") + part for i, part in enumerate(wrap(said, width - 2))]
     return lines
 

@@ -231,6 +231,7 @@ def test_a_damaged_game_record_is_named_by_history_replay_analyze_and_stats(kind
     content = plant(path, kind)
     status, out, err = run_main(["history"])
     assert status == 0 and good.name in out and "unreadable" in out and path.name in out and err == ""
+    assert out.count(path.name) == 1  # named once: the reason names it already
     for command in ("replay", "analyze"):
         status, _, err = run_main([command, path.name])
         assert status == 1 and one_line(err) and path.name in err and "codec" not in err and "Errno" not in err
