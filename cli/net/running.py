@@ -198,7 +198,7 @@ def finish(report: Report, as_json: bool, progress: Progress, choice: str | None
                 progress.say(indent + translated(clash))
         if match is report.match and (awarded := award_words(report)) is not None:
             progress.say(indent + awarded)
-        if len(series) > 1:
+        if match is not report.match:  # the last one's record closes the summary
             progress.say(indent + translated(Text(N_("Record: {record}"), record=record)))
     mine, theirs = series_score([match for _record, match in series[:-1]], report)
     if len(series) == 1:
