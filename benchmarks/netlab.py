@@ -1,14 +1,17 @@
 """Reaching a friend across the namespace lab (tests/netlab.py): how long until the invite, the
 connection through the router's mapped port, and the per-move latency at 0 %, 5 % and 10 % loss.
 
-Run (as root): .venv/bin/python benchmarks/netlab.py [--games N] [--losses 0,5,10] [--json]
+Run (as root): .venv/bin/python benchmarks/netlab.py [--games N] [--losses 0,5,10] [--rerun-after S] [--json]
 
 Builds the lab (three homes behind NAT routers; home a's speaks UPnP, home b's PCP/NAT-PMP),
 then, one at a time:
 - ``trumps host`` in home a and in home b, and with ``--no-map``: seconds from starting the
   program to its printed invite (Python start-up, the identity, asking the router);
 - back in play: the same match with the joiner, then the host, ``kill -9``ed mid-game and started
-  again with the same command: seconds from the restart to the first new link in its record;
+  again with the same command (at once, and the host also ``--rerun-after`` seconds later, as a
+  person would): seconds from the restart to the first new link in its record;
+- a router restart mid-match (home a's): seconds until the joiner is back in play;
+- a second host behind home a's router on the same port: the port its invite names;
 - for each loss: a bot match from home b to home a through the port a's router opened by UPnP,
   loss made by ``iptables -m statistic`` on both players' outgoing packets (so each way); the
   joiner's connect + handshake time, the per-move latency (a move sent until the answer came,
@@ -25,14 +28,13 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from p2p.record import verify  # noqa: E402  (after the path is set)
-from tests.netlab import Lab, skip_reason  # noqa: E402
+from tests.netlab import Lab, Program, conntrack_reason, poll, record_lines, skip_reason  # noqa: E402
 
 BOT = ["--bot", "easy", "--json", "--timeout", "30"]
 
@@ -47,25 +49,10 @@ def time_to_invite(lab: Lab, role: str, root: Path, *options: str) -> float:
         host.stop()
 
 
-def _links(records: Path) -> int:
-    return max((path.read_text().count('"link"') for path in records.glob("*.jsonl")), default=0)
-
-
-def _moves(records: Path) -> int:
-    return max((path.read_text().count('"t": "move"') for path in records.glob("*.jsonl")), default=0)
-
-
-def _polled(ready: Callable[[], bool], limit: float = 60.0) -> None:
-    end = time.monotonic() + limit
-    while not ready():
-        if time.monotonic() > end:
-            raise TimeoutError("the match did not get there")
-        time.sleep(0.002)
-
-
-def back_in_play(lab: Lab, root: Path, victim: str) -> float:
+def back_in_play(lab: Lab, root: Path, victim: str, rerun_after: float) -> float:
     """Seconds from restarting ``victim`` (``ann`` hosts in home a, ``bob`` joins from home b through
-    the UPnP-mapped port), killed mid-game, to the first new link in its record; the match is then
+    the UPnP-mapped port, by the invite as printed, LAN address included), killed mid-game and run
+    again ``rerun_after`` seconds later, to the first new link in its record; the match is then
     played to its end and both records must verify complete."""
     where = {"ann": ("a1", ("host", "--name", "ann", "--games", "2", *BOT))}
     host = lab.trumps("a1", root / "ann", *where["ann"][1])
@@ -76,28 +63,67 @@ def back_in_play(lab: Lab, root: Path, victim: str) -> float:
         joiner = lab.trumps("b1", root / "bob", *where["bob"][1])
         programs.append(joiner)
         records = root / victim / "data" / "trumps" / "matches"
-        _polled(lambda: _moves(records) >= 6)
+        poll(lambda: record_lines(records, "move") >= 6)
         killed = host if victim == "ann" else joiner
         killed.process.kill()
         killed.process.wait()
-        links = _links(records)
+        links = record_lines(records, "link")
+        time.sleep(rerun_after)
         started = time.monotonic()
         role, command = where[victim]
         again = lab.trumps(role, root / victim, *command)
         programs.append(again)
-        _polled(lambda: _links(records) > links)
+        poll(lambda: record_lines(records, "link") > links)
         back = time.monotonic() - started
-        survivor = joiner if victim == "ann" else host
-        for program in (again, survivor):
-            summary, err = program.finish(120)
-            if summary.get("end") != "complete":
-                raise RuntimeError(f"the continued match did not complete: {err[-800:]}")
-            if not verify(Path(str(summary["record"])).read_text()).complete:
-                raise RuntimeError("a continued match's record does not verify complete")
+        _complete(again, joiner if victim == "ann" else host)
         return round(back, 3)
     finally:
         for program in programs:
             program.stop()
+
+
+def _complete(*programs: Program) -> None:
+    for program in programs:
+        summary, err = program.finish(120)
+        if summary.get("end") != "complete":
+            raise RuntimeError(f"the match did not complete: {err[-800:]}")
+        if not verify(Path(str(summary["record"])).read_text()).complete:
+            raise RuntimeError("a record does not verify complete")
+
+
+def router_restart(lab: Lab, root: Path) -> float:
+    """Seconds from home a's router restarting mid-match (miniupnpd restarted, its chains and
+    conntrack flushed) to bob, joined from home b through the mapped port, being back in play
+    (his "reconnected" line); the match must then complete."""
+    host = lab.trumps("a1", root / "ann", "host", "--name", "ann", "--games", "2", *BOT)
+    programs = [host]
+    try:
+        joiner = lab.trumps("b1", root / "bob", "join", host.invite(), "--name", "bob", *BOT)
+        programs.append(joiner)
+        poll(lambda: record_lines(root / "ann" / "data" / "trumps" / "matches", "move") >= 6)
+        started = time.monotonic()
+        lab.restart_router("a")
+        joiner.wait_for("reconnected to ann", 60)
+        pause = time.monotonic() - started
+        _complete(host, joiner)
+        return round(pause, 3)
+    finally:
+        for program in programs:
+            program.stop()
+
+
+def second_host_port(lab: Lab, root: Path) -> str:
+    """The invite's first address of a second host behind home a's router on the same port."""
+    first = lab.trumps("a1", root / "first", "host", "--name", "ann", "--no-announce", *BOT)
+    try:
+        first.invite()
+        second = lab.trumps("a2", root / "second", "host", "--name", "ann", "--no-announce", *BOT)
+        try:
+            return second.invite().split(",")[0]
+        finally:
+            second.stop()
+    finally:
+        first.stop()
 
 
 def match(lab: Lab, root: Path, games: int, loss: float) -> dict[str, object]:
@@ -152,6 +178,12 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=3, help="games per match (default 3)")
     parser.add_argument("--losses", default="0,5,10", help="loss percentages each way (default 0,5,10)")
     parser.add_argument("--json", action="store_true", help="print the report as one JSON line")
+    parser.add_argument(
+        "--rerun-after",
+        type=float,
+        default=6.0,
+        help="seconds before the killed host is run again (default 6)",
+    )
     args = parser.parse_args()
     for number in (signal.SIGTERM, signal.SIGHUP):  # run the clean-up (finally blocks) when killed
         signal.signal(number, lambda *_: sys.exit(1))
@@ -171,9 +203,15 @@ def main() -> int:
             "--no-map": time_to_invite(lab, "a1", root, "--no-map"),
         }
         report["back_in_play_after_kill_9_s"] = {
-            "joiner": back_in_play(lab, root / "restart-joiner", "bob"),
-            "host": back_in_play(lab, root / "restart-host", "ann"),
+            "joiner, rerun at once": back_in_play(lab, root / "restart-joiner", "bob", 0.0),
+            "host, rerun at once": back_in_play(lab, root / "restart-host", "ann", 0.0),
+            f"host, rerun after {args.rerun_after:g} s": back_in_play(
+                lab, root / "restart-host-later", "ann", args.rerun_after
+            ),
         }
+        if conntrack_reason() is None:
+            report["router_restart_pause_s"] = router_restart(lab, root / "router-restart")
+        report["second_host_invite"] = second_host_port(lab, root / "second-host")
         report["matches"] = [match(lab, root, args.games, float(p) / 100) for p in args.losses.split(",")]
     if args.json:
         print(json.dumps(report, ensure_ascii=False))

@@ -59,6 +59,13 @@ class InterfaceAddress:
     up: bool = True
     unstable: bool = False
     """Temporary (a privacy address that will change), deprecated, tentative or failed duplicate detection."""
+    prefix: int | None = None
+    """The length of its network's prefix (``/24``), where the system says."""
+
+    @property
+    def network(self) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
+        """The network this address is on (the address alone where the prefix is unknown)."""
+        return ipaddress.ip_network(f"{self.address}/{self.prefix or self.address.max_prefixlen}", strict=False)
 
 
 def host_addresses(bind: str | None = None, *, ipv4: bool = True, ipv6: bool = True) -> list[str]:
@@ -121,7 +128,7 @@ def interface_addresses() -> list[InterfaceAddress]:
             text = ip.ip if isinstance(ip.ip, str) else ip.ip[0]
             with contextlib.suppress(ValueError):
                 address = ipaddress.ip_address(text.split("%")[0])
-                found.append(InterfaceAddress(name, address, up, address in unstable))
+                found.append(InterfaceAddress(name, address, up, address in unstable, ip.network_prefix))
     return found
 
 
@@ -208,3 +215,49 @@ def socket_families(sock: socket.socket) -> dict[str, bool]:
         return {"ipv4": True, "ipv6": False}
     v6only = sock.getsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY)
     return {"ipv4": not v6only, "ipv6": True}
+
+
+def address_text(host: str, port: int) -> str:
+    """``host:port`` as an invite writes it, an IPv6 address in brackets.
+
+    >>> address_text("fd00:6::1", 47111), address_text("10.1.0.10", 47111)
+    ('[fd00:6::1]:47111', '10.1.0.10:47111')
+    """
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def same_host(name: str, peer: str | None) -> bool:
+    """Whether the address ``name`` (as an invite writes it) is ``peer`` (as a socket reports it:
+    an IPv4 address may come IPv4-mapped, an IPv6 one with its scope); a host name never is.
+
+    >>> same_host("11.0.0.1", "::ffff:11.0.0.1"), same_host("fe80::1", "fe80::1%eth0"), same_host("a.example", "a.example")
+    (True, True, False)
+    """
+    try:
+        ours, theirs = (ipaddress.ip_address(text.split("%")[0]) for text in (name, peer or ""))
+    except ValueError:
+        return False
+    return (getattr(theirs, "ipv4_mapped", None) or theirs) == (getattr(ours, "ipv4_mapped", None) or ours)
+
+
+def beyond_reach(hosts: Iterable[str], found: Iterable[InterfaceAddress]) -> bool:
+    """Whether every one of ``hosts`` (an invite's) is an address the internet does not route
+    (private, shared, link-local…) on none of the networks of ``found`` (this machine's
+    :func:`interface_addresses`): the invite of a host behind a router that opened no port,
+    seen from another network. A name may lead anywhere: never beyond reach.
+
+    >>> home = [InterfaceAddress("eth0", ipaddress.ip_address("10.2.0.10"), prefix=24)]
+    >>> beyond_reach(["10.3.0.10", "fd00:3::a"], home), beyond_reach(["10.2.0.11"], home)
+    (True, False)
+    >>> beyond_reach(["10.3.0.10", "11.0.0.3"], home), beyond_reach(["box.lan"], home)
+    (False, False)
+    """
+    networks = [item.network for item in found]
+    for host in hosts:
+        try:
+            address = ipaddress.ip_address(host.split("%")[0])
+        except ValueError:
+            return False
+        if address.is_global or any(address in network for network in networks):
+            return False
+    return True

@@ -14,12 +14,12 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import random
 import socket
 import time
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 
+from p2p.addresses import address_text, same_host
 from p2p.admission import (
     ACCEPT_BATCH,
     FIRST_FLIGHT_TIMEOUT,
@@ -30,6 +30,7 @@ from p2p.admission import (
     source_of,
 )
 from p2p.channel import Channel
+from p2p.dialing import FAST_MAX, FIRST_DELAY, SLOW_MAX, STAGGER, DialPlan, Outcome
 from p2p.errors import (
     BadHandshakeSignature,
     ConnectionClosed,
@@ -65,8 +66,6 @@ Refused = Callable[[Text], None]
 """Where the listener reports refused connections (already rate-limited: see :class:`RefusalLog`)."""
 Approve = Callable[[str, str, str], Awaitable[bool]]
 """Asks the host's person whether a LAN joiner may play: ``(name, address, code)`` to yes or no."""
-STAGGER = 0.25
-"""Seconds between starting to dial one address of an invite and the next (RFC 8305's 250 ms)."""
 
 
 def listening_socket(bind: str | None, port: int) -> socket.socket:
@@ -435,27 +434,46 @@ async def host(
         return await listener.first()
 
 
-async def _connect(address: Address) -> Channel:
+FIRST_CONNECT_TIMEOUT = 10.0
+"""Seconds the first connection to one address may take: four SYNs at Linux's pace (0, 1, 3 and
+7 s), enough for a lossy line; a black hole (a LAN address seen from elsewhere) costs no more."""
+REDIAL_CONNECT_TIMEOUT = 4.0
+"""Seconds one redial's connection may take (three SYNs) before that address counts as silent this
+time: its next attempt follows by its own schedule (:class:`~p2p.dialing.DialPlan`)."""
+
+
+class _Unreached(Exception):
+    """An address that did not connect: how (for the plan), and the error to show."""
+
+    def __init__(self, outcome: Outcome, error: P2PError) -> None:
+        super().__init__(str(error))
+        self.outcome, self.error = outcome, error
+
+
+async def _connect(address: Address, timeout: float = FIRST_CONNECT_TIMEOUT) -> Channel:
     host, port = address
     try:
-        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), HANDSHAKE_TIMEOUT)
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
     except TimeoutError:
-        raise PeerTimeout(Text(N_("no answer from {host} port {port}"), host=host, port=port)) from None
+        text = Text(N_("no answer from {host} port {port}"), host=host, port=port)
+        raise _Unreached(Outcome.SILENT, PeerTimeout(text)) from None
     except OSError as exc:
         template = N_(
             "cannot connect to {host} port {port} ({error}): "
             "is the host still waiting, and can this machine reach that address and port?"
         )
-        raise ConnectionClosed(Text(template, host=host, port=port, error=exc.strerror or exc)) from None
+        error = ConnectionClosed(Text(template, host=host, port=port, error=exc.strerror or exc))
+        refused = isinstance(exc, ConnectionRefusedError)
+        raise _Unreached(Outcome.REFUSED if refused else Outcome.UNREACHABLE, error) from None
     _no_delay(writer)
     return Channel(reader, writer)
 
 
 async def _offered(
-    address: Address, invite: Invite, me: Identity, name: str, known: KnownPeers
+    address: Address, invite: Invite, me: Identity, name: str, known: KnownPeers, timeout: float
 ) -> tuple[Channel, JoinerHandshake]:
     """Connect to ``address`` and run the joiner's handshake up to the host's checked offer."""
-    channel = await _connect(address)
+    channel = await _connect(address, timeout)
     machine = JoinerHandshake(me, name, invite.fingerprint, invite.secret, known)
     await _to_offer(channel, machine)
     return channel, machine
@@ -468,6 +486,12 @@ async def _to_offer(channel: Channel, machine: JoinerHandshake) -> None:
         machine.offered(await channel.recv(HANDSHAKE_TIMEOUT))
     except PeerAborted as exc:
         await channel.close()
+        if machine.lan and exc.reason == "invite" and machine.offer is None:
+            template = N_(
+                "the host takes no joiner from your network's list of games now (a bot's game, a "
+                "match already on, or you were turned away before): ask the host for its invite line"
+            )
+            raise InviteRefused(Text(template)) from None
         raise machine.aborted(exc) from None
     except BaseException:
         await _refuse(channel, machine)
@@ -475,30 +499,45 @@ async def _to_offer(channel: Channel, machine: JoinerHandshake) -> None:
         raise
 
 
-async def _first_offer(
-    invite: Invite, me: Identity, name: str, known: KnownPeers, stagger: float
-) -> tuple[Channel, JoinerHandshake]:
-    """Dial every address of ``invite``, each ``stagger`` seconds after the previous one (at once
-    when the previous one failed), and keep the first that brings the host's offer (RFC 8305)."""
-    waiting = list(invite.addresses)
+async def _dial(
+    plan: DialPlan,
+    attempt: Callable[[Address], Awaitable[tuple[Channel, JoinerHandshake]]],
+    errors: list[tuple[Address, P2PError]],
+    fatal: Callable[[P2PError], bool] = lambda error: False,
+) -> tuple[Address, Channel, JoinerHandshake]:
+    """Dial the addresses as ``plan`` says, until one brings the host's offer (the others are then
+    stopped and closed); each failure goes to ``plan`` and ``errors``. Raises the first ``fatal``
+    error, or :class:`_Exhausted` when a round of ``once`` is over."""
+    loop = asyncio.get_running_loop()
     attempts: dict[asyncio.Task[tuple[Channel, JoinerHandshake]], Address] = {}
-    errors: list[tuple[Address, P2PError]] = []
     try:
-        while waiting or attempts:
-            if waiting:
-                address = waiting.pop(0)
-                attempts[asyncio.ensure_future(_offered(address, invite, me, name, known))] = address
-            done, _ = await asyncio.wait(
-                attempts, timeout=stagger if waiting else None, return_when=asyncio.FIRST_COMPLETED
-            )
+        while True:
+            for address in plan.due(loop.time()):
+                attempts[asyncio.ensure_future(attempt(address))] = address
+            if not attempts and plan.exhausted:
+                raise _Exhausted
+            wake = plan.wake_at()
+            timeout = None if wake is None else max(0.0, wake - loop.time())
+            if not attempts:  # every line waits its delay
+                await asyncio.sleep(timeout or 0.0)
+                continue
+            done, _ = await asyncio.wait(attempts, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
             for task in done:
-                failed = attempts.pop(task)
-                if task.exception() is None:
-                    return task.result()
+                address = attempts.pop(task)
                 error = task.exception()
-                if not isinstance(error, P2PError):
-                    raise error  # type: ignore[misc]
-                errors.append((failed, error))
+                if error is None:
+                    plan.succeeded(address)
+                    return address, *task.result()
+                if isinstance(error, _Unreached):
+                    outcome, error = error.outcome, error.error
+                elif isinstance(error, P2PError):
+                    outcome = Outcome.SPOKE
+                else:
+                    raise error
+                if fatal(error):
+                    raise error
+                errors.append((address, error))
+                plan.failed(address, loop.time(), outcome, str(error))
     finally:
         for task in attempts:
             task.cancel()
@@ -506,7 +545,27 @@ async def _first_offer(
             with contextlib.suppress(BaseException):
                 channel, _ = await task
                 await channel.close()
-    raise _all_failed(errors)
+
+
+class _Exhausted(Exception):
+    """Every address of a single round failed (the errors say how)."""
+
+
+async def _first_offer(
+    invite: Invite, me: Identity, name: str, known: KnownPeers, stagger: float
+) -> tuple[Channel, JoinerHandshake]:
+    """Dial every address of ``invite`` once, each ``stagger`` seconds after the previous one (at
+    once when the previous one failed), and keep the first that brings the host's offer (RFC 8305)."""
+    plan = DialPlan(invite.addresses, once=True, stagger=stagger)
+    plan.start(asyncio.get_running_loop().time())
+    errors: list[tuple[Address, P2PError]] = []
+    try:
+        _, channel, machine = await _dial(
+            plan, lambda address: _offered(address, invite, me, name, known, FIRST_CONNECT_TIMEOUT), errors
+        )
+    except _Exhausted:
+        raise _all_failed(errors) from None
+    return channel, machine
 
 
 def _all_failed(errors: list[tuple[Address, P2PError]]) -> P2PError:
@@ -517,7 +576,7 @@ def _all_failed(errors: list[tuple[Address, P2PError]]) -> P2PError:
     for _, error in errors:
         if not isinstance(error, ConnectionClosed | PeerTimeout):
             return error
-    line = "; ".join(f"{host}:{port}: {error}" for (host, port), error in errors)
+    line = "; ".join(f"{address_text(host, port)}: {error}" for (host, port), error in errors)
     return ConnectionClosed(Text(N_("no address of the invite answered ({failures})"), failures=line))
 
 
@@ -588,12 +647,22 @@ under another key): anyone on the path could forge them, so they cannot end the 
 is over: it ends the redial."""
 
 
+_TRANSIENT = (ConnectionClosed, PeerTimeout, WireError, *_UNPROVEN)
+"""What a redial meets and tries again after (anything else, a sealed ``busy`` first, ends it)."""
+
+
 @dataclass
 class Redial:
-    """The joiner's way back to the host after a drop: redial with backoff (a :class:`~p2p.duel.Reconnector`).
+    """The joiner's way back to the host after a drop (a :class:`~p2p.duel.Reconnector`).
 
-    Only the same host (the invite's fingerprint) offering the same terms is accepted;
-    the wait between attempts doubles from ``first_delay`` up to ``max_delay`` seconds.
+    Every address of the invite is dialed on its own schedule (:class:`~p2p.dialing.DialPlan`),
+    each connection given :data:`REDIAL_CONNECT_TIMEOUT` seconds, and those that led to the host
+    before are dialed first and at least every ``fast_max`` seconds: a host restarted after
+    ``kill -9`` is found again about a second after it listens, whatever its other addresses
+    (a LAN address seen from the internet is a black hole) do. The others wait doubling from
+    ``first_delay`` up to ``max_delay`` seconds. Only the same host (the invite's fingerprint)
+    offering the same terms is accepted. Why it cannot get back is :attr:`trouble` (and said
+    to ``report`` each time it changes).
     """
 
     invite: Invite
@@ -601,19 +670,61 @@ class Redial:
     name: str
     known: KnownPeers
     session: Session
-    first_delay: float = 0.25
-    max_delay: float = 15.0
+    first_delay: float = FIRST_DELAY
+    max_delay: float = SLOW_MAX
+    fast_max: float = FAST_MAX
+    report: Refused | None = None
+    """Where :attr:`trouble` is said when it changes (the screen's status slot, stderr); ``None``: nowhere."""
+    via: str | None = None
+    """The host's address the first connection reached (its channel's ``peer_host``), if any: the
+    invite's addresses naming it are dialed as ones that led to the host."""
+
+    def __post_init__(self) -> None:
+        self._plan = DialPlan(
+            self.invite.addresses,
+            [address for address in self.invite.addresses if same_host(address[0], self.via)],
+            first_delay=self.first_delay,
+            fast_max=self.fast_max,
+            slow_max=self.max_delay,
+        )
+        self._said: str | None = None
+
+    @property
+    def trouble(self) -> Text | None:
+        """Why the host cannot be reached now (what the best address met last), or ``None``."""
+        return self._plan.trouble(self.session.offer.name)
 
     async def reconnect(self) -> tuple[Channel, Session]:
         """Attempts until one completes the handshake; transient failures are retried."""
-        delay = self.first_delay
+        loop = asyncio.get_running_loop()
+        self._plan.start(loop.time())
         while True:
+            errors: list[tuple[Address, P2PError]] = []
             try:
-                return await join(self.invite, self.me, self.name, self.known, self._same_terms)
-            except (ConnectionClosed, PeerTimeout, WireError, *_UNPROVEN):
-                pass
-            await asyncio.sleep(delay * random.uniform(0.8, 1.2))  # jitter, not secrecy
-            delay = min(delay * 2, self.max_delay)
+                address, channel, machine = await _dial(
+                    self._plan, self._offered, errors, lambda error: not isinstance(error, _TRANSIENT)
+                )
+            finally:
+                if errors:
+                    self._say_trouble()
+            try:
+                return channel, await _accepted(channel, machine, self._same_terms)
+            except _TRANSIENT as exc:  # a new round, that address again after its short wait
+                now = loop.time()
+                self._plan.start(now)
+                self._plan.failed(address, now, Outcome.SPOKE, str(exc))
+                self._say_trouble()
+
+    async def _offered(self, address: Address) -> tuple[Channel, JoinerHandshake]:
+        return await _offered(address, self.invite, self.me, self.name, self.known, REDIAL_CONNECT_TIMEOUT)
+
+    def _say_trouble(self) -> None:
+        trouble = self.trouble
+        if trouble is not None and trouble != self._said and self.report is not None:
+            self.report(
+                Text(N_("cannot reach {name} yet: {trouble}"), name=self.session.offer.name, trouble=trouble)
+            )
+        self._said = trouble
 
     async def _same_terms(self, terms: Terms, host_name: str) -> bool:
         return terms == self.session.terms and host_name == self.session.offer.name
@@ -622,7 +733,8 @@ class Redial:
         """The joiner learns of a broken line by reading it: nothing to watch."""
 
     def report_to(self, refused: Refused) -> None:
-        """A joiner refuses no connections: nothing to report."""
+        """From now on :attr:`trouble` is said to ``refused`` (the screen's status slot)."""
+        self.report = refused
 
     def match_over(self) -> None:
         """A joiner takes no returns: nothing to refuse."""

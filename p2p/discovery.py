@@ -24,7 +24,7 @@ import ipaddress
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from itertools import islice
+from itertools import islice, zip_longest
 from typing import Any
 
 from zeroconf import Error as ZeroconfError
@@ -151,37 +151,109 @@ class Announcement:
             await self._zeroconf.async_close()
 
 
-MAX_HEARD = 32
-"""Announcements looked at, at most: a flood of them from one machine costs nothing more."""
+MAX_HEARD = 1024
+"""Names of announcements kept, at most (a known host's own is kept beyond them): a flood of
+them costs a few kilobytes, and hides no host this machine has played."""
+MAX_ASKED = 32
+"""Announcements whose details are not in the cache already are asked for, at most this many."""
+MAX_LISTED = 20
+"""Hosts listed at most, known ones first; how many more were heard is said."""
 
 
-async def browse(seconds: float) -> list[FoundHost]:
-    """The games announced on the local network within ``seconds``: valid records only, in the
-    order heard, one per host key (their details are asked for all at once, within a second)."""
-    names: list[str] = []
+@dataclass(frozen=True)
+class Browsed:
+    """What :func:`browse` heard: the hosts to list, the names announced under another key than
+    the known player of that name (left out), and how many more hosts were heard than listed."""
+
+    found: list[FoundHost]
+    impostors: list[str]
+    more: int = 0
+
+
+@dataclass(frozen=True)
+class Heard:
+    """One announcement's details, as zeroconf gives them (unchecked)."""
+
+    instance: str
+    properties: Mapping[bytes, bytes | None]
+    addresses: tuple[str, ...]
+    port: int
+
+
+def hosts_of(heard: Iterable[Heard], known: Mapping[str, str] | None = None) -> Browsed:
+    """The hosts announced in ``heard`` (in order heard), checked as hostile input. ``known``: the
+    players this machine has met, name to fingerprint. One host per key: records naming the same
+    fingerprint are merged (an announcement copying a real host's fingerprint at another address
+    cannot hide the real one: both are dialed, and only the real host answers under its key), the
+    record under that key's own instance name first, each record's addresses interleaved, an
+    invite's worth at most. A record calling itself a known player's name under another key is
+    left out (the handshake would refuse it) and its name returned. Known hosts come first.
+
+    >>> ann = announced_properties("ann", "a" * 32, Terms(Rules(), 1))
+    >>> browsed = hosts_of([Heard("x", ann, ("10.0.0.66",), 47111), Heard("trumps-aaaaaaaaaaaaaaaa", ann, ("10.0.0.5",), 47111)])
+    >>> browsed.found[0].addresses
+    ('10.0.0.5', '10.0.0.66')
+    """
+    known = known or {}
+    grouped: dict[str, list[tuple[str, Terms, Heard]]] = {}
+    impostors: list[str] = []
+    for record in heard:
+        try:
+            name, fingerprint, terms = read_properties(record.properties)
+        except DiscoveryError:
+            continue
+        if name in known and known[name] != fingerprint:
+            impostors.append(name)
+            continue
+        if record.addresses and 0 < record.port < 65536:
+            grouped.setdefault(fingerprint, []).append((name, terms, record))
+    hosts = []
+    for fingerprint, records in grouped.items():
+        own = _instance(fingerprint).removesuffix(f".{SERVICE}")
+        records.sort(key=lambda item: item[2].instance.removesuffix(f".{SERVICE}") != own)
+        name, terms, first = records[0]
+        name = next((player for player, fp in known.items() if fp == fingerprint), name)
+        mixed = (a for round_ in zip_longest(*(r.addresses for _, _, r in records)) for a in round_ if a)
+        addresses = tuple(islice(dict.fromkeys(mixed), MAX_ADDRESSES))
+        hosts.append(FoundHost(name, fingerprint, terms, addresses, first.port))
+    hosts.sort(key=lambda host: host.fingerprint not in known.values())
+    return Browsed(hosts[:MAX_LISTED], list(dict.fromkeys(impostors)), max(0, len(hosts) - MAX_LISTED))
+
+
+async def browse(seconds: float, known: Mapping[str, str] | None = None) -> Browsed:
+    """The games announced on the local network within ``seconds`` (see :func:`hosts_of`; ``known``:
+    the players met before, name to fingerprint). Details already in the cache (an announcement
+    carries them) are taken from it; the others are asked for all at once, within a second."""
+    known = known or {}
+    own = {_instance(fingerprint) for fingerprint in known.values()}
+    names: dict[str, None] = {}
 
     def heard(zeroconf: Any, service_type: str, name: str, state_change: ServiceStateChange) -> None:
-        if state_change is not ServiceStateChange.Removed and name not in names and len(names) < MAX_HEARD:
-            names.append(name)
+        if state_change is not ServiceStateChange.Removed and (len(names) < MAX_HEARD or name in own):
+            names[name] = None
 
     with _network_errors(N_("cannot look for hosts on the local network ({error})")):
         zeroconf = AsyncZeroconf(interfaces=InterfaceChoice.All)
     browser = AsyncServiceBrowser(zeroconf.zeroconf, SERVICE, handlers=[heard])
     try:
         await asyncio.sleep(seconds)
-        infos = [AsyncServiceInfo(SERVICE, name) for name in names]
-        answered = await asyncio.gather(*(info.async_request(zeroconf.zeroconf, 1000) for info in infos))
-        found: dict[str, FoundHost] = {}
-        for info in (info for info, ok in zip(infos, answered, strict=True) if ok):
-            try:
-                host_name, fingerprint, terms = read_properties(info.properties)
-            except DiscoveryError:
-                continue
-            addresses = (str(a) for a in info.ip_addresses_by_version(IPVersion.All) if not a.is_link_local)
-            shown = tuple(islice(addresses, MAX_ADDRESSES))  # anyone may announce: an invite's worth at most
-            if shown and info.port and fingerprint not in found:
-                found[fingerprint] = FoundHost(host_name, fingerprint, terms, shown, int(info.port))
-        return list(found.values())
+        order = sorted(names, key=lambda name: name not in own)  # known hosts' own first
+        infos = [AsyncServiceInfo(SERVICE, name) for name in order]
+        missing = [info for info in infos if not info.load_from_cache(zeroconf.zeroconf)][:MAX_ASKED]
+        await asyncio.gather(*(info.async_request(zeroconf.zeroconf, 1000) for info in missing))
+        return hosts_of(
+            (
+                Heard(
+                    str(info.name),
+                    info.properties,
+                    tuple(str(a) for a in info.ip_addresses_by_version(IPVersion.All) if not a.is_link_local),
+                    int(info.port or 0),
+                )
+                for info in infos
+                if info.properties and info.port
+            ),
+            known,
+        )
     finally:
         await browser.async_cancel()
         await zeroconf.async_close()

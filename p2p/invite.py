@@ -25,6 +25,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from p2p.addresses import address_text
 from p2p.crypto import base32
 from p2p.errors import InviteError
 from p2p.text import N_, Text
@@ -54,9 +55,7 @@ class Invite:
     secret: bytes
 
     def __str__(self) -> str:
-        where = ",".join(
-            f"[{host}]:{port}" if ":" in host else f"{host}:{port}" for host, port in self.addresses
-        )
+        where = ",".join(address_text(host, port) for host, port in self.addresses)
         return f"{where}/{self.fingerprint}/{base32(self.secret)}"
 
     @classmethod

@@ -9,11 +9,14 @@
     (+ PCP over IPv6)     (+ PCP over IPv6)
     lan 10.1.0.1/24       lan 10.2.0.1/24         lan 10.3.0.1/24
         2001:db8:1::1/64      2001:db8:2::1/64        2001:db8:3::1/64
-      a1 (.10)              b1 (.10)                c1 (.10), c2 (.11)
+      a1 (.10), a2 (.11)    b1 (.10), b2 (.11)      c1 (.10), c2 (.11)
 
 Every router masquerades its LAN behind its WAN address (nftables) and lets
 no new IPv6 connection in from the internet (a home router's firewall)
-unless its port-mapping daemon opened a pinhole. ``11.0.0.0/8`` looks public
+unless its port-mapping daemon opened a pinhole. The internet routes no private
+address: from another home, a LAN address is a black hole, as on the real one.
+:meth:`Lab.restart_router` restarts a router as a reboot would (the daemon, its
+mappings, the connection tracking all gone). ``11.0.0.0/8`` looks public
 to miniupnpd (which refuses private WAN addresses) but is only ever used
 inside these namespaces: :meth:`Lab.check_isolated` proves that no
 namespace holds anything but the links made here and routes to these prefixes.
@@ -36,6 +39,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,6 +63,26 @@ def skip_reason() -> str | None:
         return "network namespaces are not available here ('ip netns add' failed)"
     _run("ip", "netns", "del", probe, check=False)
     return None
+
+
+def conntrack_reason() -> str | None:
+    """Why :meth:`Lab.restart_router` cannot flush a router's connection tracking here, or ``None``."""
+    return None if shutil.which("conntrack") else "restarting a router needs 'conntrack' (apt-get install conntrack)"
+
+
+def poll(ready: Callable[[], bool], limit: float = 60.0, what: str = "the match did not get there") -> None:
+    """Wait until ``ready()`` (looked at every few milliseconds), at most ``limit`` seconds."""
+    end = time.monotonic() + limit
+    while not ready():
+        if time.monotonic() > end:
+            raise TimeoutError(what)
+        time.sleep(0.005)
+
+
+def record_lines(records: Path, kind: str) -> int:
+    """The most lines of ``kind`` (``link``, ``move``…) in one match record under ``records``."""
+    needle = f'"t": "{kind}"' if kind != "link" else '"link"'
+    return max((path.read_text().count(needle) for path in records.glob("*.jsonl")), default=0)
 
 
 def _run(*argv: str, check: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -94,7 +118,7 @@ port=5000
 enable_natpmp={natpmp}
 enable_upnp={upnp}
 secure_mode=yes
-system_uptime=yes
+system_uptime=no
 uuid=3d3cec3a-8cf0-11e0-98ee-00000000000{number}
 allow 1024-65535 {lan4}/24 1024-65535
 deny 0-65535 0.0.0.0/0 0-65535
@@ -120,7 +144,7 @@ class HomeSpec:
         return self.upnp or self.natpmp
 
 
-HOMES = {"a": HomeSpec(1, upnp=True, natpmp=False), "b": HomeSpec(2, upnp=False, natpmp=True),
+HOMES = {"a": HomeSpec(1, upnp=True, natpmp=False, hosts=2), "b": HomeSpec(2, upnp=False, natpmp=True, hosts=2),
          "c": HomeSpec(3, upnp=False, natpmp=False, hosts=2)}  # fmt: skip
 
 
@@ -294,6 +318,26 @@ class Lab:
         """Undo :meth:`lossy`."""
         for tool in ("iptables", "ip6tables"):
             self.exec(role, tool, "-F", "OUTPUT")
+
+    def restart_router(self, home: str) -> None:
+        """Restart the home's router as a reboot would: its miniupnpd stopped, the chains it
+        keeps its mappings in and every tracked connection (the NAT's state) flushed, then
+        miniupnpd started afresh, knowing no mapping (and, with ``system_uptime=no``, a new
+        NAT-PMP/PCP epoch, as after a reboot)."""
+        daemon = self.daemons.pop(home)
+        daemon.terminate()
+        try:
+            daemon.wait(5)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+            daemon.wait(5)
+        for chain in ("miniupnpd", "prerouting_miniupnpd", "postrouting_miniupnpd"):
+            self.exec(f"r{home}", "nft", "flush", "chain", "inet", "filter", chain)
+        # a rebooted router knows no connection, and takes up none met in the middle (the kernel's
+        # default would quietly adopt the next packet of one, as no rebooted router does)
+        self._sysctl(f"r{home}", "net.netfilter.nf_conntrack_tcp_loose=0")
+        self.exec(f"r{home}", "conntrack", "-F", check=False)  # "0 flow entries" is exit status 0 or 1
+        self._start_miniupnpd(home, self.homes[home])
 
     def mappings(self, home: str) -> str:
         """The forwarding rules the home's miniupnpd holds right now (its nftables chains), as text."""

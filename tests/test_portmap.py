@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import ipaddress
 import itertools
 import struct
@@ -17,8 +18,10 @@ from hypothesis import strategies as st
 
 from p2p.portmap import MapResult, PortMapping, natpmp, pcp
 from p2p.portmap.errors import MalformedReply, MappingRefused, NoAnswer, PortMapError, UnsupportedVersion
-from p2p.portmap.mappers import Lease, NatPmpMapper, PcpMapper
+from p2p.portmap.keeper import CHECK_EVERY, LOST_RETRY_MAX, LeaseKeeper, epoch_went_back
+from p2p.portmap.mappers import Lease, NatPmpMapper, PcpMapper, UpnpMapper, WorkerError
 from p2p.portmap.udp import exchange
+from p2p.text import Text
 
 LAN = ipaddress.ip_address("10.1.0.10")
 PUBLIC = ipaddress.IPv4Address("11.0.0.1")
@@ -311,7 +314,7 @@ def test_natpmp_and_pcp_mappers_against_a_fake_router() -> None:
 
     lease, error = asyncio.run(scenario())
     assert error is UnsupportedVersion
-    assert lease == Lease("NAT-PMP", PUBLIC, 4711, 4711, 60)
+    assert lease == Lease("NAT-PMP", PUBLIC, 4711, 4711, 60, epoch=9)
 
 
 async def _on(port: int, coroutine: Awaitable[T]) -> T:
@@ -344,6 +347,13 @@ class FakeMapper:
     async def unmap(self, lease: Lease) -> None:
         self.calls.append(f"unmap {lease.external_port}")
 
+    async def holds(self, lease: Lease) -> bool | None:
+        self.calls.append(f"holds {lease.external_port}")
+        return None
+
+    async def close(self) -> None:
+        self.calls.append("close")
+
 
 def test_the_first_way_that_works_is_kept_the_rest_untried_and_deleted_on_exit() -> None:
     async def scenario() -> tuple[MapResult, list[FakeMapper]]:
@@ -356,7 +366,8 @@ def test_the_first_way_that_works_is_kept_the_rest_untried_and_deleted_on_exit()
     result, (first, second, third) = asyncio.run(scenario())
     assert result.mapped is not None and result.mapped.method == "UPnP" and result.pinhole is None
     assert [(method, str(error)) for method, error in result.failures] == [("PCP", "no answer")]
-    assert first.calls == ["map 4711"] and second.calls == ["map 4711", "unmap 4711"] and third.calls == []
+    assert first.calls == ["map 4711", "close"] and second.calls == ["map 4711", "unmap 4711", "close"]
+    assert third.calls == ["close"]  # never asked; every mapper is let go of
 
 
 def test_natpmp_is_asked_only_when_the_router_speaks_no_pcp(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -392,8 +403,8 @@ def test_leases_are_renewed_while_hosting_and_pinholes_held_beside_the_mapping()
 
     mapping4, pinhole, result = asyncio.run(scenario())
     assert result.mapped is not None and result.pinhole is not None
-    assert mapping4.calls == ["map 4711", "unmap 4711"]  # a lease until deleted needs no renewal
-    assert pinhole.calls[:2] == ["map 4711", "map 4711"] and pinhole.calls[-1] == "unmap 4711"
+    assert mapping4.calls == ["map 4711", "unmap 4711", "close"]  # checked only every minute
+    assert pinhole.calls[:2] == ["map 4711", "map 4711"] and pinhole.calls[-2:] == ["unmap 4711", "close"]
 
 
 def test_a_host_stopped_by_a_signal_still_deletes_its_mapping() -> None:
@@ -412,7 +423,7 @@ def test_a_host_stopped_by_a_signal_still_deletes_its_mapping() -> None:
             await task
 
     asyncio.run(scenario())
-    assert mapper.calls == ["map 4711", "unmap 4711"]
+    assert mapper.calls == ["map 4711", "unmap 4711", "close"]
 
 
 def test_a_host_stopped_while_still_asking_gives_back_what_was_granted() -> None:
@@ -432,7 +443,7 @@ def test_a_host_stopped_while_still_asking_gives_back_what_was_granted() -> None
             await task
 
     asyncio.run(scenario())
-    assert granted.calls == ["map 4711", "unmap 4711"]
+    assert granted.calls == ["map 4711", "unmap 4711", "close"]
 
 
 def test_nothing_is_asked_for_a_loopback_host() -> None:
@@ -440,3 +451,286 @@ def test_nothing_is_asked_for_a_loopback_host() -> None:
 
     assert default_mappers("127.0.0.1", True, True) == ([], [])
     assert default_mappers("::1", True, True) == ([], [])
+
+
+# ------------------------------------------------------------------ keeping a mapping (fed a clock)
+
+
+def _lease(lifetime: int = 1200, port: int = 4711, **extra: Any) -> Lease:
+    return Lease("UPnP", PUBLIC, port, 4711, lifetime, **extra)
+
+
+def test_a_mapping_is_looked_at_every_ten_seconds_and_renewed_by_half_its_lease() -> None:
+    keeper = LeaseKeeper(_lease(1200), now=0.0)
+    assert keeper.next_at == CHECK_EVERY and not keeper.renewing(CHECK_EVERY)
+    keeper.held(CHECK_EVERY)
+    assert keeper.next_at == 2 * CHECK_EVERY and keeper.renewing(600.0)  # half the lease: renewed
+    short = LeaseKeeper(_lease(12), now=10.0)
+    assert short.next_at == 16.0 and short.renewing(16.0)
+    forever = LeaseKeeper(_lease(0), now=0.0)  # a lease until deleted: looked at all the same
+    assert forever.next_at == CHECK_EVERY and not forever.renewing(1e9)
+    assert (
+        keeper.granted(700.0, _lease(1200, held=True)) is None and keeper.next_at == 710.0
+    )  # nothing to say
+
+
+def test_a_lost_joiner_has_the_router_asked_at_once_and_soon_until_it_opens_the_port_again() -> None:
+    keeper = LeaseKeeper(_lease(), now=0.0)
+    keeper.lost(5.0)
+    assert keeper.next_at == 5.0 and keeper.renewing(5.0)
+    said = [keeper.failed(t, NoAnswer("no UPnP router answered")) for t in (5.0, 6.0, 8.0, 12.0, 20.0, 60.0)]
+    assert str(said[0]).startswith("Your router does not open port 4711 again (no UPnP router answered)")
+    assert said[1:] == [None] * 5  # said once
+    assert keeper.next_at == 60.0 + LOST_RETRY_MAX
+    back = keeper.granted(61.0, _lease(held=False))
+    assert str(back) == "Your router had lost port 4711 (did it restart?): it is open again (UPnP)."
+    assert not keeper.urgent and keeper.next_at == 61.0 + CHECK_EVERY
+
+
+def test_a_router_that_answers_again_after_failing_is_said_to() -> None:
+    keeper = LeaseKeeper(_lease(), now=0.0)
+    keeper.lost(1.0)
+    keeper.failed(1.0, NoAnswer("silence"))
+    assert str(keeper.granted(2.0, _lease(held=True))) == "Your router opened port 4711 again (UPnP)."
+
+
+def test_failed_checks_while_the_joiner_plays_are_retried_quietly() -> None:
+    keeper = LeaseKeeper(_lease(1200), now=0.0)
+    assert keeper.failed(60.0, NoAnswer("silence")) is None and keeper.next_at == 60.0 + CHECK_EVERY
+
+
+def test_an_epoch_that_went_back_means_the_router_restarted_and_forgot() -> None:
+    keeper = LeaseKeeper(Lease("PCP", PUBLIC, 4711, 4711, 1200, epoch=5000), now=0.0)
+    assert keeper.granted(60.0, Lease("PCP", PUBLIC, 4711, 4711, 1200, epoch=5058)) is None
+    restarted = keeper.granted(120.0, Lease("PCP", PUBLIC, 4711, 4711, 1200, epoch=4))
+    assert str(restarted) == "Your router had lost port 4711 (did it restart?): it is open again (PCP)."
+    assert not epoch_went_back(100, 0.0, 151, 60.0)  # a router clock 1/8 slow, rounded, is allowed
+    assert epoch_went_back(100, 0.0, 100, 60.0)
+
+
+def test_a_mapping_that_moved_says_the_invite_no_longer_leads_here() -> None:
+    keeper = LeaseKeeper(_lease(port=4711), now=0.0)
+    moved = keeper.granted(60.0, _lease(port=4712, held=None))
+    assert str(moved) == (
+        "Your router now forwards 11.0.0.1:4712 to this machine (it was 11.0.0.1:4711): the invite "
+        "your friend has no longer leads here."
+    )
+
+
+def test_a_lost_joiner_makes_the_host_ask_its_router_again_at_once_and_say_what_it_found() -> None:
+    class Forgetful(FakeMapper):
+        async def map(self, internal_port: int, external_port: int, lifetime: int) -> Lease:
+            await super().map(internal_port, external_port, lifetime)
+            return Lease(self.method, PUBLIC, external_port, internal_port, 1200, held=len(self.calls) == 1)
+
+    async def scenario() -> tuple[list[str], list[Text]]:
+        mapper, said = Forgetful("UPnP"), list[Text]()
+        async with PortMapping(4711, [mapper], report=said.append) as mapping:
+            mapping.joiner_lost()
+            while len(mapper.calls) < 2:
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.01)
+        return mapper.calls, said
+
+    calls, said = asyncio.run(scenario())
+    assert calls == ["map 4711", "map 4711", "unmap 4711", "close"]
+    assert said == ["Your router had lost port 4711 (did it restart?): it is open again (UPnP)."]
+
+
+# ------------------------------------------------------------------ UPnP, through its worker
+
+
+class FakeWorker:
+    """The UPnP worker without miniupnpc: a router holding ``entries`` (external port: [client, port])."""
+
+    def __init__(self, entries: dict[int, list[object]] | None = None, router: bool = True) -> None:
+        self.entries = {} if entries is None else entries
+        self.router = router
+        self.ops: list[str] = []
+        self.closed = False
+
+    async def call(self, request: dict[str, Any], timeout: float) -> Any:
+        op = request["op"]
+        self.ops.append(op if "external" not in request else f"{op} {request['external']}")
+        if not self.router:
+            raise WorkerError("no UPnP router answered")
+        if op == "discover":
+            return {"lan": "10.1.0.10", "external": "11.0.0.1"}
+        port = int(request["external"])
+        if op == "entry":
+            return self.entries.get(port)
+        if op == "map":
+            if port in self.entries and self.entries[port] != ["10.1.0.10", request["internal"]]:
+                raise WorkerError("ConflictInMappingEntry")
+            self.entries[port] = ["10.1.0.10", request["internal"]]
+            return request["lease"]
+        self.entries.pop(port, None)
+        return True
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+def _upnp(worker: FakeWorker) -> UpnpMapper:
+    async def start() -> FakeWorker:
+        return worker
+
+    return UpnpMapper(1.0, start)
+
+
+def test_a_port_another_machine_holds_on_the_router_falls_back_to_the_next() -> None:
+    worker = FakeWorker({4711: ["10.1.0.11", 4711]})
+
+    async def scenario() -> MapResult:
+        async with PortMapping(4711, [_upnp(worker)]) as mapping:
+            return mapping.result
+
+    result = asyncio.run(scenario())
+    assert result.mapped is not None and result.mapped.external_port == 4712
+    assert result.reachable(["10.1.0.10"], 4711) == [("11.0.0.1", 4712), ("10.1.0.10", 4711)]
+    assert worker.ops == ["discover", "entry 4711", "map 4711", "map 4712", "unmap 4712"] and worker.closed
+    assert worker.entries == {4711: ["10.1.0.11", 4711]}  # the other machine's is left alone
+
+
+def test_a_router_full_of_other_machines_ports_says_so() -> None:
+    worker = FakeWorker({port: ["10.1.0.11", port] for port in range(4711, 4720)})
+
+    async def scenario() -> MapResult:
+        async with PortMapping(4711, [_upnp(worker)]) as mapping:
+            return mapping.result
+
+    ((method, error),) = asyncio.run(scenario()).failures
+    assert method == "UPnP" and "other machines on your network hold ports 4711 to 4716" in str(error)
+
+
+def test_a_upnp_renewal_tells_whether_the_router_still_held_the_mapping() -> None:
+    worker = FakeWorker()
+
+    async def scenario() -> tuple[Lease, Lease]:
+        mapper = _upnp(worker)
+        first = await mapper.map(4711, 4711, 1200)
+        worker.entries.clear()  # the router restarted
+        again = await mapper.map(4711, first.external_port, 1200)
+        await mapper.close()
+        return first, again
+
+    first, again = asyncio.run(scenario())
+    assert (first.held, again.held) == (False, False) and again.external_port == 4711
+
+
+def test_no_upnp_router_is_one_clean_error_and_it_is_looked_for_again_next_time() -> None:
+    worker = FakeWorker(router=False)
+    errors: list[dict[str, Any]] = []
+
+    async def scenario() -> list[str]:
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: errors.append(context))
+        mapper = _upnp(worker)
+        for _ in range(2):
+            with pytest.raises(NoAnswer, match="no UPnP router answered"):
+                await mapper.map(4711, 4711, 60)
+        await mapper.close()
+        return worker.ops
+
+    assert asyncio.run(scenario()) == ["discover", "discover"]
+    gc.collect()
+    assert errors == [] and worker.closed
+
+
+def test_a_discovery_given_up_on_leaves_no_unretrieved_error_behind() -> None:
+    """Issue 21: 'Future exception was never retrieved … NoAnswer' at the host's exit on a network
+    without UPnP: the discovery failed after the host had stopped waiting for it."""
+    errors: list[dict[str, Any]] = []
+
+    class Slow(FakeWorker):
+        async def call(self, request: dict[str, Any], timeout: float) -> Any:
+            await asyncio.sleep(0.2)
+            raise WorkerError("no UPnP router answered")
+
+    async def scenario() -> None:
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: errors.append(context))
+
+        async def start() -> FakeWorker:
+            return Slow()
+
+        mapper = UpnpMapper(0.05, start)
+        async with PortMapping(4711, [FakeMapper("PCP", NoAnswer("silence")), mapper]) as mapping:
+            assert mapping.result.mapped is None
+            await asyncio.sleep(0.3)  # the discovery fails now, nobody waiting for it
+
+    asyncio.run(scenario())
+    gc.collect()
+    assert errors == []
+
+
+# ------------------------------------------------------------------ attacks from the LAN (issue 19)
+
+
+def test_a_mapping_another_lan_machine_deleted_is_restored_at_the_next_look_and_said() -> None:
+    """Where a router lets any LAN machine delete any mapping (UPnP without secure mode; miniupnpd
+    refuses it, tests/test_netlab.py), the host finds it gone at its next look and asks again."""
+    worker, said = FakeWorker(), list[Text]()
+
+    async def scenario() -> None:
+        async with PortMapping(4711, [_upnp(worker)], report=said.append, check_every=0.05):
+            worker.entries.clear()  # eve: DeletePortMapping 4711
+            while not said:
+                await asyncio.sleep(0.01)
+
+    asyncio.run(scenario())
+    assert said == ["Your router had lost port 4711 (did it restart?): it is open again (UPnP)."]
+    assert "entry 4711" in worker.ops[3:] and worker.ops.count("map 4711") == 2
+
+
+def test_a_mapping_another_lan_machine_took_over_is_said_to_no_longer_lead_here() -> None:
+    """Eve deletes ann's mapping and maps the port to herself: joiners dialing the invite reach
+    eve, who cannot answer under ann's key (a denial of service, never an impersonation). Ann's
+    host cannot take the port back; it says her invite no longer leads to her."""
+    worker, said = FakeWorker(), list[Text]()
+
+    async def scenario() -> None:
+        async with PortMapping(4711, [_upnp(worker)], report=said.append, check_every=0.05):
+            worker.entries[4711] = ["10.1.0.66", 4711]  # eve's now
+            while not said:
+                await asyncio.sleep(0.01)
+
+    asyncio.run(scenario())
+    assert said == [
+        "Your router now forwards 11.0.0.1:4712 to this machine (it was 11.0.0.1:4711): the invite your "
+        "friend has no longer leads here."
+    ]
+    assert worker.entries[4711] == ["10.1.0.66", 4711]  # eve's mapping is not touched
+
+
+@pytest.mark.net
+def test_a_forged_natpmp_answer_from_another_address_than_the_gateway_is_never_read() -> None:
+    """Eve, on the LAN, answers our NAT-PMP request first, from her own address, with a public
+    address of her choosing: the socket is connected to the gateway, so the kernel drops it; the
+    gateway's own (later) answer is the one taken."""
+    forged: list[tuple[str, int]] = []
+    answer_of = bytes.fromhex("0080 0000 00000001")
+
+    async def scenario() -> natpmp.AddressAnswer:
+        loop = asyncio.get_running_loop()
+        eve, _ = await loop.create_datagram_endpoint(asyncio.DatagramProtocol, local_addr=("127.0.0.2", 0))
+
+        class Gateway(asyncio.DatagramProtocol):
+            def connection_made(self, transport: asyncio.DatagramTransport) -> None:  # type: ignore[override]
+                self.transport = transport
+
+            def datagram_received(self, data: bytes, addr: tuple[str, int]) -> None:
+                eve.sendto(answer_of + bytes([6, 6, 6, 6]), addr)  # eve's, first, to our very port
+                forged.append(addr)
+                loop.call_later(0.1, self.transport.sendto, answer_of + PUBLIC.packed, addr)
+
+        transport, _ = await loop.create_datagram_endpoint(Gateway, local_addr=("127.0.0.1", 0))
+        port = transport.get_extra_info("sockname")[1]
+        try:
+            return await exchange(
+                LOOPBACK, port, lambda ours: b"\0\0", natpmp.parse_address_answer, [1.0], 3.0
+            )
+        finally:
+            transport.close()
+            eve.close()
+
+    answer = asyncio.run(scenario())
+    assert forged and answer.external_address == PUBLIC

@@ -17,7 +17,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Host the duel; the exit status (0 when the match was played to its end)."""
+    """Host the duel (or only ``--check`` how it could be reached); the exit status (0 when the
+    match was played to its end)."""
+    from cli.net.hosting import run_check
     from cli.net.launch import run_command
 
-    return run_command(args, "host")
+    return run_check(args) if args.check else run_command(args, "host")

@@ -81,6 +81,14 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help=_("do not ask the home router to open the port (UPnP, NAT-PMP, PCP)"),
     )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help=_(
+            "only find out whether friends elsewhere could join a game hosted here: does your router "
+            "open the port (UPnP, NAT-PMP, PCP; it is closed again at once), and your addresses"
+        ),
+    )
     add_match_options(parser, second_choice=True)
     parser.add_argument(
         "--no-announce",

@@ -11,14 +11,18 @@ from cli.net.continuing import back, saved_match, say_continuing
 from cli.net.progress import Progress
 from cli.net.running import Stage, fail, read_line, run_to_end, setup, stopped
 from cli.net.words import describe, yes_words
+from cli.printable import printable
 from p2p.text import Text
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from cli.net.running import Play
+    from p2p.channel import Channel
+    from p2p.connect import Listener
     from p2p.duel import Report
-    from p2p.portmap import MapResult
+    from p2p.handshake import Session
+    from p2p.portmap import MapResult, PortMapping
 
 
 def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
@@ -56,7 +60,11 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     if restored is not None:  # the host continues its unfinished match, under its invite
         assert saved is not None and saved.invite is not None
         terms, name = restored.session.terms, restored.session.names[restored.session.seat]
-        args.port = saved.invite.addresses[0][1]
+        # the invite's last address is this machine's own, on the port it listened on; its first,
+        # the router's public one when the router opened a port (maybe another: a conflict)
+        args.port, outside = saved.invite.addresses[-1][1], saved.invite.addresses[0][1]
+    else:
+        outside = None
     try:
         sock = listening_socket(args.bind, args.port)
     except OSError as exc:
@@ -72,8 +80,9 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     stage = Stage()
     families = socket_families(sock)
     local = host_addresses(args.bind, **families)
-    announce = not args.no_announce and not is_loopback(args.bind)
-    approve = None if args.bot is not None or not announce else _asker(progress)  # a bot takes only invites
+    # a bot takes only invites: listed on the LAN, it would turn away every joiner who picked it
+    announce = not args.no_announce and not is_loopback(args.bind) and args.bot is None
+    approve = _asker(progress) if announce else None
     # a continued match awaits its joiner alone: by the LAN knock if it came so (nobody is asked then)
     returns_by_lan = _asker(progress) if restored is not None and saved is not None and saved.lan else None
 
@@ -81,7 +90,7 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
         ipv4, ipv6 = ([], []) if args.no_map else default_mappers(args.bind, **families)
         known = KnownPeers(home.peers_file)
         async with (
-            PortMapping(port, ipv4, ipv6) as mapping,  # the router's lease, deleted on exit
+            PortMapping(port, ipv4, ipv6, external_port=outside or port, report=progress.say) as mapping,
             Listener(
                 sock, me, name, terms, known, lambda text: progress.say(host_words(text)),
                 None if saved is None or saved.invite is None else saved.invite.secret,
@@ -109,8 +118,9 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
                 )
             )
             _say_reach(args.advertise is None, mapping.result, invite.addresses[0][0], port, progress)
+            way_back = RouterMinded(listener, mapping)
             if restored is not None:
-                channel, session = await back(listener, restored, args.timeout), restored.session
+                channel, session = await back(way_back, restored, args.timeout), restored.session
             else:
                 async with (
                     contextlib.AsyncExitStack() as announcing
@@ -130,11 +140,118 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
             stage.playing = True
             start = time.monotonic()
             progress.flush()  # before a full screen takes the terminal
-            report = await play_duel(channel, session, me, home, listener, saved, restored)
+            report = await play_duel(channel, session, me, home, way_back, saved, restored)
             report.timing["match_s"] = round(time.monotonic() - start, 3)
             return report
 
     return run_to_end("host", main(), args.json, stage, progress, saved, args.trump)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """``trumps host --check``: ask the router to open the port (and close it again at once), and
+    say who could join a game hosted here; 0 when friends anywhere could (``--json``: one line)."""
+    import asyncio
+    import json
+
+    from p2p.addresses import host_addresses
+    from p2p.portmap import Reach, default_mappers, probe
+
+    async def check() -> MapResult:
+        ipv4, ipv6 = default_mappers(args.bind, True, True)
+        return await probe(args.port, ipv4, ipv6)
+
+    result = asyncio.run(check())
+    local = host_addresses(args.bind)
+    if args.json:
+        mapped = result.mapped
+        print(json.dumps({
+            "reach": result.reach.value,
+            "mapped": None if mapped is None else {"method": mapped.method, "address": str(mapped.external_address),
+                                                   "port": mapped.external_port},
+            "ipv6_pinhole": result.pinhole is not None,
+            "failures": [[method, str(error)] for method, error in result.failures],
+            "addresses": local,
+        }), flush=True)  # fmt: skip
+        return 0 if result.reach is Reach.ANYWHERE else 1
+    for line in reach_check(result, local, args.port):
+        print(printable(translated(line)), flush=True)
+    return 0 if result.reach is Reach.ANYWHERE else 1
+
+
+def reach_check(result: MapResult, local: list[str], port: int) -> list[Text | str]:
+    """What ``trumps host --check`` says: each way of asking the router and its answer, this
+    machine's addresses, and who could join a game hosted here."""
+    from p2p.portmap import Reach
+
+    lines: list[Text | str] = [
+        Text(N_("Asked your router to open TCP port {port} (and closed it again):"), port=port)
+    ]
+    if result.mapped is not None:
+        lease = result.mapped
+        template = N_("  {method}: opened port {external}; your public address is {address}")
+        lines.append(
+            Text(template, method=lease.method, external=lease.external_port, address=lease.external_address)
+        )
+    lines += [f"  {method}: {translated(error)}" for method, error in result.failures]
+    if result.pinhole is not None:
+        template = N_("Your router's firewall lets IPv6 connections in to port {port} ({method}).")
+        lines.append(Text(template, port=result.pinhole.external_port, method=result.pinhole.method))
+    lines.append(Text(N_("This machine's addresses: {addresses}"), addresses=", ".join(local)))
+    reach = result.reach
+    if reach is Reach.ANYWHERE:
+        lines.append(Text(N_("So you can host: a friend anywhere can join with your invite.")))
+    elif reach is Reach.SHARED:
+        assert result.mapped is not None
+        template = N_(
+            "But your router's public address {address} is not on the internet itself (your provider "
+            "shares it): friends elsewhere cannot get through, port or not. Host for friends on your "
+            "network, or let a friend whose router opens ports host."
+        )
+        lines.append(Text(template, address=result.mapped.external_address))
+    elif reach is Reach.IPV6:
+        lines.append(
+            Text(
+                N_(
+                    "So friends with IPv6 can join you from anywhere; over IPv4, only friends on your network."
+                )
+            )
+        )
+    else:
+        template = N_(
+            "So only friends on your network can join you, unless you forward TCP port {port} on your "
+            "router by hand. If a friend's router opens ports (trumps host --check, on that friend's "
+            "machine), let that friend host."
+        )
+        lines.append(Text(template, port=port))
+    return lines
+
+
+class RouterMinded:
+    """The host's way back to its joiner (its :class:`~p2p.connect.Listener`), asking the router
+    again at once whenever the joiner is lost: after a router restart only a mapping, asked for
+    again, lets the joiner back in (:meth:`~p2p.portmap.PortMapping.joiner_lost`). A
+    :class:`~p2p.duel.Reconnector`; news of the mapping goes where the refusals go."""
+
+    def __init__(self, listener: Listener, mapping: PortMapping) -> None:
+        self.listener, self.mapping = listener, mapping
+
+    async def reconnect(self) -> tuple[Channel, Session]:
+        """The joiner back, the router asked again meanwhile."""
+        self.mapping.joiner_lost()
+        return await self.listener.reconnect()
+
+    def watch(self, interrupt: Callable[[], None]) -> None:
+        """See :meth:`~p2p.connect.Listener.watch`."""
+        self.listener.watch(interrupt)
+
+    def report_to(self, refused: Callable[[Text], None]) -> None:
+        """Refusals and news of the mapping go to ``refused`` from now on."""
+        self.listener.report_to(refused)
+        self.mapping.report = refused
+
+    def match_over(self) -> None:
+        """See :meth:`~p2p.connect.Listener.match_over`."""
+        self.listener.match_over()
 
 
 def _say_reach(asked: bool, mapped: MapResult, first: str, port: int, progress: Progress) -> None:
@@ -144,10 +261,19 @@ def _say_reach(asked: bool, mapped: MapResult, first: str, port: int, progress: 
 
     if mapped.mapped is not None:
         lease = mapped.mapped
-        template = N_("Your router opened port {port} ({method}); the invite uses {address}.")
+        if lease.external_port == port:
+            template = N_("Your router opened port {port} ({method}); the invite uses {address}.")
+        else:  # the port was taken on the router (another machine here hosts too)
+            template = N_(
+                "Your router opened port {port} ({method}) for this machine's port {internal}, which "
+                "another machine on your network has there; the invite uses {address} port {port}."
+            )
         progress.say(
-            Text(template, port=lease.external_port, method=lease.method, address=lease.external_address)
-        )
+            Text(
+                template, port=lease.external_port, method=lease.method, address=lease.external_address,
+                internal=port,
+            )
+        )  # fmt: skip
     if mapped.pinhole is not None:
         template = N_("Your router's firewall lets IPv6 connections in to port {port} ({method}).")
         progress.say(Text(template, port=mapped.pinhole.external_port, method=mapped.pinhole.method))
@@ -168,6 +294,13 @@ def _say_reach(asked: bool, mapped: MapResult, first: str, port: int, progress: 
             "IPv6 address.)"
         )
         progress.say(Text(template, port=port))
+        progress.say(Text(_OTHER_HOST))
+
+
+_OTHER_HOST = N_(
+    "If your friend's router opens ports (trumps host --check tells, on your friend's machine), "
+    "your friend can host instead and send you the invite."
+)
 
 
 def _asker(progress: Progress) -> Callable[[str, str, str], Awaitable[bool]]:

@@ -7,15 +7,17 @@ import re
 from typing import TYPE_CHECKING
 
 from cli.i18n import N_, _
+from cli.net.arguments import BOT_TIMEOUT, DEFAULT_PORT
 from cli.net.continuing import back, lan_saved_match, saved_match, say_continuing
 from cli.net.progress import Progress
 from cli.net.running import Stage, fail, read_line, run_to_end, setup, stopped
 from cli.net.words import describe, yes_words
-from p2p.text import Text
+from p2p.text import Text, ntext
 
 if TYPE_CHECKING:
     from cli.net.running import Play
     from p2p.duel import Report
+    from p2p.errors import P2PError
     from p2p.handshake import Terms
     from p2p.invite import Invite
     from p2p.record import Verified
@@ -29,10 +31,25 @@ def _choose_host(args: argparse.Namespace, progress: Progress) -> Invite:
     list (bots and ``--yes`` take the first heard)."""
     import asyncio
 
+    from cli.home import Home
+    from p2p.crypto import fingerprint
     from p2p.discovery import DiscoveryError, browse
+    from p2p.identity import KnownPeers
 
     progress.say(Text(N_("Looking for games on your network…")))
-    found = asyncio.run(browse(_BROWSE_SECONDS))
+    peers = KnownPeers(Home.default().peers_file).load()
+    browsed = asyncio.run(
+        browse(
+            _BROWSE_SECONDS, {name: fingerprint(bytes.fromhex(info["key"])) for name, info in peers.items()}
+        )
+    )
+    for impostor in browsed.impostors:
+        template = N_(
+            "(A game announced as {name}'s comes with another key than the {name} you have played: "
+            "left out. Someone may be pretending to be {name}.)"
+        )
+        progress.say(Text(template, name=impostor))
+    found = browsed.found
     if not found:
         raise DiscoveryError(
             Text(N_("no game announces itself on your network; ask your friend for the invite line"))
@@ -42,6 +59,14 @@ def _choose_host(args: argparse.Namespace, progress: Progress) -> Invite:
         terms, where = describe(host.terms), host.addresses[0]
         progress.say(
             Text(template, number=number, name=host.name, terms=terms, address=where, port=host.port)
+        )
+    if browsed.more:
+        progress.say(
+            ntext(
+                "  (and {count} more game announced: so many may be a flood; ask your friend for the invite line)",
+                "  (and {count} more games announced: so many may be a flood; ask your friend for the invite line)",
+                browsed.more,
+            )
         )
     if args.bot or args.yes:
         return found[0].invite()
@@ -54,12 +79,45 @@ def _choose_host(args: argparse.Namespace, progress: Progress) -> Invite:
     return found[int(answer) - 1].invite()
 
 
+async def _why_unreached(invite: Invite, error: P2PError) -> P2PError:
+    """``error`` (no address of ``invite`` answered), and, when the invite holds only addresses of
+    the host's own network and this machine is on none of them (both friends behind routers, the
+    host's opening no port), why, and who could host instead: this machine's router is asked."""
+    from p2p.addresses import beyond_reach, interface_addresses
+    from p2p.errors import ConnectionClosed
+    from p2p.portmap import Reach, default_mappers, probe
+
+    if not beyond_reach((host for host, _ in invite.addresses), interface_addresses()):
+        return error
+    ipv4, ipv6 = default_mappers(None, True, True)
+    ours = await probe(DEFAULT_PORT, ipv4, ipv6)
+    if ours.reach is Reach.ANYWHERE and ours.mapped is not None:
+        template = N_(
+            "your router opens ports ({method}): host the game yourself (trumps host) and send your "
+            "friend the invite"
+        )
+        who = Text(template, method=ours.mapped.method)
+    else:
+        who = Text(
+            N_(
+                "your router opens no port either: one of you must forward the port on the router by "
+                "hand (trumps host --check says how things stand), or play on the same network"
+            )
+        )
+    template = N_(
+        "{error} — the invite lists only addresses of the host's own network ({addresses}), which "
+        "cannot be reached from here: the host's router opened no port. So {who}."
+    )
+    where = ", ".join(host for host, _ in invite.addresses)
+    return ConnectionClosed(Text(template, error=error, addresses=where, who=who))
+
+
 def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     """``trumps join INVITE``: connect, agree on the rules, play the match (with ``play`` unless ``--bot``)."""
     import time
 
     from p2p.connect import Redial, join
-    from p2p.errors import P2PError
+    from p2p.errors import ConnectionClosed, P2PError, PeerTimeout
     from p2p.handshake import LAN_SECRET
     from p2p.identity import KnownPeers
     from p2p.invite import Invite
@@ -120,14 +178,37 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         if restored is not None:  # the same host and terms, redialed until it answers
             say_continuing(restored, progress)
             session = restored.session
-            redial = Redial(invite, me, session.names[session.seat], KnownPeers(home.peers_file), session)
-            channel = await back(redial, restored, args.timeout)
+            redial = Redial(
+                invite,
+                me,
+                session.names[session.seat],
+                KnownPeers(home.peers_file),
+                session,
+                report=progress.say,
+            )
+            try:
+                channel = await back(redial, restored, args.timeout)
+            except ConnectionClosed:  # said as it was: the host may never have left
+                if redial.trouble is None:
+                    raise
+                template = N_(
+                    "{peer} could not be reached within {seconds:g} s ({trouble}); the match stays "
+                    "saved for another try"
+                )
+                peer, limit = session.names[1 - session.seat], args.timeout or BOT_TIMEOUT
+                raise ConnectionClosed(
+                    Text(template, peer=peer, seconds=limit, trouble=redial.trouble)
+                ) from None
             return await play_duel(channel, session, me, home, redial, saved, restored)
-        channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide, asked=asked)
+        try:
+            channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide, asked=asked)
+        except (ConnectionClosed, PeerTimeout) as exc:
+            raise await _why_unreached(invite, exc) from None
         handshaken = time.monotonic()
         stage.playing = True
         progress.flush()  # before a full screen takes the terminal
-        redial = Redial(invite, me, name, KnownPeers(home.peers_file), session)
+        known = KnownPeers(home.peers_file)
+        redial = Redial(invite, me, name, known, session, report=progress.say, via=channel.peer_host)
         report = await play_duel(channel, session, me, home, redial, saved, None)
         report.timing["handshake_s"] = round(handshaken - start, 4)
         report.timing["match_s"] = round(time.monotonic() - handshaken, 3)

@@ -6,7 +6,8 @@
         mapping.result.mapped      # the IPv4 Lease (external address and port), or None
         mapping.result.pinhole     # the IPv6 firewall pinhole, or None
         mapping.result.failures    # (method, PortMapError) for each way that did not work
-        ...                        # leases are renewed at half their lifetime meanwhile
+        ...                        # renewed and checked meanwhile (p2p.portmap.keeper)
+        mapping.joiner_lost()      # ask the router again at once
 
 On exit the mappings are deleted (bounded: a silent router does not hold the host up);
 after a crash they lapse by themselves at the end of their lifetime, which is why it is
@@ -21,11 +22,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Sequence
-from dataclasses import dataclass
+import enum
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from p2p.portmap.errors import PortMapError, UnsupportedVersion
+from p2p.portmap.keeper import CHECK_EVERY, LeaseKeeper
 from p2p.portmap.mappers import Lease, Mapper, NatPmpMapper, PcpMapper, UpnpMapper
+from p2p.text import Text
 
 LIFETIME = 1200
 """Seconds asked for each lease: renewed at half-time while hosting, gone 20 minutes after a crash."""
@@ -37,9 +41,24 @@ UPNP_BUDGET = 2.5
 """Seconds UPnP's discovery may take: miniupnpc waits a second for each kind of device it
 searches for (up to four); most routers answer the first or second."""
 UNMAP_BUDGET = 1.0
-RETRY_AFTER_FAILED_RENEWAL = 30.0
+PROBE_LIFETIME = 120
+"""Seconds asked for by :func:`probe`, which deletes the mapping at once anyway."""
 
-__all__ = ["Lease", "MapResult", "Mapper", "PortMapError", "PortMapping", "default_mappers"]
+__all__ = ["Lease", "MapResult", "Mapper", "PortMapError", "PortMapping", "Reach", "default_mappers", "probe"]
+
+
+class Reach(enum.Enum):
+    """Who can join a game hosted behind this router (:attr:`MapResult.reach`)."""
+
+    ANYWHERE = "anywhere"
+    """The router opened the port, and its public address is on the internet."""
+    SHARED = "shared"
+    """The router opened it, but its "public" address is itself behind the provider's NAT
+    (carrier-grade NAT, 100.64/10 or private): nobody outside gets through, port or not."""
+    IPV6 = "ipv6"
+    """No IPv4 port, but the router's firewall lets IPv6 connections in: friends with IPv6."""
+    NEARBY = "nearby"
+    """Nothing opened: friends on this network, or a port forwarded by hand."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +71,18 @@ class MapResult:
     """The IPv6 pinhole through the router's firewall, if one was asked for and opened."""
     failures: tuple[tuple[str, PortMapError], ...] = ()
     """Each way that was tried and did not work, with why."""
+
+    @property
+    def reach(self) -> Reach:
+        """Who could join a game hosted here, as the router's answers show.
+
+        >>> from ipaddress import ip_address
+        >>> MapResult(Lease("UPnP", ip_address("100.64.7.1"), 47111, 47111, 1200)).reach
+        <Reach.SHARED: 'shared'>
+        """
+        if self.mapped is not None:
+            return Reach.ANYWHERE if self.mapped.external_address.is_global else Reach.SHARED
+        return Reach.IPV6 if self.pinhole is not None else Reach.NEARBY
 
     def reachable(self, local: Sequence[str], port: int) -> list[tuple[str, int]]:
         """Where a joiner may connect, best first: the router's public address and port when
@@ -66,7 +97,10 @@ class MapResult:
 @dataclass
 class _Held:
     mapper: Mapper
-    lease: Lease
+    keeper: LeaseKeeper
+    report: bool
+    """Whether its news is said (the IPv4 mapping's; the IPv6 pinhole is kept quietly)."""
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 def default_mappers(bind: str | None, ipv4: bool, ipv6: bool) -> tuple[list[Mapper], list[Mapper]]:
@@ -86,7 +120,13 @@ def default_mappers(bind: str | None, ipv4: bool, ipv6: bool) -> tuple[list[Mapp
 
 
 class PortMapping:
-    """An async context manager holding the router's port mappings for ``internal_port`` while it runs."""
+    """An async context manager holding the router's port mappings for ``internal_port`` while it runs.
+
+    ``external_port``: the port wished for outside (default: ``internal_port``); ``report``:
+    where news of the mapping goes while hosting (:mod:`p2p.portmap.keeper`: the router
+    forgot it and opens it again, or does not); ``check_every``: seconds between looks at it.
+    The mappers are closed on exit.
+    """
 
     def __init__(
         self,
@@ -94,18 +134,23 @@ class PortMapping:
         ipv4: Sequence[Mapper],
         ipv6: Sequence[Mapper] = (),
         lifetime: int = LIFETIME,
+        external_port: int | None = None,
+        report: Callable[[Text], None] | None = None,
+        check_every: float = CHECK_EVERY,
     ) -> None:
-        self.internal_port, self.lifetime = internal_port, lifetime
+        self.internal_port, self.lifetime, self.check_every = internal_port, lifetime, check_every
+        self.external_port = internal_port if external_port is None else external_port
+        self.report: Callable[[Text], None] = report or (lambda text: None)
         self._ipv4, self._ipv6 = list(ipv4), list(ipv6)
         self._held: list[_Held] = []
-        self._renewals: list[asyncio.Task[None]] = []
+        self._keeping: list[asyncio.Task[None]] = []
         self.result = MapResult()
 
     async def __aenter__(self) -> PortMapping:
         failures: list[tuple[str, PortMapError]] = []
         try:
             mapped, pinhole = await asyncio.gather(
-                self._first(self._ipv4, failures), self._first(self._ipv6, failures)
+                self._first(self._ipv4, failures, True), self._first(self._ipv6, failures, False)
             )
         except BaseException:  # stopped while asking: give back what was already granted
             await self.__aexit__()
@@ -114,7 +159,7 @@ class PortMapping:
         return self
 
     async def _first(
-        self, mappers: Sequence[Mapper], failures: list[tuple[str, PortMapError]]
+        self, mappers: Sequence[Mapper], failures: list[tuple[str, PortMapError]], report: bool
     ) -> Lease | None:
         """The lease of the first mapper that works; NAT-PMP only after PCP said it is not spoken."""
         pcp_unsupported = False
@@ -122,40 +167,67 @@ class PortMapping:
             if isinstance(mapper, NatPmpMapper) and not pcp_unsupported:
                 continue
             try:
-                lease = await mapper.map(self.internal_port, self.internal_port, self.lifetime)
+                lease = await mapper.map(self.internal_port, self.external_port, self.lifetime)
             except PortMapError as exc:
                 failures.append((mapper.method, exc))
                 pcp_unsupported |= isinstance(mapper, PcpMapper) and isinstance(exc, UnsupportedVersion)
                 continue
-            held = _Held(mapper, lease)
+            keeper = LeaseKeeper(lease, asyncio.get_running_loop().time(), self.check_every)
+            held = _Held(mapper, keeper, report)
             self._held.append(held)
-            if lease.lifetime:
-                self._renewals.append(asyncio.create_task(self._renew(held)))
+            self._keeping.append(asyncio.create_task(self._keep(held)))
             return lease
         return None
 
-    async def _renew(self, held: _Held) -> None:
-        """Ask again at half the lease's lifetime, for as long as we host (RFC 6886 §3.3's advice)."""
-        wait = held.lease.lifetime / 2
+    async def _keep(self, held: _Held) -> None:
+        """Ask the router again whenever the keeper says (renewals, checks, a lost joiner)."""
+        loop, keeper = asyncio.get_running_loop(), held.keeper
         while True:
-            await asyncio.sleep(wait)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(held.wake.wait(), max(0.0, keeper.next_at - loop.time()))
+            held.wake.clear()
+            if loop.time() < keeper.next_at:
+                continue
             try:
-                held.lease = await held.mapper.map(
-                    self.internal_port, held.lease.external_port, self.lifetime
-                )
-                wait = held.lease.lifetime / 2
-            except PortMapError:
-                wait = min(RETRY_AFTER_FAILED_RENEWAL, max(held.lease.lifetime / 4, 1.0))
+                if not keeper.renewing(loop.time()) and await held.mapper.holds(keeper.lease):
+                    keeper.held(loop.time())
+                    continue
+                lease = await held.mapper.map(self.internal_port, keeper.lease.external_port, self.lifetime)
+            except PortMapError as exc:
+                news = keeper.failed(loop.time(), exc)
+            else:
+                news = keeper.granted(loop.time(), lease)
+            if news is not None and held.report:
+                self.report(news)
+
+    def joiner_lost(self) -> None:
+        """The joiner's connection was lost: ask the router about every mapping at once (it may
+        have restarted and forgotten them, and the joiner gets back in only through them)."""
+        now = asyncio.get_running_loop().time()
+        for held in self._held:
+            held.keeper.lost(now)
+            held.wake.set()
 
     @property
     def leases(self) -> list[Lease]:
         """The leases held now (renewals may have changed their lifetimes)."""
-        return [held.lease for held in self._held]
+        return [held.keeper.lease for held in self._held]
 
     async def __aexit__(self, *exc: object) -> None:
-        for task in self._renewals:
+        for task in self._keeping:
             task.cancel()
+        await asyncio.gather(*self._keeping, return_exceptions=True)
         for held in self._held:
             with contextlib.suppress(PortMapError, TimeoutError):
-                await asyncio.wait_for(held.mapper.unmap(held.lease), UNMAP_BUDGET)
+                await asyncio.wait_for(held.mapper.unmap(held.keeper.lease), UNMAP_BUDGET)
         self._held.clear()
+        await asyncio.gather(
+            *(mapper.close() for mapper in {*self._ipv4, *self._ipv6}), return_exceptions=True
+        )
+
+
+async def probe(port: int, ipv4: Sequence[Mapper], ipv6: Sequence[Mapper] = ()) -> MapResult:
+    """Whether the router opens ``port`` (what ``trumps host --check`` says): a mapping asked for
+    and given back at once, short-lived in case the deletion is lost."""
+    async with PortMapping(port, ipv4, ipv6, lifetime=PROBE_LIFETIME) as mapping:
+        return mapping.result
