@@ -522,16 +522,22 @@ def test_an_abandoned_game_is_offered_and_resumed_at_the_next_start() -> None:
     assert load_unfinished() == (None, "")
 
 
-def test_declining_the_offer_and_resume_option() -> None:
-    first = ai_session(trump="D")
+def left_unfinished(trump: str = "D") -> SavedGame:
+    """A game against the AI left at the player's first turn (Ctrl-Q, yes), read back as the
+    unfinished game the next start offers."""
 
     async def leave(d: Driver) -> None:
         await d.my_turn()
         await d.keys(CTRL_Q + "y" + ENTER)
 
-    run(first, leave)
-    resume, _ = load_unfinished()
-    assert resume is not None
+    run(ai_session(trump=trump), leave)
+    saved, _ = load_unfinished()
+    assert saved is not None
+    return saved
+
+
+def test_declining_the_offer_and_resume_option() -> None:
+    resume = left_unfinished()
     again = ai_session(resume=resume)
 
     async def straight_in(d: Driver) -> None:
@@ -1061,7 +1067,16 @@ def test_a_large_window_shows_more_chat_and_a_wider_move_history() -> None:
         d.app._on_resize()
         await asyncio.sleep(0.01)
         screen = d.screen()
-        assert all(f"Bob: line {n}" in screen for n in (5, 6, 7)) and "Bob: line 4" not in screen  # 3 at 24 rows
+        # three lines at 80x24 (issue 22, item 14: only the last showed), and PgUp scrolls back
+        assert all(f"Bob: line {n}" in screen for n in (5, 6, 7)) and "Bob: line 4" not in screen
+        await d.keys("\x1b[5~")  # PgUp
+        screen = d.screen()
+        assert all(f"Bob: line {n}" in screen for n in (2, 3, 4)) and "Bob: line 7" not in screen
+        assert "↓ 3 newer lines: PgDn" in screen
+        bob.table.chat("Bob: line 8")  # the view stays where it was scrolled to
+        assert "Bob: line 4" in d.screen() and "↓ 4 newer lines: PgDn" in d.screen()
+        await d.keys("\x1b[6~\x1b[6~")  # PgDn
+        assert "Bob: line 8" in d.screen() and "newer line" not in d.screen()
         bob.table.chat("Bob: " + " ".join(f"word{n}" for n in range(20)))  # a long line takes two rows
         screen = d.screen()
         assert "Bob: word0" in screen and "word19" in screen and len(screen.splitlines()) == 24

@@ -10,7 +10,6 @@ import os
 import pty
 import re
 import signal
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -38,21 +37,28 @@ async def _until(stream: asyncio.StreamReader, text: bytes) -> bytes:
     return seen
 
 
-async def _join_on_a_terminal(
-    tmp_path: Path, invite: Invite
+async def _on_a_terminal(
+    home: Path, *argv: str, stderr_too: bool = False
 ) -> tuple[asyncio.subprocess.Process, int, asyncio.StreamReader]:
-    """``trumps join INVITE`` as bob on a pseudo-terminal: the process, the terminal's other end
-    (to type into) and what the program writes there."""
+    """``trumps ARGV`` on a pseudo-terminal (its stdin and stdout; stderr too with ``stderr_too``),
+    at ``home``: the process, the terminal's other end (to type into) and what is written there."""
     main, terminal = pty.openpty()
-    joiner = await asyncio.create_subprocess_exec(
-        *TRUMPS, "join", str(invite), "--name", "bob", stdin=terminal, stdout=terminal,
-        stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "bob"),
+    process = await asyncio.create_subprocess_exec(
+        *TRUMPS, *argv, stdin=terminal, stdout=terminal,
+        stderr=terminal if stderr_too else asyncio.subprocess.PIPE, env=_env(home),
     )  # fmt: skip
     os.close(terminal)
     reader = asyncio.StreamReader()
     loop = asyncio.get_running_loop()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(main, "rb"))
-    return joiner, main, reader
+    return process, main, reader
+
+
+async def _join_on_a_terminal(
+    tmp_path: Path, invite: Invite
+) -> tuple[asyncio.subprocess.Process, int, asyncio.StreamReader]:
+    """``trumps join INVITE`` as bob on a pseudo-terminal (see :func:`_on_a_terminal`)."""
+    return await _on_a_terminal(tmp_path / "bob", "join", str(invite), "--name", "bob")
 
 
 @pytest.mark.net
@@ -365,24 +371,14 @@ def test_a_restarted_host_prints_its_invite_on_a_line_of_its_own_on_a_terminal(t
     """Issue 22, item 1: restarted over its unfinished match, ``trumps host`` printed the invite
     and the next line (through another writer) glued: ``…/y2xm…5idContinuing the unfinished
     match with Bob…``; a double-click copied a wrong secret."""
-    from tests.test_p2p_restart import _moves_reach
+    from tests.test_p2p_restart import host_killed_mid_match
 
     async def scenario() -> bytes:
-        host, invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
-        joiner = await _join(tmp_path, invite, "--timeout", "30")
-        await _moves_reach(tmp_path, "ann", 6)
-        host.send_signal(signal.SIGKILL)
-        await host.wait()
-        main, terminal = pty.openpty()  # stdout and stderr on one terminal, as a person runs it
-        again = await asyncio.create_subprocess_exec(
-            *TRUMPS, "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "easy", "--name", "ann",
-            "--games", "2", "--timeout", "30", stdin=subprocess.DEVNULL, stdout=terminal, stderr=terminal,
-            env=_env(tmp_path / "ann"),
+        joiner, _invite = await host_killed_mid_match(tmp_path)
+        again, _terminal, reader = await _on_a_terminal(
+            tmp_path / "ann", "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "easy", "--name", "ann",
+            "--games", "2", "--timeout", "30", stderr_too=True,
         )  # fmt: skip
-        os.close(terminal)
-        reader = asyncio.StreamReader()
-        loop = asyncio.get_running_loop()
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(main, "rb"))
         seen = await _until(reader, b"Continuing the unfinished match with bob")
         seen += await _until(reader, b"\n")
         await asyncio.wait_for(again.wait(), LIMIT)

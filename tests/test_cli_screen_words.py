@@ -30,6 +30,7 @@ from tests.test_cli_app import (
     SizedOutput,
     ai_session,
     homes,
+    left_unfinished,
     run,
 )
 
@@ -55,19 +56,8 @@ def test_ctrl_c_at_the_quit_question_cancels_it_and_never_forfeits() -> None:
     assert bob.closed
 
 
-def test_ctrl_c_at_the_offer_of_the_unfinished_game_leaves_it_offered(tmp_path: Path) -> None:
-    first = ai_session(trump="S")
-
-    async def leave_mid_game(d: Driver) -> None:
-        await d.my_turn()
-        await d.keys(TAB + ENTER)
-        await d.my_turn()
-        await d.keys(CTRL_Q + "y" + ENTER)
-
-    run(first, leave_mid_game)
-    offer, _ = load_unfinished()
-    assert offer is not None
-    second = ai_session(offer=offer)
+def test_ctrl_c_at_the_offer_of_the_unfinished_game_leaves_it_offered() -> None:
+    second = ai_session(offer=left_unfinished("S"))
 
     async def interrupt(d: Driver) -> None:
         assert second.line.question is not None and "Continue your unfinished game" in second.line.question.prompt
@@ -113,30 +103,6 @@ def test_a_long_notice_and_long_messages_are_broken_never_cut() -> None:
             assert d.screen().count("word") == words and "Pile" in d.screen()
 
         run(session, script, SizedOutput(*size))
-
-
-def test_the_chat_shows_three_lines_at_80x24_and_scrolls_back() -> None:
-    """Item 14: at 80x24 only the last line showed, and nothing scrolled."""
-    bob = ScriptedOpponent()
-    session = GameScreen(bob, MatchScore(), trump="S")
-
-    async def script(d: Driver) -> None:
-        await d.until(lambda: session.thinking_since is not None)
-        for n in range(10):
-            bob.table.chat(f"Bob: line {n}")
-        screen = d.screen()
-        assert all(f"Bob: line {n}" in screen for n in (7, 8, 9)) and "Bob: line 6" not in screen
-        await d.keys(PAGE_UP)
-        screen = d.screen()
-        assert all(f"Bob: line {n}" in screen for n in (4, 5, 6)) and "Bob: line 9" not in screen
-        assert "↓ 3 newer lines: PgDn" in screen
-        bob.table.chat("Bob: line 10")  # the view stays where it was scrolled to
-        assert "Bob: line 6" in d.screen() and "↓ 4 newer lines: PgDn" in d.screen()
-        await d.keys(PAGE_DOWN + PAGE_DOWN)
-        assert "Bob: line 10" in d.screen() and "newer line" not in d.screen()
-        await d.keys(CTRL_Q + "y" + ENTER)
-
-    run(session, script)
 
 
 def test_the_trump_is_asked_before_every_new_game_and_f5() -> None:

@@ -95,14 +95,21 @@ def test_a_joiner_killed_mid_game_and_started_again_completes_the_match(tmp_path
     assert len(list(_records(tmp_path, "bob").glob("*.jsonl"))) == 1  # one record, continued
 
 
+async def host_killed_mid_match(root: Path) -> tuple[asyncio.subprocess.Process, Invite]:
+    """ann hosting a match of 2 games killed (``kill -9``) six moves in; bob's bot still running,
+    and the invite."""
+    host, invite = await _host(root, "--games", "2", "--timeout", "30")
+    joiner = await _join(root, invite, "--timeout", "30")
+    await _moves_reach(root, "ann", 6)
+    host.send_signal(signal.SIGKILL)
+    await host.wait()
+    return joiner, invite
+
+
 @pytest.mark.net
 def test_a_host_killed_mid_game_and_started_again_continues_under_the_same_invite(tmp_path: Path) -> None:
     async def scenario() -> tuple[Outcome, Outcome, Invite, Invite]:
-        host, invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
-        joiner = await _join(tmp_path, invite, "--timeout", "30")
-        await _moves_reach(tmp_path, "ann", 6)
-        host.send_signal(signal.SIGKILL)
-        await host.wait()
+        joiner, invite = await host_killed_mid_match(tmp_path)
         (state,) = _unfinished(tmp_path, "ann").glob("hosted.json")
         assert state.stat().st_mode & 0o077 == 0  # the invite secret is the host's alone
         again, second_invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
