@@ -259,7 +259,7 @@ def test_a_fifo_among_the_records_is_passed_over_not_waited_on() -> None:
         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=30, check=False,
     )  # fmt: skip
     assert done.returncode == 0 and good.name in done.stdout and done.stderr == ""
-    assert done.stdout.count("unreadable") == 2, done.stdout
+    assert done.stdout.count("\nunreadable: ") == 2, done.stdout
 
 
 @FEW

@@ -102,7 +102,7 @@ def left_why(report: Report) -> str:
 def ending_words(report: Report) -> str | None:
     """Why the match ended before its end, in one sentence for the reader (``Ann left the
     match.``); ``None`` for a match played to its end."""
-    from p2p.errors import ConnectionClosed, Forfeit, MatchLost, PeerAborted, PeerTimeout
+    from p2p.errors import ConnectionClosed, Forfeit, PeerAborted, PeerTimeout
 
     if report.end == "complete":
         return None
@@ -130,8 +130,6 @@ def ending_words(report: Report) -> str | None:
         return _("The connection to {name} was lost and did not come back: the match ended.").format(
             name=peer
         )
-    if isinstance(error, MatchLost):
-        return _("{name} came back to a match this program no longer has: the match ended.").format(name=peer)
     if report.end == "cheat":
         return _(
             "{name} broke the protocol, so the match ended: {error}. The record keeps the proof."
