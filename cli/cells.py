@@ -17,6 +17,7 @@ characters with their marks and shows an ellipsis where text was dropped:
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 
 from wcwidth import wcswidth
 
@@ -66,3 +67,24 @@ def pad(text: str, cells: int, right: bool = False) -> str:
     """``text`` filled with spaces to ``cells`` cells, on the right (or on the left with ``right``)."""
     room = " " * max(0, cells - cell_width(text))
     return room + text if right else text + room
+
+
+def wrap(text: str, width: int, measure: Callable[[str], int] = cell_width) -> list[str]:
+    """``text`` in lines of at most ``width`` cells (by ``measure``), broken at spaces; a word
+    wider than a line stands alone on one.
+
+    >>> wrap("Your trumps beat other suits", 12)
+    ['Your trumps', 'beat other', 'suits']
+    """
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        candidate = f"{line} {word}" if line else word
+        if line and measure(candidate) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = candidate
+    if line:
+        lines.append(line)
+    return lines

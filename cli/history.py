@@ -21,7 +21,7 @@ from pathlib import Path
 
 from cli import storage
 from cli.app.names import MY_NAME, shown_name
-from cli.cells import cell_width, fit, pad
+from cli.cells import cell_width, fit, pad, wrap
 from cli.home import Home
 from cli.i18n import _, translated
 from cli.printable import printable
@@ -32,13 +32,23 @@ from p2p import errors as p2p_errors
 
 @dataclass(frozen=True)
 class Row:
-    """One saved game: when, against whom, how it ended for you, its length and file."""
+    """One saved game: when, against whom, how it ended for you, its length and file, and the
+    number ``trumps replay`` and ``trumps analyze`` take for it; an unreadable file has no number,
+    and its ``result`` says why it cannot be read."""
 
     date: str
     opponent: str
     result: str
     moves: str
     file: str
+    number: str = ""
+    resumable: bool = False
+    """The unfinished game ``trumps play`` offers to continue."""
+
+    @property
+    def readable(self) -> bool:
+        """Whether the row is a game (an unreadable file is none)."""
+        return bool(self.number)
 
 
 @dataclass(frozen=True)
@@ -109,12 +119,14 @@ def history_rows(paths: Iterable[Path], match_paths: Iterable[Path] = ()) -> lis
     except storage.StorageError:
         unfinished = None
     resumable = None if unfinished is None else unfinished.record
-    return [
-        _row(entry.game, entry.seat, entry.file, entry.file == resumable, entry.awarded)
-        if isinstance(entry, ListedGame)
-        else Row("?", "?", _("unreadable: {error}").format(error=entry.error), "?", entry.path.name)
-        for entry in listed_games(paths, match_paths)
-    ]
+    rows: list[Row] = []
+    for entry in listed_games(paths, match_paths):
+        if isinstance(entry, ListedGame):
+            number = str(sum(row.readable for row in rows) + 1)
+            rows.append(_row(entry.game, entry.seat, entry.file, entry.file == resumable, entry.awarded, number))
+        else:
+            rows.append(Row("?", "?", entry.error, "?", entry.path.name))
+    return rows
 
 
 def _game_key(game: Game) -> tuple[object, ...]:
@@ -149,14 +161,14 @@ def network_games(path: Path) -> list[NetworkGame]:
     return found
 
 
-def _row(game: Game, me: int, file: str, resumable: bool, awarded: int | None) -> Row:
+def _row(game: Game, me: int, file: str, resumable: bool, awarded: int | None, number: str) -> Row:
     names = game.headers.get("Players", "").split(" vs ")
     opponent = shown_name(names[1 - me]) if len(names) == 2 else "?"
     outcome = game.result
     if outcome is None and awarded is not None:
         result = _("won by forfeit") if awarded == me else _("lost by forfeit")
     elif outcome is None:
-        result = _("unfinished: trumps play --resume") if resumable else _("abandoned")
+        result = _("unfinished, resumable") if resumable else _("abandoned")
     elif outcome.winner is None:
         result = _("draw ({reason})").format(reason=reason_words(outcome))
     elif outcome.winner == me:
@@ -164,50 +176,91 @@ def _row(game: Game, me: int, file: str, resumable: bool, awarded: int | None) -
     else:
         result = _("lost ({reason})").format(reason=reason_words(outcome))
     date = game.headers.get("Date", "?").removesuffix(" UTC")[:16]
-    return Row(date, opponent, result, str(len(game.moves)), file)
+    return Row(date, opponent, result, str(len(game.moves)), file, number, resumable and outcome is None)
 
 
 # ------------------------------------------------------------------ the table
 
-GAPS = (1, 1, 1, 2)
-"""Spaces between the columns: date, opponent, result, moves, file."""
-FLOORS = {2: 14, 1: 8, 0: 11, 4: 12}
-"""How narrow the result, opponent, date and file columns become before any goes narrower still,
-in the order they give way (the file last: ``trumps replay`` takes it). The date gives way by
-dropping its year (``11-30 10:15``), which the file name still shows."""
+GAPS = (1, 1, 1, 1, 2)
+"""Spaces between the columns: number, date, opponent, result, moves, file."""
+FLOORS = {3: 14, 2: 8, 1: 11}
+"""How narrow the result, opponent and date columns become before any goes narrower still, in
+the order they give way, once the file column has gone (the number names the game to ``trumps
+replay``). The date gives way by dropping its year (``11-30 10:15``)."""
 _YEAR = re.compile(r"\d{4}-(?=\d\d-\d\d \d\d:\d\d$)")
 
 
 def table_lines(rows: list[Row], width: int) -> list[str]:
-    """The heading and one line per row, columns aligned, no line wider than ``width`` cells.
+    """The heading and one line per game, columns aligned, no line wider than ``width`` cells;
+    then each unreadable file and why, whole, broken between words.
 
-    Every cell is made harmless (:func:`printable`: names, results and file names come from
-    files and peers) and cut with an ellipsis where the columns do not fit, in the order of
-    :data:`FLOORS`; the move count stays whole, the file keeps its end (its start is the date).
+    Every cell is made harmless (:func:`printable`: names, results and file names come from files
+    and peers). Where the columns do not fit, the date's year goes first, then the file column,
+    whole (each game keeps its number, which ``trumps replay`` and ``trumps analyze`` take); then
+    the others are cut with an ellipsis in the order of :data:`FLOORS`; the number and the move
+    count stay whole.
     """
-    heading = (_("Date"), _("Opponent"), _("Result"), _("Moves"), _("File"))
+    heading = ("#", _("Date"), _("Opponent"), _("Result"), _("Moves"), _("File"))
     table = [list(heading)] + [
-        [printable(cell) for cell in (row.date, row.opponent, row.result, row.moves, row.file)]
+        [printable(cell) for cell in (row.number, row.date, row.opponent, row.result, row.moves, row.file)]
         for row in rows
+        if row.readable
     ]
-    widths = [max(cell_width(line[column]) for line in table) for column in range(5)]
-    excess = sum(widths) + sum(GAPS) - width
+    widths = [max(cell_width(line[column]) for line in table) for column in range(6)]
+    gaps = list(GAPS)
+    yearless = max(cell_width(_YEAR.sub("", line[1])) for line in table)
+    if sum(widths) + sum(gaps) > width and sum(widths) - widths[1] + yearless + sum(gaps) <= width:
+        widths[1] = yearless  # the year goes first: the file's name still shows it
+    elif sum(widths) + sum(gaps) > width:
+        widths[5], gaps[4] = 0, 0
+    excess = sum(widths) + sum(gaps) - width
     for floor_of in (FLOORS, dict.fromkeys(FLOORS, 1)):
         for column, floor in floor_of.items():
             cut = max(0, min(excess, widths[column] - floor))
             widths[column] -= cut
             excess -= cut
-    if widths[0] < max(cell_width(line[0]) for line in table):
-        table = [[_YEAR.sub("", line[0]), *line[1:]] for line in table]
+    if widths[1] < max(cell_width(line[1]) for line in table):
+        table = [[line[0], _YEAR.sub("", line[1]), *line[2:]] for line in table]
     lines = []
     for line in table:
         cells = [
-            pad(fit(text, room), room, right=column == 3)
+            pad(fit(text, room), room, right=column in (0, 4)) if room else ""
             for column, (text, room) in enumerate(zip(line, widths, strict=True))
         ]
-        cells[4] = fit(line[4], widths[4], keep_end=True)
-        lines.append("".join(cell + " " * gap for cell, gap in zip(cells, (*GAPS, 0), strict=True)).rstrip())
+        lines.append("".join(cell + " " * gap for cell, gap in zip(cells, (*gaps, 0), strict=True)).rstrip())
+    for row in rows:
+        if not row.readable:
+            if row.file in row.result:  # the error names the file already (cli.storage's sentences)
+                said = _("unreadable: {error}").format(error=printable(row.result))
+            else:
+                said = _("unreadable: {file}: {error}").format(file=printable(row.file), error=printable(row.result))
+            lines += [("  " if i else "") + part for i, part in enumerate(wrap(said, width - 2))]
     return lines
+
+
+def game_spec(spec: str) -> str:
+    """What ``spec`` names for :func:`load_game`: itself, or for a number that names no file the
+    game ``trumps history`` lists under that number (:class:`cli.storage.StorageError` where it
+    lists none)."""
+    if not re.fullmatch("[0-9]{1,9}", spec) or os.path.exists(spec):
+        return spec
+    listed = listed_games(storage.record_paths(), match_record_paths())
+    files = [entry.file for entry in listed if isinstance(entry, ListedGame)]
+    if not files:
+        raise storage.StorageError(_("there is no game {number}: no game is saved yet").format(number=spec))
+    if not 1 <= int(spec) <= len(files):
+        message = _("there is no game {number}: trumps history numbers the games 1 to {count}")
+        raise storage.StorageError(message.format(number=spec, count=len(files)))
+    return files[int(spec) - 1]
+
+
+def _screen_record(path: Path) -> bool:
+    """Whether ``path`` holds a game record of the screen's (not a network match record)."""
+    try:
+        Game.from_record(storage.read_text(path))
+    except (storage.StorageError, RecordError):
+        return False
+    return True
 
 
 def record_path(spec: str) -> tuple[Path, str | None]:
@@ -233,7 +286,13 @@ def load_game(spec: str) -> Game:
     path, number = record_path(spec)
     if number is None:
         return Game.from_record(storage.read_text(path))
-    games = network_games(path)
+    try:
+        games = network_games(path)
+    except p2p_errors.MatchRecordError:
+        if _screen_record(path):
+            template = _("{file} is a game saved from the screen, the only game in it: name it without #{number}")
+            raise storage.StorageError(template.format(file=path.name, number=number)) from None
+        raise
     chosen = [found.game for found in games if found.name == f"{path.name}#{number or 1}"]
     if not chosen:
         raise RecordError(_("it holds games 1 to {count}, not {number!r}").format(count=len(games), number=number))

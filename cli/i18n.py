@@ -60,7 +60,7 @@ def ngettext(singular: str, plural: str, count: int) -> str:
     return _translations.ngettext(singular, plural, count)
 
 
-def translated(message: object) -> str:
+def translated(message: object, instead: Mapping[str, str] | None = None) -> str:
     """``message`` in the language in use, when it is text from ``p2p`` that kept its English
     template and fields (:class:`p2p.text.Text`, also as an exception's message); anything else
     as it is. Fields that are such text or errors are translated too.
@@ -78,10 +78,11 @@ def translated(message: object) -> str:
     fields = getattr(message, "fields", None)
     if not isinstance(template, str) or not isinstance(fields, dict):
         return str(message)
+    template = (instead or {}).get(template, template)
     plural = getattr(message, "plural", None)
     text = ngettext(template, plural, int(getattr(message, "amount", 0))) if plural else _(template)
     shown = {
-        k: translated(v) if isinstance(v, BaseException) or hasattr(v, "template") else v
+        k: translated(v, instead) if isinstance(v, BaseException) or hasattr(v, "template") else v
         for k, v in fields.items()
     }
     return text.format(**shown)

@@ -23,6 +23,11 @@ from cli.i18n import _
 MAX_GAMES = 99
 """The longest match: ``--games`` takes 1 to this (the protocol's :data:`p2p.messages.MAX_GAMES`;
 tests/test_cli_options.py ties the two, since importing p2p here would slow every start)."""
+ANALYSIS_SECONDS = 0.5
+"""The search time for each position of every analysis that is saved, the analysis screen's (F6)
+and ``trumps analyze``'s: one budget, so that both say the same of a game. It is wall-clock time,
+so two runs may still differ; the seam for a reproducible budget (fixed nodes: the ``ai`` branch's
+engine work) is this one name, which :class:`cli.app.coach.Coach` and ``trumps analyze`` take."""
 PICKUP_CHOICES = ("forced", "voluntary")
 """``--pickup``'s choices: the engine's :data:`engine.rules.PICKUP_CHOICES`, tied by the same test."""
 

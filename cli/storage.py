@@ -89,14 +89,30 @@ def read_text(path: Path) -> str:
 
     Only a regular file is read: a named pipe among the records would keep the reader waiting
     for a writer for ever (``trumps history`` opens every record it lists)."""
-    try:  # ValueError: not UTF-8, or a name (from a file) with a NUL or a lone surrogate
+    try:
         regular = stat.S_ISREG(path.stat().st_mode)
         text = path.read_text(encoding="utf-8") if regular else None
     except (OSError, ValueError) as exc:
-        raise StorageError(_("cannot read {file}: {error}").format(file=path, error=exc)) from None
+        raise StorageError(unreadable_words(path, exc)) from None
     if text is None:
         raise StorageError(_("cannot read {file}: not a regular file").format(file=path))
     return text
+
+
+def unreadable_words(path: Path, error: OSError | ValueError) -> str:
+    """Why the file ``path`` cannot be read, in one sentence naming it (never the system's own
+    ``[Errno 2] …: 'x'`` repeating the name, nor a codec's message)."""
+    if isinstance(error, FileNotFoundError):
+        return _("there is no file {file}").format(file=path)
+    if isinstance(error, IsADirectoryError):
+        return _("{file} is a folder, not a file").format(file=path)
+    if isinstance(error, PermissionError):
+        return _("cannot read {file}: you have no permission to").format(file=path)
+    if isinstance(error, UnicodeDecodeError):
+        return _("{file} is not a saved game: it is not text").format(file=path)
+    if isinstance(error, ValueError):  # a name (from a file) with a NUL or a lone surrogate
+        return _("{file!r} cannot be the name of a file").format(file=str(path))
+    return _("cannot read {file}: {error}").format(file=path, error=error.strerror or error)
 
 
 @dataclass(frozen=True)
@@ -110,6 +126,11 @@ class Unfinished:
     played: int
     halves: tuple[int, int]
     me: int = 0
+    earlier: tuple[int, int] = (0, 0)
+    """The seats' half points from the session's earlier matches ("Play again?"): the running
+    score the screen showed (left out by older notes: none)."""
+    matches: int = 0
+    """How many matches the session played before this one."""
 
     @property
     def path(self) -> Path:
@@ -174,6 +195,7 @@ def load_unfinished() -> Unfinished | None:
             played=played,
             halves=(_whole(halves, 0, 0, 2 * played), _whole(halves, 1, 0, 2 * played)),
             me=_whole(raw, "me", 0, 1),
+            **_session_so_far(raw),
         )
     except json.JSONDecodeError as exc:
         message = _("{file} is damaged: it is not JSON (line {line}, column {column})")
@@ -212,6 +234,23 @@ def _whole(raw: Any, key: str | int, low: int, high: int) -> int:
             )
         )
     return value
+
+
+_MOST_SESSION_HALVES = 10**6
+"""More half points than a session of games ever scores (a bound for a damaged note)."""
+
+
+def _session_so_far(raw: Any) -> dict[str, Any]:
+    """The note's ``earlier`` and ``matches``, where it has them (older notes do not)."""
+    found: dict[str, Any] = {}
+    if "earlier" in raw:
+        earlier = _field(raw, "earlier", list)
+        if len(earlier) != 2:
+            raise ValueError(_("'earlier' should hold two scores, not {value!r}").format(value=earlier))
+        found["earlier"] = tuple(_whole(earlier, seat, 0, _MOST_SESSION_HALVES) for seat in (0, 1))
+    if "matches" in raw:
+        found["matches"] = _whole(raw, "matches", 0, _MOST_SESSION_HALVES)
+    return found
 
 
 def _level(level: str) -> str:

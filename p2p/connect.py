@@ -551,7 +551,7 @@ class Redial:
                 if errors:
                     self._say_trouble()
             try:
-                return channel, await _accepted(channel, machine, self._same_terms)
+                return channel, await _accepted(channel, machine, self.known, self._same_terms)
             except _TRANSIENT as exc:  # a new round, that address again after its short wait
                 now = loop.time()
                 self._plan.start(now)

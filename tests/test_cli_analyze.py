@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -39,10 +40,15 @@ def test_the_verdicts_as_text(record: Path, capsys: pytest.CaptureFixture[str]) 
     assert cli_main.main(["analyze", str(record), "--seconds", "0.2"]) == 0
     out, err = capsys.readouterr()
     lines = out.splitlines()
-    assert len(lines) == len(MOVES) + 2 and err == ""  # no progress line when stderr is no terminal
-    assert lines[0].startswith("1. Ann: QH,KD — turned a win into a loss; better: ")
+    assert len(lines) == len(MOVES) + 3 and err == ""  # no progress line when stderr is no terminal
+    # cards as the screen writes them (Q♥ K♦, 10♣), never the notation's QH,KD
+    assert lines[0].startswith("1. Ann: Q♥ K♦ — turned a win into a loss; better: ")
     assert lines[0].endswith("(proven)") and lines[1] == "2. Bob: take — forced"
-    assert lines[2] == "3. Ann: 9H — lost already (proven)" and lines[-2] == "1 proven mistake"
+    assert lines[2] == "3. Ann: 9♥ — lost already (proven)" and lines[-3] == "1 proven mistake"
+    # and where the game was lost, proven
+    assert re.fullmatch(
+        r"Ann: The game was lost at move 1: Q♥ K♦ turned the win into a loss; .+ kept it \(proven\)\.", lines[-2]
+    ), lines[-2]
     saved = record.with_name("lost.txt.analysis.json")
     assert lines[-1] == f"The analysis is saved as {saved}: 'trumps replay' shows it."
 
@@ -121,11 +127,12 @@ def test_estimated_mistakes_and_doubtful_moves_in_text_and_json(
     lines = capsys.readouterr().out.splitlines()
     labels = {DOUBTFUL: "doubtful (estimated): ", ESTIMATED_MISTAKE: "estimated mistake (not proven): "}
     for index, grade in graded.items():
-        assert lines[index].split(" — ", 1)[1].startswith(labels[grade] + "this move ")
+        assert lines[index].split(" — ", 1)[1].startswith(labels[grade] + "after it ")
     assert not any(line.endswith("(proven)") for line in lines if "estimated" in line)
     proven = sum(v.mistake for v in verdicts)
     doubtful = sum(grade == DOUBTFUL for grade in graded.values())
-    assert lines[-1].startswith(f"{proven} proven mistake") and lines[-1].endswith(
+    marks = next(line for line in reversed(lines) if "proven mistake" in line)  # then where it was lost
+    assert marks.startswith(f"{proven} proven mistake") and marks.endswith(
         f", {doubtful} doubtful move{'s' * (doubtful > 1)} (estimated)"
     )
     assert cli_main.main(["analyze", str(path), "--no-save", "--json"]) == 0

@@ -13,11 +13,12 @@ import pytest
 
 from cli.analysis_file import analysis_path, load_analysis, save_analysis
 from cli.app import coach as coach_module
+from cli.app.cards import move_text
 from cli.app.coach import Coach
 from cli.app.replay import Replay
 from cli.app.score import MatchScore
 from cli.app.screen import GameScreen
-from cli.coach_words import advice_words, verdict_words
+from cli.coach_words import advice_words, turning_words, verdict_words
 from cli.commands.replay import _analysis
 from engine import Game, Move, Position, deal
 from engine.ai import Advice, advise, choose
@@ -226,8 +227,8 @@ def test_estimated_mistakes_and_doubtful_moves_are_marked_as_estimates() -> None
     for number, (verdict, screen) in enumerate(zip(graded, steps, strict=True), 1):
         assert verdict.grade is not None
         mark, label = {
-            DOUBTFUL: ("?!", "doubtful (estimated): this move "),
-            ESTIMATED_MISTAKE: ("(?)", "estimated mistake (not proven): this move "),
+            DOUBTFUL: ("?!", "doubtful (estimated): after it "),
+            ESTIMATED_MISTAKE: ("(?)", "estimated mistake (not proven): after it "),
         }[verdict.grade]
         assert f"Move {verdict.index + 1} of {len(game.moves)}: You played" in screen
         assert f"{mark} {label}" in screen
@@ -247,18 +248,29 @@ def test_the_hint_says_why() -> None:
 
     run(session, script)
     assert re.fullmatch(
-        r"Hint: (.+ — (wins|loses anyway) \(proven, (in )?\d+ moves?\)|.+ — draws \(proven\)"
-        r"|best found: .+, estimate [+-]\d+\.\d cards|.+ — the only legal move)\. Enter plays it\.",
+        r"Hint: (.+ wins the game \(proven, \d+ moves? to the end\)|.+: the game is lost whatever you play "
+        r"\(proven, \d+ moves? to the end\)|.+ — draws \(proven\)|.+, the best move found: after it you "
+        r"(look \d+\.\d cards (ahead of|behind) |and )AI \(easy\)( look even)? \(an estimate, not proven\)"
+        r"|.+ — the only legal move)\. Enter plays it\.",
         session.message,
     ), session.message
 
 
 def test_the_hint_words_for_each_kind_of_advice() -> None:
     move = Move.parse("KS,6H")
-    assert advice_words(Advice(move, WIN, 7, None)) == "KS,6H — wins (proven, 7 moves)"
-    assert advice_words(Advice(move, LOSS, 1, None)) == "KS,6H — loses anyway (proven, in 1 move)"
+    assert advice_words(Advice(move, WIN, 7, None)) == "KS,6H wins the game (proven, 7 moves to the end)"
+    assert advice_words(Advice(move, LOSS, 1, None)) == (
+        "KS,6H: the game is lost whatever you play (proven, 1 move to the end)"
+    )
     assert advice_words(Advice(move, DRAW, None, None)) == "KS,6H — draws (proven)"
-    assert advice_words(Advice(move, None, None, 2.25)) == "best found: KS,6H, estimate +2.2 cards"
+    # an estimate says which side is ahead, of whom, and that it is one: never a bare signed number
+    assert advice_words(Advice(move, None, None, 2.25), str, "Ann") == (
+        "KS,6H, the best move found: after it you look 2.2 cards ahead of Ann (an estimate, not proven)"
+    )
+    assert advice_words(Advice(move, None, None, -1.8), str, "Ann") == (
+        "KS,6H, the best move found: after it you look 1.8 cards behind Ann (an estimate, not proven)"
+    )
+    assert "look even" in advice_words(Advice(move, None, None, 0.01), str, "Ann")
     found = advise(Position.from_notation("9HJHQHKD/TC/8H SH 0"), nodes=NODES)
     assert found.value == WIN and found.moves is not None and found.moves % 2 == 1  # the winner moves last
 
@@ -299,7 +311,7 @@ def test_the_replay_marks_the_estimates_of_an_older_saved_analysis(homes: Path) 
     replay = Replay(game, "estimated.txt", verdicts=verdicts, note=note)
     seen = replay_screens(replay, [RIGHT * (mistake.index + 1)], settle=0.05)[1:]
     assert f"Move {mistake.index + 1} of {len(game.moves)}" in seen[0]
-    assert "(?) estimated mistake (not proven): this move" in seen[0]
+    assert "(?) estimated mistake (not proven): after it" in seen[0]
 
 
 def test_a_damaged_analysis_is_named_in_the_replay_not_fatal(homes: Path) -> None:
@@ -345,3 +357,44 @@ def test_in_a_duel_the_analysis_opens_once_the_game_is_over() -> None:
     assert "F6" not in playing and "F6 Analysis" in over and "F3" not in over  # no undo in a duel
     assert "No proven mistake and no doubtful move in your 4 moves." in done  # seat 1's moves: take, QH,TC, KD, 8H
     assert [v.player for v in session.coach.verdicts] == [1, 1, 1, 1]
+
+
+def test_the_coach_says_where_the_game_was_lost_proven() -> None:
+    """Issue 22, item 11: F6 said "No proven mistake…" for a game lost already (proven), and
+    neither F6 nor ``trumps analyze`` said where the game was lost."""
+    game = lost_game()
+    verdicts = list(analyze(game, (0,), nodes=NODES))
+    said = turning_words(verdicts, move_text)
+    assert said is not None and said.startswith("The game was lost at move 1: Q♥ K♦ turned the win into a loss; ")
+    assert said.endswith(" kept it (proven).")
+    lost_already = [v for v in verdicts if v.index > 0]  # from move 3 on: lost before it, not where
+    later = turning_words(lost_already, move_text)
+    assert later is not None and later.startswith("The game was lost already (proven) before move 3:")
+    kept = Verdict(0, 0, Move.parse("9H"), "kept", 1, 1, None, None, None)
+    assert turning_words([kept]) is None
+    # in a game too long for proofs, the first move after which the loss is proven
+    estimate = Verdict(108, 0, Move.parse("6H,6S"), "estimated", None, LOSS, Move.parse("7H,6S"), None, -1.0)
+    assert turning_words([kept, estimate], move_text) == (
+        "The game was lost (proven) after move 109, 6♥ 6♠; whether it was lost before, the search cannot "
+        "prove: the marked estimates are the places to look."
+    )
+
+
+def test_the_analysis_screen_says_where_a_game_without_marks_was_lost() -> None:
+    session = ai_session(trump="S")
+    session.coach = Coach(seconds=None, nodes=NODES)
+    game = lost_game()
+    shown: list[str] = []
+
+    async def script(d: Driver) -> None:
+        await d.my_turn()
+        session.flow.game = game
+        session.coach.start(game, 0, None, lambda: None)
+        await d.until(lambda: session.coach.complete)
+        session.coach.verdicts = [v for v in session.coach.verdicts if v.index > 0]  # no marks left
+        session.coach.open = True
+        shown.append(" ".join(d.screen().split()))
+
+    run(session, script, SizedOutput(100, 30))
+    assert "No proven mistake and no doubtful move in your" in shown[0]
+    assert "The game was lost already (proven) before move 3:" in shown[0]

@@ -14,7 +14,7 @@ import pytest
 
 from cli import config, storage
 from cli import main as cli_main
-from cli.app.replay import Replay, outcome_words
+from cli.app.replay import Replay
 from cli.app.screen import GameScreen
 from cli.history import history_rows
 from engine import Game
@@ -279,20 +279,63 @@ def test_history_lists_date_opponent_result(capsys: pytest.CaptureFixture[str]) 
     assert rows[0].result.startswith(mine) and rows[0].moves == str(len(won.moves))
     assert rows[1].opponent == "AI (easy)"
     assert rows[2].result == "abandoned"
-    assert rows[3].result.startswith("unreadable: line 2")
+    assert rows[3].result.startswith("line 2") and not rows[3].readable
+    assert [r.number for r in rows] == ["1", "2", "3", ""]  # what trumps replay N takes
     storage.save_unfinished(storage.Unfinished("3.txt", "easy", 1, 0, (0, 0)))
-    assert history_rows(storage.record_paths())[2].result.startswith("unfinished")
+    assert history_rows(storage.record_paths())[2].result == "unfinished, resumable"
     assert cli_main.main(["history"]) == 0
     out = capsys.readouterr().out
-    assert "AI (hard)" in out and "4 games" in out and "unreadable" in out
+    assert "AI (hard)" in out and "3 games in" in out  # as stats counts them
+    assert "1 unreadable file, listed above, is not counted." in out
+    assert "unreadable: 4.txt: line 2: start position" in out  # whole, with its name
+    assert "Game 3 is unfinished: 'trumps play' continues it." in out
 
 
 # ---------------------------------------------------------------------- replay
 
 
+def test_replay_and_analyze_take_the_number_history_gives(
+    homes: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22, item 8: at 60 columns the history cut file names (``…-12-01T18-17-56Z.txt``)
+    and ``trumps replay FILE`` then failed; each game has a number that both commands take."""
+    for name in ("2026-11-30T10-00-00Z.txt", "2026-11-30T11-00-00Z.txt"):
+        storage.write_atomic(storage.games_dir() / name, finished_game().to_record())
+    assert cli_main.main(["analyze", "2", "--seconds", "0.05"]) == 0
+    assert (storage.games_dir() / "2026-11-30T11-00-00Z.txt.analysis.json").exists()  # game 2's record
+    capsys.readouterr()
+    assert cli_main.main(["replay", "1"]) == 2  # found and read: only the missing terminal stops it
+    assert "needs a terminal" in capsys.readouterr().err
+    assert cli_main.main(["replay", "3"]) == 1
+    assert capsys.readouterr().err == "trumps replay: there is no game 3: trumps history numbers the games 1 to 2\n"
+    monkeypatch.setenv("COLUMNS", "60")
+    assert cli_main.main(["history"]) == 0
+    out = capsys.readouterr().out
+    assert all(len(line) <= 60 for line in out.split("\n\n")[0].splitlines())
+    assert [line.split()[0] for line in out.splitlines()[:3]] == ["#", "1", "2"]
+
+
+def test_errors_are_one_plain_sentence(homes: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 9: ``'utf-8' codec can't decode byte 0xff…``; ``line 1: not JSON`` for FILE#3 of a game
+    saved from the screen."""
+    binary = storage.games_dir() / "2026-11-30T10-00-00Z.txt"
+    storage.write_atomic(binary, "x")
+    binary.write_bytes(b"# Your trumps\xff\xfe")
+    assert cli_main.main(["replay", binary.name]) == 1
+    assert capsys.readouterr().err == f"trumps replay: {binary} is not a saved game: it is not text\n"
+    screen = storage.games_dir() / "2026-11-30T11-00-00Z.txt"
+    storage.write_atomic(screen, finished_game().to_record())
+    assert cli_main.main(["analyze", f"{screen.name}#3"]) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        f"trumps analyze: {screen.name} is a game saved from the screen, the only game in it: name it without #3\n"
+    )
+
+
 def test_replay_refuses_a_missing_or_corrupt_file(homes: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_main.main(["replay", str(homes / "nope.txt")]) == 1
-    assert "cannot read" in capsys.readouterr().err
+    # one plain sentence, naming the file once: no "[Errno 2] No such file or directory: '…'"
+    assert capsys.readouterr().err == f"trumps replay: there is no file {homes / 'nope.txt'}\n"
     bad = homes / "bad.txt"
     bad.write_text(finished_game().to_record().replace("1. ", "1. ZZ"))
     assert cli_main.main(["replay", str(bad)]) == 1
@@ -313,7 +356,8 @@ def test_replay_steps_through_a_game_with_the_arrow_keys() -> None:
 
 def test_the_replay_title_fits_the_window_dropping_the_file_name_first() -> None:
     game = finished_game()
-    result = outcome_words(game.result)
+    result = Replay(game, "").result_words()
+    assert "-" not in result and result.endswith(")")  # in words: "You won (out)", not "1-0 out"
     titles = [replay_screens(Replay(game, name), [])[0].splitlines()[0] for name in ("1.txt", "2026-12-01T13-55-53Z.txt")]
     short, long = titles
     assert short.startswith(" Replay │ You vs AI (hard) │ ") and short.endswith(f" │ {result} │ 1.txt")

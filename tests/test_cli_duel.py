@@ -8,8 +8,8 @@ import asyncio
 import json
 import os
 import pty
+import re
 import signal
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -37,21 +37,28 @@ async def _until(stream: asyncio.StreamReader, text: bytes) -> bytes:
     return seen
 
 
-async def _join_on_a_terminal(
-    tmp_path: Path, invite: Invite | str
+async def _on_a_terminal(
+    home: Path, *argv: str, stderr_too: bool = False
 ) -> tuple[asyncio.subprocess.Process, int, asyncio.StreamReader]:
-    """``trumps join INVITE`` (or ``-``) as bob on a pseudo-terminal: the process, the terminal's
-    other end (to type into) and what the program writes there."""
+    """``trumps ARGV`` on a pseudo-terminal (its stdin and stdout; stderr too with ``stderr_too``),
+    at ``home``: the process, the terminal's other end (to type into) and what is written there."""
     main, terminal = pty.openpty()
-    joiner = await asyncio.create_subprocess_exec(
-        *TRUMPS, "join", str(invite), "--name", "bob", stdin=terminal, stdout=terminal,
-        stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "bob"),
+    process = await asyncio.create_subprocess_exec(
+        *TRUMPS, *argv, stdin=terminal, stdout=terminal,
+        stderr=terminal if stderr_too else asyncio.subprocess.PIPE, env=_env(home),
     )  # fmt: skip
     os.close(terminal)
     reader = asyncio.StreamReader()
     loop = asyncio.get_running_loop()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(main, "rb"))
-    return joiner, main, reader
+    return process, main, reader
+
+
+async def _join_on_a_terminal(
+    tmp_path: Path, invite: Invite | str
+) -> tuple[asyncio.subprocess.Process, int, asyncio.StreamReader]:
+    """``trumps join INVITE`` (or ``-``) as bob on a pseudo-terminal (see :func:`_on_a_terminal`)."""
+    return await _on_a_terminal(tmp_path / "bob", "join", str(invite), "--name", "bob")
 
 
 @pytest.mark.net
@@ -155,9 +162,10 @@ def test_headless_sides_say_who_kept_the_suit_both_asked_for(tmp_path: Path) -> 
 
     (host_status, _host_summary, host_err), (join_status, _joiner, join_err) = asyncio.run(scenario())
     assert host_status == join_status == 0, (host_err, join_err)
-    keeps = "You both asked for ♠: you keep it, not dealing; {} deals and takes their second choice, ♥."
-    gives = "You both asked for ♠: {} keeps it, not dealing; you deal and take your second choice, ♥."
-    if "dealer 0" in host_err:  # ann (player 0) dealt: bob keeps spades
+    # neither named a second choice, and nobody is told of one they did not make
+    keeps = "You both asked for ♠: you keep it, not dealing; {} deals and gets ♥."
+    gives = "You both asked for ♠: {} keeps it, not dealing; you deal and get ♥, the suit after it (you named no second choice)."
+    if "You dealt;" in host_err:  # ann (player 0) dealt: bob keeps spades
         assert gives.format("bob") in host_err.splitlines() and keeps.format("ann") in join_err.splitlines()
     else:
         assert keeps.format("bob") in host_err.splitlines() and gives.format("ann") in join_err.splitlines()
@@ -204,12 +212,25 @@ def test_without_name_a_duel_goes_by_the_remembered_name(tmp_path: Path) -> None
 
     (_, host, host_err), (_, joiner, _) = asyncio.run(scenario())
     assert host["players"] == joiner["players"] == ["Ann Lee", "Bob"], host_err
-    nameless = subprocess.run(
-        [*TRUMPS, "host", "--port", "0", "--bot", "easy"], capture_output=True, text=True, timeout=LIMIT,
-        stdin=subprocess.DEVNULL, env=_env(tmp_path / "carol"),
-    )  # fmt: skip
-    assert nameless.returncode == 1
-    assert "no name to go by: give --name NAME (no terminal to ask on)" in nameless.stderr
+
+    async def nameless_bots() -> list[tuple[int, dict[str, object], str]]:
+        """Neither --name nor a remembered one, and no terminal: a bot goes by its level."""
+        host = await asyncio.create_subprocess_exec(
+            *TRUMPS, "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "easy", "--json",
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            env=_env(tmp_path / "carol"),
+        )  # fmt: skip
+        assert host.stdout is not None
+        line = (await asyncio.wait_for(host.stdout.readline(), LIMIT)).decode()
+        joiner = await asyncio.create_subprocess_exec(
+            *TRUMPS, "join", line.split("trumps join ", 1)[1].strip(), "--bot", "medium", "--json",
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            env=_env(tmp_path / "dave"),
+        )  # fmt: skip
+        return list(await asyncio.gather(_outcome(host), _outcome(joiner)))
+
+    (status, carol, carol_err), _dave = asyncio.run(nameless_bots())
+    assert status == 0 and carol["players"] == ["AI (easy)", "AI (medium)"], carol_err
 
 
 @pytest.mark.net
@@ -434,3 +455,28 @@ def test_join_dash_on_a_terminal_asks_for_the_invite_then_for_the_rules(tmp_path
             await asyncio.wait_for(host.communicate(), LIMIT)
 
     assert asyncio.run(scenario()) == 130
+
+
+@pytest.mark.net
+def test_a_restarted_host_prints_its_invite_on_a_line_of_its_own_on_a_terminal(tmp_path: Path) -> None:
+    """Issue 22, item 1: restarted over its unfinished match, ``trumps host`` printed the invite
+    and the next line (through another writer) glued: ``…/y2xm…5idContinuing the unfinished
+    match with Bob…``; a double-click copied a wrong secret."""
+    from tests.test_p2p_restart import host_killed_mid_match
+
+    async def scenario() -> bytes:
+        joiner, _invite = await host_killed_mid_match(tmp_path)
+        again, _terminal, reader = await _on_a_terminal(
+            tmp_path / "ann", "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "easy", "--name", "ann",
+            "--games", "2", "--timeout", "30", stderr_too=True,
+        )  # fmt: skip
+        seen = await _until(reader, b"Continuing the unfinished match with bob")
+        seen += await _until(reader, b"\n")
+        await asyncio.wait_for(again.wait(), LIMIT)
+        await _outcome(joiner)
+        return seen
+
+    lines = asyncio.run(scenario()).decode().splitlines()
+    (line,) = [line for line in lines if "trumps join" in line]
+    assert re.fullmatch(r"Send this to your friend:  trumps join \S+", line), lines
+    assert any(line.startswith("Continuing the unfinished match with bob") for line in lines), lines

@@ -49,7 +49,10 @@ def test_history_lists_each_game_of_a_network_match(
     assert all(row.result.split()[0] in ("won", "lost", "draw") for row in rows)
     assert main(["history"]) == 0  # 80 columns: bob's record names fit whole
     out = capsys.readouterr().out
-    assert f"  {home_with_match.name}#2\n" in out and "2 games in" in out
+    heading, first, second = out.splitlines()[:3]
+    assert first.startswith("1 ") and second.startswith("2 ") and "2 games in" in out  # numbered
+    if "File" in heading:  # it fits (the year gave way first): whole, never cut
+        assert second.endswith(f"  {home_with_match.name}#2")
 
 
 def test_a_game_saved_by_the_interface_too_is_listed_once(home_with_match: Path, tmp_path: Path) -> None:
@@ -74,7 +77,7 @@ def test_a_damaged_match_record_is_named_not_fatal(
 ) -> None:
     home_with_match.write_text(home_with_match.read_text().replace('"by": 0', '"by": 5', 1))
     rows = history_rows([], [home_with_match])
-    assert rows[0].result.startswith("unreadable:") and rows[0].file == home_with_match.name
+    assert not rows[0].readable and rows[0].file == home_with_match.name
     assert main(["replay", home_with_match.name]) == 1
     assert "cannot be replayed" in capsys.readouterr().err
 
@@ -154,20 +157,25 @@ def test_the_table_fits_the_terminal_with_aligned_columns(
     duelists: tuple[Side, Side, Session], tmp_path: Path, width: int
 ) -> None:
     rows = _rows_of_every_kind(duelists, tmp_path)
+    games = [row for row in rows if row.readable]
     assert max(len(row.result) for row in rows) > 150  # the damaged game file's error
     lines = table_lines(rows, width)
-    assert len(lines) == len(rows) + 1
+    table, damaged = lines[: len(games) + 1], lines[len(games) + 1 :]
     assert all(cell_width(line) <= width for line in lines), lines
-    if width >= 80:  # every column lines up, the file name's end always shown
-        assert len({_file_column(line) for line in lines}) == 1, lines
-        assert lines[0].split()[:5] == ["Date", "Opponent", "Result", "Moves", "File"]
-    assert any(line.endswith(".jsonl#1") for line in lines)
-    assert any("unreadable: " in line and "…" in line for line in lines)
-    wide = table_lines(rows, 1000)  # only cut where it does not fit
+    assert [line.split()[0] for line in table] == ["#", "1", "2"]  # the number trumps replay takes
+    assert table[0].split()[:5] == ["#", "Date", "Opponent", "Result", "Moves"]
+    if "File" in table[0]:  # every column lines up, the file name whole
+        assert len({_file_column(line) for line in table}) == 1, lines
+        assert all(line.endswith(row.file) for row, line in zip(games, table[1:], strict=True))
+    assert ("File" in table[0]) == (width >= 100)
+    assert all("…" not in line for line in damaged)  # an unreadable file and why, whole
+    said = " ".join(line.strip() for line in damaged)
+    assert all(f"unreadable: {row.file}: " in said for row in rows if not row.readable)
+    wide = table_lines(rows, 1000)  # the file shows where it fits
     assert all(
-        f" {row.result} " in line and line.endswith(row.file)
-        for row, line in zip(rows, wide[1:], strict=True)
+        f" {row.result} " in line and line.endswith(row.file) for row, line in zip(games, wide[1:], strict=False)
     )
+    assert any(line.endswith(".jsonl#1") for line in wide)
 
 
 def test_history_uses_the_terminal_width(
@@ -180,7 +188,7 @@ def test_history_uses_the_terminal_width(
     monkeypatch.setenv("COLUMNS", "72")
     assert main(["history"]) == 0
     table = capsys.readouterr().out.split("\n\n")[0].splitlines()
-    assert len(table) == 5 and all(cell_width(line) <= 72 for line in table)
+    assert table[0].startswith("#") and all(cell_width(line) <= 72 for line in table)
 
 
 _LOADED = """
@@ -231,13 +239,14 @@ def test_history_fits_a_real_80x24_terminal(duelists: tuple[Side, Side, Session]
             screen = subprocess.run(
                 [*tmux, "capture-pane", "-p"], capture_output=True, text=True, timeout=10
             ).stdout
-            if "replay one with" in screen:
+            if "Replay one with" in screen:
                 break
             time.sleep(0.05)
         lines = screen.rstrip("\n").split("\n")
-        table = lines[: lines.index("")]
-        assert len(table) == len(rows) + 1, screen  # the heading and one line per game: nothing wrapped
-        assert table[0].split() == ["Date", "Opponent", "Result", "Moves", "File"]
-        assert len({_file_column(line) for line in table}) == 1, screen
+        table = lines[: next(i for i, line in enumerate(lines) if line.startswith("unreadable: "))]
+        games = [row for row in rows if row.readable]
+        assert len(table) == len(games) + 1, screen  # the heading and one line per game: nothing wrapped
+        assert table[0].split() == ["#", "Date", "Opponent", "Result", "Moves"]  # numbers, not cut names
+        assert all(line.split()[0] == row.number for row, line in zip(games, table[1:], strict=True))
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=10)

@@ -175,9 +175,10 @@ def test_the_ukrainian_ace_and_ten_differ_as_printed() -> None:
     i18n.use("uk")
     try:
         ace, ten = Card.parse("AH"), Card.parse("TH")
-        assert card_text(ace) == "\u0422♥" and card_text(ten) == "10♥"
+        assert card_text(ace) == "\u0410♥" and card_text(ten) == "10♥"  # the Cyrillic A: no T to misread
         line = MoveLine()
-        assert line.parse("\u0422♥", ALL_CARDS) is Move(ace) and line.parse("10♥", ALL_CARDS) is Move(ten)
+        assert line.parse("\u0410♥", ALL_CARDS) is Move(ace) and line.parse("10♥", ALL_CARDS) is Move(ten)
+        assert line.parse("\u0422♥", ALL_CARDS) is Move(ace)  # the Cyrillic T the cards showed before
     finally:
         i18n.use("en")
 

@@ -112,14 +112,21 @@ def test_a_joiner_killed_mid_game_and_started_again_completes_the_match(tmp_path
     assert len(list(_records(tmp_path, "bob").glob("*.jsonl"))) == 1  # one record, continued
 
 
+async def host_killed_mid_match(root: Path) -> tuple[asyncio.subprocess.Process, Invite]:
+    """ann hosting a match of 2 games killed (``kill -9``) six moves in; bob's bot still running,
+    and the invite."""
+    host, invite = await _host(root, "--games", "2", "--timeout", "30")
+    joiner = await _join(root, invite, "--timeout", "30")
+    await _moves_reach(root, "ann", 6)
+    host.send_signal(signal.SIGKILL)
+    await host.wait()
+    return joiner, invite
+
+
 @pytest.mark.net
 def test_a_host_killed_mid_game_and_started_again_continues_under_the_same_invite(tmp_path: Path) -> None:
     async def scenario() -> tuple[Outcome, Outcome, Invite, Invite]:
-        host, invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
-        joiner = await _join(tmp_path, invite, "--timeout", "30")
-        await _moves_reach(tmp_path, "ann", 6)
-        host.send_signal(signal.SIGKILL)
-        await host.wait()
+        joiner, invite = await host_killed_mid_match(tmp_path)
         (state,) = _unfinished(tmp_path, "ann").glob("hosted.json")
         assert state.stat().st_mode & 0o077 == 0  # the invite secret is the host's alone
         again, second_invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
@@ -372,8 +379,11 @@ def test_ctrl_c_at_the_question_stops_and_keeps_the_match_saved(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     status, state = _interactive_join(tmp_path, monkeypatch, _CtrlC())
-    err = capsys.readouterr().err
-    assert status == 1 and "stopped before the match began" in err and "Traceback" not in err
+    out, err = capsys.readouterr()
+    # the match began long ago: Ctrl-C says it stays saved, with the status Ctrl-C has (130)
+    assert status == 130 and f"trumps join: stopped; the unfinished match stays saved in {state}" in err
+    assert "before the match began" not in err and "Traceback" not in err
+    assert out.endswith("[Y/n] \n")  # the question's line ends before anything else is said
     assert restore(load_saved(state), _identity(tmp_path)).match.links
 
 
@@ -640,8 +650,8 @@ def test_closing_the_terminal_of_an_interactive_join_pauses_and_the_same_line_co
     history = subprocess.run([*TRUMPS, "history"], capture_output=True, text=True, env=_env(tmp_path / "bob"),
                              timeout=LIMIT, check=True).stdout  # fmt: skip
     (row,) = [line for line in history.splitlines() if " ann " in line]
-    assert row.split()[3] in ("won", "lost", "draw") and "abandoned" not in history, history
-    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d ann ", row), history  # when it began, and whom against
+    assert row.split()[4] in ("won", "lost", "draw") and "abandoned" not in history, history
+    assert re.match(r"1 \d{4}-\d\d-\d\d \d\d:\d\d ann ", row), history  # when it began, and whom against
 
 
 # ------------------------------------------- a match joined from the LAN list, without an invite

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import json
+import re
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -16,7 +18,10 @@ from cli import storage
 from cli.app.network_opponent import NetworkOpponent
 from cli.app.opponent import Deal, OpponentLeft
 from cli.app.score import MatchScore as ScreenMatch
+from cli.app.score import points_text
 from cli.history import history_rows
+from cli.net.progress import Progress
+from cli.net.running import finish
 from engine import Game, Outcome, Rules
 from p2p.duel import Duel, Report
 from p2p.errors import MatchRecordError
@@ -103,10 +108,26 @@ def test_two_screens_play_a_match_and_a_rematch_with_chat(tmp_path: Path) -> Non
         assert ann_view == bob_view
         ann.close()
         bob.close()
-        await asyncio.gather(ann.finished(), bob.finished())
+        reports[:] = await asyncio.gather(ann.finished(), bob.finished())
         return ann_notes.chats, bob_notes.chats, ann, bob
 
+    reports: list[Report] = []
     ann_lines, bob_lines, ann, bob = run(scenario())
+    # the exit summary counts the whole series, each match's records too (issue 22, item 4)
+    said = io.StringIO()
+    progress = Progress(stream=said)
+    assert finish(reports[0], False, progress) == 0
+    lines = said.getvalue().splitlines()
+    assert lines[0] == "Match 1 of 2:" and "Match 2 of 2:" in lines
+    assert sum(line.startswith("  Record: ") for line in lines) == 1  # the first's; the last closes it
+    assert lines[-1].startswith("Record: ") and "trumps verify" in lines[-1]
+    assert sum(bool(re.match(r"  (You|bob) won game [12]: |  Game [12] was a draw", line)) for line in lines) == 4
+    halves = [0, 0]
+    for path in ann.home.records.glob("*.jsonl"):
+        match = verify(path.read_text()).match
+        halves = [halves[seat] + round(2 * match.score[seat]) for seat in (0, 1)]
+    score = f"you {points_text(halves[0])}, bob {points_text(halves[1])}"
+    assert any(line.startswith(f"Score over the 2 matches: {score} (the last one: ") for line in lines), lines
     assert "bob: hello from 1" in ann_lines and "ann: hello from 0" in bob_lines
     assert any("Rematch" in line for line in ann_lines)
     for opponent in (ann, bob):
@@ -272,7 +293,7 @@ def test_a_silent_peer_is_shown_offered_for_claiming_and_forfeits(tmp_path: Path
         bob.close()
         await bob.finished()
         # ann's claim is her unsigned account: bob's screen reports it but never gives her the game
-        assert str(bob_notes.ended[0]) == "ann says you were away too long, and left"
+        assert str(bob_notes.ended[0]) == "ann says you were away too long, and ended the match."
         assert bob_notes.ended[0].awarded is None
         return notes, report, left.value
 
@@ -330,7 +351,8 @@ async def first_deals(pair: Pair, trumps: tuple[str, str], ann_choice: str | Non
 
 
 def test_both_screens_say_who_keeps_the_suit_both_asked_for(tmp_path: Path) -> None:
-    """Defect 3: both ask for spades; the one not dealing keeps them, and both screens say so."""
+    """Defect 3: both ask for spades; the one not dealing keeps them, and both screens say so.
+    Neither named a second choice: none is invented (issue 22, item 5)."""
 
     async def scenario() -> tuple[Deal, Deal]:
         return await first_deals(await _pair(tmp_path, 1), ("S", "S"))
@@ -341,12 +363,26 @@ def test_both_screens_say_who_keeps_the_suit_both_asked_for(tmp_path: Path) -> N
     dealing, keeping = (ann, bob) if dealer == ann.me else (bob, ann)
     dealer_name, keeper_name = ("ann", "bob") if dealing is ann else ("bob", "ann")
     assert dealing.note == (
-        f"You both asked for ♠: {keeper_name} keeps it, not dealing; you deal and take your second choice, ♥."
+        f"You both asked for ♠: {keeper_name} keeps it, not dealing; you deal and get ♥, the suit after it "
+        "(you named no second choice)."
     )
-    assert keeping.note == (
-        f"You both asked for ♠: you keep it, not dealing; {dealer_name} deals and takes their second "
-        "choice, ♥."
-    )
+    assert keeping.note == f"You both asked for ♠: you keep it, not dealing; {dealer_name} deals and gets ♥."
+    assert "second choice" not in keeping.note  # the peer's: nothing says it named one
+
+
+def test_a_second_choice_named_is_called_one(tmp_path: Path) -> None:
+    """ann gave --trump SD: when she deals she takes her second choice, and is told so."""
+    for attempt in range(8):  # the first dealer is the shared coin's: play until ann deals
+        async def scenario(folder: Path = tmp_path / str(attempt)) -> tuple[Deal, Deal]:
+            return await first_deals(await _pair(folder, 1), ("S", "S"), ann_choice="SD")
+
+        ann, bob = run(scenario())
+        if ann.dealer == ann.me:
+            assert ann.trumps[ann.me] == "D"
+            assert ann.note == "You both asked for ♠: bob keeps it, not dealing; you deal and take your second choice, ♦."
+            assert bob.note == "You both asked for ♠: you keep it, not dealing; ann deals and gets ♦."
+            return
+    pytest.skip("the coin never gave ann the deal")
 
 
 def test_different_first_choices_need_no_word(tmp_path: Path) -> None:
@@ -444,6 +480,9 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
                 )  # fmt: skip
                 await asyncio.sleep(0.05)
                 pipe.send_text("c\r")  # the trump question
+                while screens[0].line.question is not None:
+                    await asyncio.sleep(0.01)
+                pipe.send_text('"back soon\r')  # a chat line, which the restarted screen shows again
                 mid_game = lambda: ann.match.number == 2 and ann.match.game is not None and len(ann.match.game.moves) >= 3  # noqa: E731
                 await _play_by_keys(pipe, lambda: ann, session.seat, mid_game)
                 first.cancel(PAUSE)  # what SIGHUP and SIGTERM do
@@ -464,7 +503,10 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
                 continued = screens[1].flow.game
                 assert continued is not None and continued.moves == moves  # on the table, no new deal
                 assert "Verification code" in screens[0].chats.lines[0]
-                assert screens[1].chats.lines[0] == "Playing ann again: the match you both checked goes on."
+                # the chat as it was (issue 22, item 14), then the note that the match goes on
+                assert screens[1].chats.lines[:2] == [
+                    "You: back soon", "Playing ann again: the match you both checked goes on."
+                ]
                 assert screens[1].flow.match.played == 1  # game 1 counts in the score
                 await _play_by_keys(pipe, lambda: ann, session.seat, hosting.done)
                 while not second.done():  # no other match
@@ -483,6 +525,7 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
         verified = verify(side.record.read_text())
         assert verified.complete and verified.match.transcript == report.match.transcript
     assert not state.exists()  # the match ended: nothing left to continue
+    assert not state.with_name(state.name + ".chat").exists()  # nor its chat
     records = list((tmp_path / "bob" / "data").rglob("matches/*.jsonl"))
     assert len(records) == 1  # one record, continued
     # the history lists each game once: the screen's record of the interrupted game was continued

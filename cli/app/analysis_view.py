@@ -11,12 +11,13 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import Container, Dimension
 
 from cli.app.board import Line
+from cli.app.cards import move_text
 from cli.app.coach import Coach
 from cli.app.help import wrap
 from cli.app.layout import join_lines, key_bar_window, terminal_size, text_window, wrapped
 from cli.app.replay import Replay, replay_board
 from cli.app.screen import GameScreen
-from cli.coach_words import marks_words
+from cli.coach_words import marks_words, turning_words
 from cli.i18n import N_, _, ngettext
 
 KEYS = (
@@ -86,6 +87,9 @@ class AnalysisView:
             text = _("Marked move {number} of {count}: {what}.").format(
                 number=marked.index(shown) + 1, count=len(marked), what=what
             )
+        turning = turning_words(coach.verdicts, lambda move: move_text(move, self.screen.display.ascii))
+        if turning is not None and shown is None:
+            text = f"{text} {turning}"
         width = terminal_size().columns
         lines = wrapped("class:result", " ", text, width)
         if coach.note:
@@ -108,7 +112,7 @@ def analysis_container(screen: GameScreen) -> Container:
     return replay_board(
         view.replay,
         [
-            text_window(view.status, Dimension(min=1, max=4), wrap_lines=True),
+            text_window(view.status, Dimension(min=1, max=6), wrap_lines=True),
             key_bar_window(view.bar_keys),
         ],
     )

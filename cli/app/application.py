@@ -11,7 +11,7 @@ from prompt_toolkit.output import Output, create_output
 
 from cli.app.analysis_view import analysis_bindings, analysis_container, analysis_open
 from cli.app.keys import key_bindings
-from cli.app.layout import create_layout, too_small
+from cli.app.layout import centred, create_layout, too_small
 from cli.app.screen import GameScreen
 from cli.app.style import game_style
 
@@ -34,6 +34,7 @@ def create_application(
             ConditionalContainer(analysis_container(screen), coaching),
         ]
     )
+    body = HSplit([ConditionalContainer(centred(body), ~Condition(too_small)), ConditionalContainer(body, Condition(too_small))])
     app: Application[None] = Application(
         layout=Layout(body, focused_element=game.current_window),
         key_bindings=merge_key_bindings([key_bindings(screen), analysis_bindings(screen)]),

@@ -20,7 +20,7 @@ from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
 from cli.app.cards import count_cards, move_text, rank_text, suit_class, suit_text
 from cli.app.widths import cell_width
-from cli.i18n import _
+from cli.i18n import _, ngettext
 from engine import Card, Game
 
 Line = StyleAndTextTuples
@@ -174,12 +174,19 @@ def move_words(game: Game, ply: int, name: str | None, ascii: bool = False) -> s
     """What move ``ply`` (from 1) of ``game`` did, as a sentence about player ``name`` (``None``:
     the local player): ``You played K♠ 6♥.``, ``Bob took 3 cards.``"""
     move = game.moves[ply - 1]
+    # the count lets a language agree the verb with one card or more (Hindi खेला, खेले)
     if move.is_take:
         before, after = game.positions[ply - 1], game.positions[ply]
-        cards = count_cards(len(before.pile) - len(after.pile))
-        text = _("You took {cards}.") if name is None else _("{name} took {cards}.")
-        return text.format(name=name, cards=cards)
-    text = _("You played {cards}.") if name is None else _("{name} played {cards}.")
+        taken = len(before.pile) - len(after.pile)
+        if name is None:
+            text = ngettext("You took {cards}.", "You took {cards}.", taken)
+        else:
+            text = ngettext("{name} took {cards}.", "{name} took {cards}.", taken)
+        return text.format(name=name, cards=count_cards(taken))
+    if name is None:
+        text = ngettext("You played {cards}.", "You played {cards}.", len(move.cards))
+    else:
+        text = ngettext("{name} played {cards}.", "{name} played {cards}.", len(move.cards))
     return text.format(name=name, cards=move_text(move, ascii))
 
 

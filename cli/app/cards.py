@@ -23,8 +23,9 @@ _CANONICAL = set(RANKS + SUITS + RANKS.lower() + SUITS.lower())
 def face_letters() -> str:
     """The letters of the jack, queen, king and ace in the language in use.
 
-    Ukrainian and Kazakh players write В Д К Т (валет, дама, король, туз); the
-    other languages keep the international J Q K A.
+    Ukrainian and Kazakh players write В Д К А (валет, дама, король, and the ace as the
+    international letter, in Cyrillic: a Т for туз read as the Latin T of the ten); the other
+    languages keep the international J Q K A.
     """
     # Translators: the rank letters of the jack, queen, king and ace, separated by spaces.
     # Keep "J Q K A" unless players of your language customarily print others on cards.
@@ -32,18 +33,29 @@ def face_letters() -> str:
     return "".join(letters) if len(letters) == 4 and all(len(x) == 1 for x in letters) else _FACES
 
 
+def former_letters() -> str:
+    """The letters the cards of the language in use showed before for the jack, queen, king and
+    ace, still read when typed: Ukrainian and Kazakh cards showed the ace as Т (туз), which read
+    as the Latin T of the ten, and now show А."""
+    # Translators: the rank letters your language's cards showed before for the jack, queen, king
+    # and ace, separated by spaces, still accepted when typed. Write "J Q K A" if they never changed.
+    letters = _("J Q K A, as typed before").split()
+    return "".join(letters) if len(letters) == 4 and all(len(x) == 1 for x in letters) else _FACES
+
+
 def canonical_ranks(text: str) -> str:
-    """Typed text with the language's rank letters replaced by the canonical ones.
+    """Typed text with the language's rank letters (those the cards show, and those they showed
+    before: :func:`former_letters`) replaced by the canonical ones.
 
     A local letter that is also a canonical rank or suit letter would be
     ambiguous and is left alone, so canonical notation always reads the same.
     """
-    local = face_letters()
     table = {}
-    for letter, face in zip(local, _FACES, strict=True):
-        if letter != face and letter not in _CANONICAL:
-            table[ord(letter.upper())] = face
-            table[ord(letter.lower())] = face
+    for local in (former_letters(), face_letters()):
+        for letter, face in zip(local, _FACES, strict=True):
+            if letter != face and letter not in _CANONICAL:
+                table[ord(letter.upper())] = face
+                table[ord(letter.lower())] = face
     return text.translate(table)
 
 
@@ -53,7 +65,7 @@ def suit_text(suit: int, ascii: bool = False) -> str:
 
 
 def rank_text(card: Card) -> str:
-    """A card's rank as printed on it: ``6`` ... ``10`` ... ``A`` (``Т`` in Ukrainian)."""
+    """A card's rank as printed on it: ``6`` ... ``10`` ... ``A`` (``А`` in Ukrainian)."""
     if card.rank == 4:
         return "10"
     letter = RANKS[card.rank]

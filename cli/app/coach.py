@@ -18,12 +18,9 @@ from pathlib import Path
 
 from cli.analysis_file import save_analysis
 from cli.i18n import _
+from cli.options import ANALYSIS_SECONDS
 from engine import Game
 from engine.ai.analysis import Verdict, analyze
-
-ANALYSIS_SECONDS = 0.5
-"""The search time for each position (``hard``'s time a move): a 40-move game takes about half
-a minute for one player's moves."""
 
 
 class Coach:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
@@ -44,6 +45,9 @@ class MoveCompleter(Completer):
             return
         if not self.screen.flow.my_turn or self.screen.flow.game is None:
             return
+        if re.fullmatch(r"[0-9 ,]*[0-9][0-9 ,]*", typed):
+            yield from self._by_numbers(typed)
+            return
         prefix = normalize(typed)
         local_take = typed.strip().lower()
         ascii = self.screen.display.ascii
@@ -52,3 +56,22 @@ class MoveCompleter(Completer):
             if str(move).upper().startswith(prefix) or local:
                 text = move_text(move, ascii)  # as the board writes it: 10♥ 6♠, not TH,6S
                 yield Completion(text, -len(typed), display=text)
+
+    def _by_numbers(self, typed: str) -> Iterable[Completion]:
+        """The legal moves whose cards, by the numbers under them, start like ``typed``: the
+        numbers of whole cards (``5 ``: the move beats with card 5), then the start of the next
+        one's (``5 1``: lays card 1, or 10 to 19); written as the board writes cards."""
+        hand = self.screen.flow.my_hand()
+        numbers = typed.replace(",", " ").split()
+        whole, start = (numbers, "") if typed[-1] in " ," else (numbers[:-1], numbers[-1])
+        if any(len(n) > 2 or not 1 <= int(n) <= len(hand) for n in whole):
+            return
+        cards = [hand[int(n) - 1] for n in whole]
+        assert self.screen.flow.game is not None
+        for move in self.screen.flow.game.position.legal_moves():
+            if list(move.cards[: len(cards)]) != cards or len(move.cards) < len(cards) + bool(start):
+                continue
+            if start and not str(hand.index(move.cards[len(cards)]) + 1).startswith(start):
+                continue
+            text = move_text(move, self.screen.display.ascii)
+            yield Completion(text, -len(typed), display=text)

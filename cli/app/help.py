@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
+from cli import cells
 from cli.app.board import pad
 from cli.app.cards import face_letters
 from cli.app.keys import COMMAND_KEYS, key_label
@@ -50,23 +51,13 @@ KEY_WIDTH = 14
 
 
 def wrap(text: str, width: int) -> list[str]:
-    """``text`` in lines of at most ``width`` terminal cells, broken at spaces.
+    """``text`` in lines of at most ``width`` terminal cells (as the screen measures them), broken
+    at spaces (:func:`cli.cells.wrap`).
 
     >>> wrap("Your trumps beat other suits", 12)
     ['Your trumps', 'beat other', 'suits']
     """
-    lines: list[str] = []
-    line = ""
-    for word in text.split():
-        candidate = f"{line} {word}" if line else word
-        if line and cell_width(candidate) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = candidate
-    if line:
-        lines.append(line)
-    return lines
+    return cells.wrap(text, width, cell_width)
 
 
 def help_title(width: int = 80) -> list[StyleAndTextTuples]:
@@ -96,18 +87,18 @@ def help_lines(rules: Rules, width: int = 80) -> list[StyleAndTextTuples]:
     )
     lines: list[StyleAndTextTuples] = [[("class:help.heading", _("Keys"))]]
     text_width = width - 3 - KEY_WIDTH
-    for command in COMMAND_KEYS:
-        keys = " ".join(key_label(k) for k in command.keys)
-        for i, line in enumerate(wrap(_(command.help), text_width)):
+    keyed = [(" ".join(key_label(k) for k in command.keys), _(command.help)) for command in COMMAND_KEYS]
+    keyed += [
+        ("↑ ↓ PgUp PgDn", _("scroll this help")),
+        ("Home End", _("the top or the end of this help")),
+        ("PgUp PgDn", _("in the game: scroll the chat back and on")),
+        ("^L", _("redraw the whole screen")),
+    ]
+    for keys, what in keyed:
+        for i, line in enumerate(wrap(what, text_width)):
             lines.append(
                 [("class:help.key", "  " + pad(keys if i == 0 else "", KEY_WIDTH)), ("class:help", line)]
             )
-    lines.append(
-        [("class:help.key", "  " + pad("↑ ↓ PgUp PgDn", KEY_WIDTH)), ("class:help", _("scroll this help"))]
-    )
-    lines.append(
-        [("class:help.key", "  " + pad("^L", KEY_WIDTH)), ("class:help", _("redraw the whole screen"))]
-    )
     moves = [_(line) for line in _MOVES]
     if face_letters() != "JQKA":
         moves.append(

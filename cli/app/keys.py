@@ -69,10 +69,21 @@ COMMAND_KEYS = (
         GameScreen.analyze,
         shown=lambda screen: screen.flow.game is not None and screen.flow.game.result is not None,
     ),
+    CommandKey(("c-q", "f10"), N_("Quit"), N_("quit (asks first in the middle of a game)"), GameScreen.quit),
     CommandKey(
-        ("c-q", "f10", "c-c"), N_("Quit"), N_("quit (asks first in the middle of a game)"), GameScreen.quit
+        ("c-c",),
+        N_("Cancel"),
+        N_("cancel the question asked (it never says yes to quitting); with none, as ^Q"),
+        GameScreen.interrupt,
+        shown=lambda screen: False,  # the key bar's Quit is ^Q; ^C is what a terminal's user tries
     ),
 )
+
+
+HELP_ENDS = 10**6
+"""Lines Home and End scroll the help by: to its top or its end (the layout keeps it within)."""
+CHAT_PAGE = 3
+"""Chat lines PgUp and PgDn scroll the game screen's chat by."""
 
 
 def key_label(key: str) -> str:
@@ -104,8 +115,13 @@ def key_bindings(screen: GameScreen) -> KeyBindings:
     def _help(event: KeyPressEvent) -> None:
         screen.toggle_help()
 
-    for key, step in (("up", -1), ("down", 1), ("pageup", -10), ("pagedown", 10)):
+    for key, step in (("up", -1), ("down", 1), ("pageup", -10), ("pagedown", 10), ("home", -HELP_ENDS)):
         bindings.add(key, filter=helping)(lambda event, step=step: screen.scroll_help(step))
+    bindings.add("end", filter=helping)(lambda event: screen.scroll_help(HELP_ENDS))
+
+    playing = ~helping & Condition(lambda: not screen.coach.open)  # the analysis has its own keys
+    for key, step in (("pageup", CHAT_PAGE), ("pagedown", -CHAT_PAGE)):
+        bindings.add(key, filter=playing)(lambda event, step=step: screen.scroll_chat(step))
 
     @bindings.add("<any>", filter=helping)
     @bindings.add("enter", filter=helping)

@@ -6,14 +6,18 @@ The layout only reads the :class:`~cli.app.screen.GameScreen`. From 80x24 it
 shows everything; narrower (down to 60 columns) it leaves out the move history,
 lower (down to 20 rows) the pile gets fewer lines; below 60x20 it shows a
 "window too small" note instead of the board. Larger windows get a wider move
-history and more chat lines. It never depends on the size at build time, so
-resizing is safe at any moment.
+history and more chat lines, up to :data:`BOARD_COLUMNS` x :data:`BOARD_ROWS`,
+beyond which the board stands in the middle of the window. Messages, the
+connection status and the chat are broken between words, never cut: the rows
+they need are taken from the table (:meth:`Board.rows`). It never depends on the
+size at build time, so resizing is safe at any moment.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from prompt_toolkit.application.current import get_app
 from prompt_toolkit.data_structures import Point, Size
@@ -21,6 +25,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.layout import (
     ConditionalContainer,
+    Container,
     Dimension,
     FormattedTextControl,
     HSplit,
@@ -37,7 +42,8 @@ from cli.app.keys import COMMAND_KEYS, key_label
 from cli.app.names import shown_name
 from cli.app.screen import GameScreen
 from cli.app.widths import CloseLines, cell_width, close_lines
-from cli.i18n import _
+from cli.cells import fit
+from cli.i18n import _, ngettext
 from cli.printable import printable
 from engine import TAKE, Game
 
@@ -49,20 +55,47 @@ HISTORY_WIDTH = 27
 WIDE_COLUMNS, WIDE_HISTORY_WIDTH = 110, 40
 """From this many columns the move history is wider and names players in full."""
 MOST_CHAT_LINES = 6
+BOARD_COLUMNS, BOARD_ROWS = 120, 40
+"""The largest board: a larger window shows it in its middle (a wider one spread the table and
+the move history apart, with rows of nothing between)."""
+TABLE_ROWS = 3
+"""The table's rows that messages and the chat never take: the pile's heading and cards, and
+whose turn it is (or the result)."""
 HISTORY_LINES = 200
 """The most moves the history keeps on screen (it scrolls to the last)."""
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
-def terminal_size() -> Size:
+def window_size() -> Size:
     """The size of the running application's terminal."""
     return get_app().output.get_size()
 
 
+def terminal_size() -> Size:
+    """The size of the board: the terminal's, up to :data:`BOARD_COLUMNS` x :data:`BOARD_ROWS`."""
+    size = window_size()
+    return Size(rows=min(size.rows, BOARD_ROWS), columns=min(size.columns, BOARD_COLUMNS))
+
+
 def too_small() -> bool:
     """Whether the terminal is smaller than the board needs."""
-    size = terminal_size()
+    size = window_size()
     return size.columns < MIN_COLUMNS or size.rows < MIN_ROWS
+
+
+def centred(body: Container) -> Container:
+    """``body`` in the middle of a window larger than the board, as large as the board."""
+
+    def margin(room: Callable[[], int]) -> Callable[[], Dimension]:
+        return lambda: Dimension.exact(max(0, room()) // 2)
+
+    spare_columns = margin(lambda: window_size().columns - terminal_size().columns)
+    spare_rows = margin(lambda: window_size().rows - terminal_size().rows)
+    board = HSplit([body], height=lambda: Dimension.exact(terminal_size().rows))
+    column = HSplit(
+        [Window(height=spare_rows), board, Window()], width=lambda: Dimension.exact(terminal_size().columns)
+    )
+    return VSplit([Window(width=spare_columns), column, Window()])
 
 
 def history_width() -> int:
@@ -80,8 +113,9 @@ def table_width() -> int:
 
 
 def chat_height() -> int:
-    """Chat lines shown: one at 24 rows and less, one more for every three rows beyond."""
-    return min(MOST_CHAT_LINES, 1 + max(0, terminal_size().rows - FULL_ROWS) // 3)
+    """Chat lines shown when there is room: one at 20 rows, one more for every two rows beyond
+    (three at 80x24), at most :data:`MOST_CHAT_LINES`."""
+    return min(MOST_CHAT_LINES, 1 + max(0, terminal_size().rows - MIN_ROWS) // 2)
 
 
 def join_lines(lines: list[Line]) -> StyleAndTextTuples:
@@ -103,6 +137,15 @@ def rule(label: Line, width: int) -> StyleAndTextTuples:
 def fragment_width(fragments: StyleAndTextTuples) -> int:
     """How many terminal cells ``fragments`` take (see :mod:`cli.app.widths`)."""
     return sum(cell_width(t[1]) for t in fragments)
+
+
+class Rows(NamedTuple):
+    """The rows of the parts of the game screen that share what the fixed parts leave."""
+
+    message: int
+    connection: int
+    chat: int
+    table: int
 
 
 class Board:
@@ -230,13 +273,15 @@ class Board:
         if position.pile and s.flow.game.result is None:
             take = _("take: {cards}").format(cards=count_cards(position.take_count()))
             head.append(("class:turn", "   " + take))
-        lines: list[Line] = [head, *pile_lines(position.pile, width, self._ascii, on_click=s.click_pile), []]
+        pile, mark = pile_lines(position.pile, width, self._ascii, on_click=s.click_pile)
         if s.flow.game.result is not None:
-            lines += self._result(width)
+            below = self._result(width)
         else:
-            style, mark, text = self._turn()
-            lines += wrapped(style, mark, text, width)
-        return join_lines(lines)
+            style, sign, text = self._turn()
+            below = wrapped(style, sign, text, width)
+        room = self.rows().table  # a low window: the gap goes first, then the mark under the top card
+        between: list[Line] = [mark, []][: max(0, room - 2 - len(below))]
+        return join_lines([head, pile, *between, *below])
 
     def _result(self, width: int) -> list[Line]:
         """How the game ended, and the match score once a game has counted."""
@@ -297,27 +342,53 @@ class Board:
         return move_log(s.flow.game, names, self._ascii)
 
     def message(self) -> StyleAndTextTuples:
-        """The message line: the Tab choices, or the last message (two lines at most, broken
-        between words), and under it the question being asked."""
+        """The message line: the Tab choices, or the last message broken between words, and under
+        it the question being asked."""
         s = self.screen
         if s.line.buffer.complete_state is not None and s.line.question is None:
             return self._choices()
-        return join_lines(self._message_lines())
+        return join_lines(self._message_lines()[-self.rows().message :])
 
     def message_rows(self) -> Dimension:
-        """Up to two rows; more while a question has a message above it (a refused answer)."""
-        rows = len(self._message_lines())
-        return Dimension.exact(rows) if rows > 2 else Dimension(min=1, max=2)
+        """As many rows as the message and the question take (:meth:`rows`)."""
+        return Dimension.exact(self.rows().message)
 
     def _message_lines(self) -> list[Line]:
+        """The message's lines, then the question's, whole."""
         s = self.screen
         width = terminal_size().columns - 2
         style = "class:message.error" if s.error else "class:message"
         said: list[Line] = [[(style, " " + printable(line))] for line in wrap(s.message, width)]  # it may quote the peer
         if s.line.question is None:
-            return said[:2] or [[]]
+            return said or [[]]
         asked: list[Line] = [[("class:question", " " + printable(line))] for line in wrap(s.line.question.prompt, width)]
-        return said[: max(1, 3 - len(asked))] + asked
+        return said + asked
+
+    def rows(self) -> Rows:
+        """How the rows that the board's fixed parts leave are shared: the message and the
+        question first, then the connection status, then the chat (its newest line first, then up
+        to :func:`chat_height` lines), then the table, which keeps :data:`TABLE_ROWS` whatever
+        comes; each gets what it needs while rows are left, so that nothing is cut short but in
+        a window too low for all of it."""
+        size = terminal_size()
+        fixed = 4 + self.opponent_height().preferred + self.my_height().preferred  # the title, 2 rules, the move line
+        fixed += len(key_bar_lines(self.bar_keys()))
+        left = max(0, size.rows - fixed - TABLE_ROWS)
+        message = min(len(self._message_lines()), max(1, left - 1))
+        left -= message
+        connection = min(len(self._connection_lines()), left - 1) if self.screen.chats.status else 0
+        left -= connection
+        newest, all_rows = self._chat_wrapped()
+        chat = max(1, min(left, max(newest, all_rows)))
+        return Rows(message, connection, chat, size.rows - fixed - message - connection - chat)
+
+    def _chat_wrapped(self) -> tuple[int, int]:
+        """The rows the chat view's newest line takes, and those of the lines the chat shows when
+        there is room (:func:`chat_height`)."""
+        width = terminal_size().columns - 2
+        shown = self.screen.chats.last(chat_height())
+        rows = [len(wrap(printable(text), width)) or 1 for text in shown] or [1]
+        return rows[-1], sum(rows)
 
     def _choices(self) -> StyleAndTextTuples:
         """The legal moves Tab cycles through, the current one highlighted, as many as fit."""
@@ -339,34 +410,42 @@ class Board:
         return line
 
     def chat(self) -> StyleAndTextTuples:
-        """The end of the chat, broken between words; the last line bright, older ones dimmer."""
+        """The end of the chat (or the stretch scrolled back to), broken between words; the newest
+        line shown bright, older ones dimmer; scrolled back, a note on the newest row says so."""
         return join_lines(self._chat_rows())
 
     def chat_rows(self) -> Dimension:
-        """The rows of the chat: :func:`chat_height`, or two for a long last line."""
-        return Dimension.exact(len(self._chat_rows()))
+        """The rows of the chat (:meth:`rows`)."""
+        return Dimension.exact(self.rows().chat)
 
     def _chat_rows(self) -> list[Line]:
-        height, width = chat_height(), terminal_size().columns - 2
-        shown = [printable(text) for text in self.screen.chats.last(height)]  # the peer's words
+        chats, height = self.screen.chats, self.rows().chat
+        width = terminal_size().columns - 2
+        shown = [printable(text) for text in chats.last(max(height, chat_height()))]  # the peer's words
         rows: list[Line] = []
         for i, text in enumerate(shown):
             style = "class:chat" if i == len(shown) - 1 else "class:chat.old"
-            rows += [[(style, " " + line)] for line in wrap(text, width)[:2] or [""]]
-        last = len(wrap(shown[-1], width)[:2]) if shown else 1
-        return rows[-max(height, last) :] or [[]]
+            rows += [[(style, " " + line)] for line in wrap(text, width) or [""]]
+        rows = rows[-height:] or [[]]
+        if chats.back:
+            note = "  " + ngettext("↓ {count} newer line: PgDn", "↓ {count} newer lines: PgDn", chats.back)
+            note = note.format(count=chats.back)
+            style, text = rows[-1][0][:2] if rows[-1] else ("", "")
+            room = terminal_size().columns - cell_width(note)
+            rows[-1] = [(style, fit(text, room)), ("class:muted", note)]
+        return rows
 
     def connection(self) -> StyleAndTextTuples:
         """The connection status slot (shown only when there is something to report)."""
-        return join_lines(self._connection_lines())
+        return join_lines(self._connection_lines()[: max(1, self.rows().connection)])
 
     def connection_height(self) -> Dimension:
-        """One line, or two for a long status."""
-        return Dimension.exact(len(self._connection_lines()))
+        """The status's rows (:meth:`rows`)."""
+        return Dimension.exact(max(1, self.rows().connection))
 
     def _connection_lines(self) -> list[Line]:
         status = printable(self.screen.chats.status)  # it names the peer
-        return wrapped("class:connection", " ⚠ ", status, terminal_size().columns)[:2]
+        return wrapped("class:connection", " ⚠ ", status, terminal_size().columns)
 
     def prompt(self) -> StyleAndTextTuples:
         return [

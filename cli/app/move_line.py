@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.document import Document
 
-from cli.app.cards import canonical_ranks, card_text, count_cards, face_letters
+from cli.app.cards import canonical_ranks, card_text, count_cards, face_letters, move_text
 from cli.i18n import _
 from engine import TAKE, Card, Move, NotationError
 from engine.moves import split_cards
@@ -43,6 +43,9 @@ class Question:
     """The monotonic time before which an empty Enter is ignored."""
     labels: dict[str, str] = field(default_factory=dict)
     """How an answer is shown when it differs from the answer itself (``"yes"``: ``"так"``)."""
+    cancel: str | None = None
+    """The answer Ctrl-C gives, the one that leaves everything as it is (``"no"`` to quitting);
+    ``None``: none does (the trump suit), and Ctrl-C leaves the program, as between games."""
 
     def choices(self) -> list[str]:
         """The distinct answers as shown, for completion."""
@@ -66,11 +69,18 @@ class Question:
         )
 
 
-def yes_no(prompt: str, default: str, action: Callable[[str], None], not_before: float = 0.0) -> Question:
+def yes_no(
+    prompt: str,
+    default: str,
+    action: Callable[[str], None],
+    not_before: float = 0.0,
+    cancel: str | None = "no",
+) -> Question:
     """A yes/no question: ``y``, ``yes``, ``n``, ``no``, and the words of the language in use.
 
     ``default`` and the answers passed to ``action`` are ``"yes"`` or ``"no"``; the
-    choices shown (completion, the reminder) are the translated words.
+    choices shown (completion, the reminder) are the translated words. Ctrl-C answers
+    ``cancel`` (``None``: it does not answer, see :attr:`Question.cancel`).
     """
     answers = {"y": "yes", "yes": "yes", "n": "no", "no": "no"}
     # Translators: the words (and one-letter forms) a player may type to answer a yes/no question.
@@ -80,12 +90,7 @@ def yes_no(prompt: str, default: str, action: Callable[[str], None], not_before:
         answers[word] = "no"
     labels = {"yes": _("yes"), "no": _("no")}
     answers |= {label.lower(): answer for answer, label in labels.items()}
-    return Question(prompt, answers, default, action, not_before, labels)
-
-
-def _cap(buffer: Buffer) -> None:
-    if len(buffer.text) > MOVE_LINE_LENGTH:
-        buffer.text = buffer.text[:MOVE_LINE_LENGTH]
+    return Question(prompt, answers, default, action, not_before, labels, cancel)
 
 
 class MoveLine:
@@ -95,7 +100,9 @@ class MoveLine:
         """``ascii``: cards put on the line are written with suit letters (``10H``), else as the
         board shows them (``10♥``)."""
         self.ascii = ascii
-        self.buffer = Buffer(multiline=False, name="move-line", on_text_changed=_cap)
+        self.buffer = Buffer(multiline=False, name="move-line", on_text_changed=self._cap)
+        self.on_cut: Callable[[], None] = lambda: None
+        """Called when text beyond :data:`MOVE_LINE_LENGTH` was cut off (a pasted page)."""
         self.question: Question | None = None
         self.picked: list[Card] = []
         """The cards chosen so far (a beating card held while the second is chosen)."""
@@ -104,6 +111,11 @@ class MoveLine:
         self.highlighted = False
         """Whether the player has moved the highlight (arrow keys) since their last move: only
         then does Enter on an empty line pick the highlighted card, so a stray Enter plays nothing."""
+
+    def _cap(self, buffer: Buffer) -> None:
+        if len(buffer.text) > MOVE_LINE_LENGTH:
+            buffer.text = buffer.text[:MOVE_LINE_LENGTH]
+            self.on_cut()
 
     # ------------------------------------------------------------ questions
 
@@ -191,10 +203,14 @@ class MoveLine:
         typed = text.removeprefix(self.picked_text()).strip().lower()
         return typed in ("take", _("take").lower())
 
-    def parse(self, text: str, hand: Sequence[Card], take_count: int | None = None) -> Move:
+    def parse(
+        self, text: str, hand: Sequence[Card], take_count: int | None = None, legal: Sequence[Move] = ()
+    ) -> Move:
         """A move from the move line: notation (``ks 6h``, ``K♠,6♥``, ``take``, the language's
         rank letters and word for take) read by ``engine.Move.parse``, or the numbers of the
-        cards in ``hand`` (``3 7``). ``take_count``: what a pick-up takes now, for the error.
+        cards in ``hand`` (``3 7``). ``take_count``: what a pick-up takes now, for the error;
+        ``legal``: the moves legal now, the examples it gives (never ``take`` where taking is
+        not allowed).
 
         The :class:`NotationError` raised says what is wrong, for the screen.
         """
@@ -204,23 +220,40 @@ class MoveLine:
             if len(cards) == 2 and cards[0] == cards[1]:
                 raise NotationError(_("A move cannot play the same card twice."))
             if len(cards) > 2:
-                raise NotationError(_not_a_move(text))
+                raise NotationError(_not_a_move(text, hand, legal, self.ascii))
             return Move(*cards)
         if self.is_take(text):
             return TAKE
         try:
             return Move.parse(canonical_ranks(text))
         except NotationError:
-            raise NotationError(_why_not_a_move(text, take_count)) from None
+            raise NotationError(_why_not_a_move(text, take_count, hand, legal, self.ascii)) from None
 
 
-def _why_not_a_move(text: str, take_count: int | None) -> str:
+QUOTED = 24
+"""The most characters of the player's text a refusal quotes: the reason always shows (a pasted
+page quoted whole pushed it out of sight)."""
+
+
+def quoted(text: str) -> str:
+    """What a refusal quotes of ``text``: at most :data:`QUOTED` characters, ``…`` for the rest.
+
+    >>> quoted("  kx "), quoted("x" * 30)
+    ('kx', 'xxxxxxxxxxxxxxxxxxxxxxx…')
+    """
+    text = text.strip()
+    return text if len(text) <= QUOTED else text[: QUOTED - 1] + "…"
+
+
+def _why_not_a_move(
+    text: str, take_count: int | None, hand: Sequence[Card], legal: Sequence[Move], ascii: bool
+) -> str:
     """What is wrong with a written move that ``Move.parse`` refused, in the player's words."""
     parts = split_cards(text)
     if parts[0].lower() in ("take", _("take").lower()):
         cards = count_cards(take_count) if take_count is not None else "?"
         return _("{text!r}: a pick-up takes what the rules say ({cards} now); type take alone.").format(
-            text=text.strip(), cards=cards
+            text=quoted(text), cards=cards
         )
     for part in filter(None, parts):
         try:
@@ -229,15 +262,31 @@ def _why_not_a_move(text: str, take_count: int | None) -> str:
             faces = face_letters()
             ranks = "6-10 J Q K A" if faces == "JQKA" else f"6-10 {' '.join(faces)}"
             return _("{text!r} is not a card: a rank {ranks} and a suit S H D C.").format(
-                text=part, ranks=ranks
+                text=quoted(part), ranks=ranks
             )
     if len(parts) == 2 and parts[0].upper() == parts[1].upper():
         return _("A move cannot play the same card twice.")
-    return _not_a_move(text)
+    return _not_a_move(text, hand, legal, ascii)
 
 
-def _not_a_move(text: str) -> str:
-    return _("{text!r} is not a move: try take, 7♣, 8♣ 9♦, or card numbers: 3 7.").format(text=text.strip())
+def _not_a_move(text: str, hand: Sequence[Card], legal: Sequence[Move], ascii: bool) -> str:
+    """Why ``text`` is no move, with moves that are: some legal now (``take`` only where it is),
+    and one of them by its cards' numbers in ``hand``."""
+    examples = [m for m in legal if m.is_take][:1] + [m for m in legal if len(m.cards) == 1][:1]
+    examples += [m for m in legal if len(m.cards) == 2][:1]
+    numbered = next((m for m in reversed(examples) if m.cards and all(c in hand for c in m.cards)), None)
+    moves = ", ".join(move_text(m, ascii) for m in examples)
+    if not examples:  # nothing legal to show (not your turn): the forms only
+        return _("{text!r} is not a move: a move is one card (7♣), or one that beats and one to lay (8♣ 9♦).").format(
+            text=quoted(text)
+        )
+    if numbered is None:
+        return _("{text!r} is not a move: try {moves}.").format(text=quoted(text), moves=moves)
+    return _("{text!r} is not a move: try {moves}, or by card numbers: {numbers}.").format(
+        text=quoted(text),
+        moves=moves,
+        numbers=" ".join(str(hand.index(c) + 1) for c in numbered.cards),
+    )
 
 
 def _numbered_cards(numbers: list[str], hand: Sequence[Card]) -> list[Card]:

@@ -19,25 +19,31 @@ by forfeit or abandonment counted for the seat it went to.
 
 A duel given a :class:`~p2p.saved.SavedMatch` is restart-safe: a program stopped by SIGHUP or
 SIGTERM pauses it (the peer waits) instead of quitting, and :func:`play_duel` with the match read
-back opens the screen at the chain's position, the game in progress with its moves on the table.
+back opens the screen at the chain's position, the game in progress with its moves on the table;
+its chat is kept beside the saved match (``<saved>.chat``, one JSON string a line) and shown again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import os
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from cli.app.cards import move_text
+from cli.app.chat import CHAT_KEPT
+from cli.app.duel_summary import ending_words, host_words, left_why
 from cli.app.opponent import Deal, OpponentLeft, Table
+from cli.app.trump_choice import names_second, trump_clash, trump_prefs
 from cli.home import Home
 from cli.i18n import _, translated
 from engine import Game, Move
 from p2p.channel import Channel
 from p2p.duel import PAUSE, Duel, Reconnector, Report
-from p2p.errors import P2PError, PeerAborted
+from p2p.errors import P2PError
 from p2p.fairdeal import preference
 from p2p.handshake import Session
 from p2p.identity import Identity
@@ -96,6 +102,9 @@ class NetworkOpponent:
         self.seat = session.seat
         self.name = session.names[1 - self.seat]
         self.reconnector = reconnector
+        self.chat_file = None if saved is None else saved.path.with_name(saved.path.name + ".chat")
+        """Where a restart-safe duel keeps its chat, so that a restarted screen shows it again."""
+        self._continued = restored is not None
         self.patience = replace(patience or Patience(), auto_claim=False)
         self.duel = Duel(
             channel, session, me, self, home.records, None, None, reconnector, self.patience, self._status,
@@ -112,6 +121,8 @@ class NetworkOpponent:
         stranger's): the peer's next move clears it."""
         """The claim the screen was last offered (the duel's ``claimable``)."""
         self._trumps: dict[int, asyncio.Future[str]] = {}
+        self._seconds: dict[int, bool] = {}
+        """Whether the local player named a second choice of trumps for each game dealt."""
         self._moves: asyncio.Queue[Move] = asyncio.Queue()
         self._changed = asyncio.Event()
         self._number = 0 if restored is None else restored.number
@@ -126,12 +137,16 @@ class NetworkOpponent:
         refuses are reported in the status slot (never written behind the screen)."""
         self._table = table
         if self.reconnector is not None:
-            self.reconnector.report_to(lambda text: self.show_status(translated(text)))
+            hosting = self.session.seat == self.session.terms.host_seat
+            words = host_words if hosting else translated  # a refusal's advice is the joiner's
+            self.reconnector.report_to(lambda text: self.show_status(words(text)))
         self._start()
         if self.session.code:
             text = _("Playing {name}. Verification code {code}: {name} must see the same.")
         else:  # a session read back from the saved match: its code needs the secret, not kept
             text = _("Playing {name} again: the match you both checked goes on.")
+        for line in self._chat_kept():
+            table.chat(line)
         table.chat(text.format(name=self.name, code=self.session.code))
 
     async def deal(self, number: int, dealer: int | None, trump: str) -> Deal:
@@ -145,6 +160,7 @@ class NetworkOpponent:
         future = self._trump(number)
         if not future.done():
             chosen = self.choice if self.choice and self.choice[0] == trump else trump
+            self._seconds[number] = names_second(chosen)
             future.set_result(preference(chosen))
         match, local = self.duel.match, number - self._offset
         await self._until(lambda: len(match.results) >= local or (match.number == local and match.revealed))
@@ -157,11 +173,11 @@ class NetworkOpponent:
         return Deal(match.seed, match.dealer, match.trumps, self.seat, self._clash(local, match.dealer))
 
     def _clash(self, number: int, dealer: int) -> str:
-        """Why a player did not get the trumps they asked for in game ``number``, or ``""``."""
-        from cli.app.trump_choice import trump_clash, trump_prefs
-
+        """Why a player did not get the trumps they asked for in game ``number`` (of this match),
+        or ``""``."""
         prefs = trump_prefs(self.duel.match, number)
-        clash = None if prefs is None else trump_clash(prefs, dealer, self.seat, self.name)
+        named = self._seconds.get(number + self._offset, False)
+        clash = None if prefs is None else trump_clash(prefs, dealer, self.seat, self.name, named)
         return "" if clash is None else translated(clash)
 
     async def move(self, game: Game) -> Move:
@@ -239,6 +255,10 @@ class NetworkOpponent:
         game whose deal we could know then goes to the peer, as the peer's report says too)."""
         if self._background_tasks:
             await asyncio.gather(*self._background_tasks, return_exceptions=True)
+        saved = self.duel.saved
+        if self.chat_file is not None and (saved is None or not saved.path.exists()):
+            with contextlib.suppress(OSError):  # the match is over: nothing will show its chat again
+                self.chat_file.unlink(missing_ok=True)
         if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
@@ -277,6 +297,26 @@ class NetworkOpponent:
     def _chat(self, text: str) -> None:
         if self._table is not None:
             self._table.chat(text)
+        if self.chat_file is not None:
+            with contextlib.suppress(OSError, ValueError):  # the chat is a nicety: the match goes on
+                descriptor = os.open(self.chat_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                with os.fdopen(descriptor, "a", encoding="utf-8") as file:
+                    file.write(json.dumps(text) + "\n")
+
+    def _chat_kept(self) -> list[str]:
+        """The chat of the match this duel continues, as the stopped screen showed it (the last
+        :data:`~cli.app.chat.CHAT_KEPT` lines); a new match starts its chat afresh."""
+        if self.chat_file is None:
+            return []
+        if not self._continued:
+            with contextlib.suppress(OSError):
+                self.chat_file.unlink(missing_ok=True)
+            return []
+        try:
+            lines = [json.loads(line) for line in self.chat_file.read_text(encoding="utf-8").splitlines()]
+        except (OSError, ValueError):
+            return []
+        return [line for line in lines if isinstance(line, str)][-CHAT_KEPT:]
 
     def show_status(self, text: str) -> None:
         """Show ``text`` in the screen's status slot (a line about the connection, not the game)."""
@@ -358,23 +398,9 @@ class NetworkOpponent:
         report = self.report
         if report is None or report.error is None:
             return OpponentLeft(_("The connection to {name} is closed.").format(name=self.name))
-        error = report.error
-        # the peer's "forfeit" is its own unsigned account: it never costs us the game
-        says_away = isinstance(error, PeerAborted) and error.reason == "forfeit"
         if report.awarded is not None:
-            if report.end == "forfeit":
-                why = _("{name} stayed away too long")
-            elif report.end == "cheat":
-                why = _("{name} broke the protocol after the deal: {error}")
-            elif says_away:
-                why = _("{name} says you were away too long, and left after the deal")
-            else:
-                why = _("{name} left after the deal")
-            return OpponentLeft(why.format(name=self.name, error=translated(error)), report.awarded)
-        if says_away:
-            return OpponentLeft(_("{name} says you were away too long, and left").format(name=self.name))
-        why = _("The match with {name} ended ({end}): {error}")
-        return OpponentLeft(why.format(name=self.name, end=report.end, error=translated(report.error)))
+            return OpponentLeft(left_why(report), report.awarded)
+        return OpponentLeft(ending_words(report) or "")
 
     async def _send_chat(self, text: str) -> None:
         try:

@@ -15,6 +15,7 @@ from prompt_toolkit.output import Output, create_output
 from cli.app.board import Line, hand_lines, move_words, pile_lines, trump_label
 from cli.app.cards import count_cards, move_text
 from cli.app.layout import (
+    centred,
     join_lines,
     key_bar_window,
     move_log,
@@ -37,19 +38,23 @@ from cli.i18n import N_, _, ngettext
 from cli.reasons import reason_words
 from engine import Game, Outcome
 from engine.ai.analysis import DOUBTFUL, ESTIMATED_MISTAKE, WIN_TO_LOSS, Verdict
-from engine.game import result_text
 
 KEYS = (("←/→", N_("step")), ("PgUp/PgDn", N_("10 moves")), ("Home/End", N_("start/end")), ("q", N_("quit")))
 
 
-def outcome_words(outcome: Outcome | None) -> str:
-    """A record's result as the record writes it (``engine.game.result_text``: ``1-0 out``), its
-    reason in the language in use; an unfinished game's (the record's ``*``) in words."""
+def outcome_words(outcome: Outcome | None, winner: str | None = None) -> str:
+    """A saved game's result in words, never the record's ``1-0 out``: ``You won (out)``, ``Bob won
+    (out)`` (``winner``: the winner's name as shown, ``None`` for the local player), ``a draw
+    (repetition)``; an unfinished game's (the record's ``*``) ``unfinished``."""
     if outcome is None:
         # Translators: the result of a saved game that was never finished (the replay's title).
         return _("unfinished")
-    text = result_text(outcome)
-    return f"{text.removesuffix(outcome.reason.value).rstrip()} {reason_words(outcome)}"
+    reason = reason_words(outcome)
+    if outcome.winner is None:
+        return _("a draw ({reason})").format(reason=reason)
+    if winner is None:
+        return _("You won ({reason})").format(reason=reason)
+    return _("{name} won ({reason})").format(name=winner, reason=reason)
 
 
 def verdict_mark(verdict: Verdict) -> str:
@@ -108,12 +113,20 @@ class Replay:
         lines = hand_lines(position.hand(player), width - 1, self.ascii, trump=trump)
         return rule(label, width), join_lines(lines[:2])
 
+    def result_words(self) -> str:
+        """How the game ended, the winner named as shown (:func:`outcome_words`)."""
+        outcome = self.game.result
+        winner = None
+        if outcome is not None and outcome.winner is not None and not self.mine[outcome.winner]:
+            winner = self.names[outcome.winner]
+        return outcome_words(outcome, winner)
+
     def header(self) -> StyleAndTextTuples:
         """The title bar: players, date, result and file, as many as fit the window (the file
         gives way first, then the date; the players are cut last)."""
         date = self.game.headers.get("Date", "?")[:16]
         players = _("{me} vs {them}").format(me=self.names[0], them=self.names[1])
-        result = outcome_words(self.game.result)
+        result = self.result_words()
         heading = " " + self.heading + " "
         room = terminal_size().columns - cell_width(heading)
         for fields in ([players, date, result, self.title], [players, date, result], [players, result]):
@@ -152,7 +165,7 @@ class Replay:
             mark = verdict_mark(verdict)
             lines += wrapped(mark_style(verdict) if mark else "class:muted", f" {mark or '·'} ", words, width)
         if self.step == total:
-            result = _("Result: {result}").format(result=outcome_words(self.game.result))
+            result = _("Result: {result}").format(result=self.result_words())
             lines += wrapped("class:result", " ", result, width)
         return join_lines(lines)
 
@@ -226,7 +239,7 @@ def replay_application(
         event.app.exit()
 
     return Application(
-        layout=Layout(HSplit([ConditionalContainer(board, ~small), ConditionalContainer(note, small)])),
+        layout=Layout(HSplit([ConditionalContainer(centred(board), ~small), ConditionalContainer(note, small)])),
         key_bindings=bindings,
         style=game_style(four_color, theme, output.get_default_color_depth()),
         full_screen=True,

@@ -50,7 +50,9 @@ def load_unfinished() -> tuple[SavedGame | None, str]:
     if game.result is not None:
         _forget_note()
         return None, ""
-    match = MatchScore(saved.games, saved.me, saved.played, list(saved.halves))
+    match = MatchScore(
+        saved.games, saved.me, saved.played, list(saved.halves), earlier=saved.earlier, matches=saved.matches
+    )
     return SavedGame(game, match, saved.path, AIOpponent(saved.level), saved.me), ""
 
 

@@ -52,6 +52,8 @@ class Saver:
                 played=match.played,
                 halves=(match.halves[0], match.halves[1]),
                 me=me,
+                earlier=match.earlier,
+                matches=match.matches,
             )
         )
 

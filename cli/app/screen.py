@@ -26,7 +26,7 @@ from cli.app.chat import ChatLog
 from cli.app.coach import Coach
 from cli.app.flow import RECORD_DATE, GameFlow
 from cli.app.help_view import HelpView
-from cli.app.move_line import MoveLine, Question, yes_no
+from cli.app.move_line import MOVE_LINE_LENGTH, MoveLine, Question, yes_no
 from cli.app.names import shown_name
 from cli.app.opponent import Deal, Opponent, OpponentLeft
 from cli.app.resume import SavedGame
@@ -60,7 +60,8 @@ class GameScreen:
     match: InitVar[MatchScore]
     rules: InitVar[Rules | None] = None
     trump: str | None = None
-    """The local player's trump suit letter; asked for at the start when ``None``."""
+    """The local player's trump suit letter, given on the command line; when ``None`` it is asked
+    before every deal (rules.md: each player's trump is chosen before the deal)."""
     last_trump: str | None = None
     """The choice offered when asking (the one made last time)."""
     resume: SavedGame | None = None
@@ -83,6 +84,8 @@ class GameScreen:
         self.help = HelpView()
         self.chats = ChatLog()
         self.coach = Coach()
+        self.line.on_cut = self._cut
+        self._fixed_trump = self.trump is not None
         self._invalidate: Callable[[], None] = lambda: None
         self._exit: Callable[[], None] = lambda: None
         self._bell: Callable[[], None] = lambda: None
@@ -119,6 +122,7 @@ class GameScreen:
                     ),
                     "yes",
                     lambda answer: self._continue(offer) if answer == "yes" else self._decline(offer),
+                    cancel=None,  # no forgets the game: Ctrl-C leaves it offered
                 )
             )
         else:
@@ -131,6 +135,31 @@ class GameScreen:
                 task.cancel()
         self.coach.close()
         self.flow.opponent.close()
+
+    def farewell(self) -> list[str]:
+        """What the terminal says once the screen has closed (never a silent exit): the score so far,
+        what became of a game left unfinished, and where the records are."""
+        flow, path = self.flow, self.saver.path
+        match, them = flow.match, flow.their_name
+        lines = []
+        if match.played or match.matches:
+            score = match.headline(_("You"), them)
+            if match.games == 1:
+                lines.append(_("Score: {score}.").format(score=score))
+            elif match.over:
+                lines.append(_("Match over: {winner} ({score}).").format(winner=match.winner_text(them), score=score))
+            elif match.played:
+                text = _("The match stopped after game {played} of {games}: {score}.")
+                lines.append(text.format(played=match.played, games=match.games, score=score))
+        if flow.in_progress and path is not None:
+            if self.saver.resumes(flow.opponent.resume_as):
+                lines.append(_("Your game is saved: 'trumps' offers to continue it next time."))
+            else:
+                lines.append(_("Your unfinished game stays in your history: {file}.").format(file=path.name))
+        if path is not None:
+            text = _("Your games are saved in {folder} (the last one: {file}); 'trumps history' lists them.")
+            lines.append(text.format(folder=path.parent, file=path.name))
+        return lines
 
     def _continue(self, saved: SavedGame) -> None:
         self.offer = self.resume = None
@@ -149,7 +178,9 @@ class GameScreen:
         self._say(_("The unfinished game stays in your history ({file}).").format(file=offer.path.name))
 
     def _choose_trump(self) -> None:
-        if self.trump is not None:
+        """Ask for the trump suit of the game about to be dealt (unless the command line gave it),
+        then deal."""
+        if self._fixed_trump and self.trump is not None:
             self._trump_chosen(self.trump)  # given on the command line: also the next "last choice"
             return
         answers = {s.lower(): s for s in SUITS}
@@ -165,7 +196,7 @@ class GameScreen:
         self.ask(Question(prompt.format(suits=shown, default=default), answers, default, self._trump_chosen))
 
     def _trump_chosen(self, suit: str) -> None:
-        self.trump = suit
+        self.trump = self.last_trump = suit
         with contextlib.suppress(OSError):
             config.save_config(trump=suit)
         self._deal()
@@ -253,7 +284,7 @@ class GameScreen:
             self._exit()
             return
         self.flow.next_match()
-        self._deal()
+        self._choose_trump()
 
     def end(self, reason: Exception) -> None:
         """The opponent cannot go on: end the game, scoring a game awarded to a seat.
@@ -362,7 +393,7 @@ class GameScreen:
             self._not_now()
             return
         try:
-            move = self.line.parse(text, self.flow.my_hand(), self.flow.take_count())
+            move = self.line.parse(text, self.flow.my_hand(), self.flow.take_count(), self.flow.moves_from([]))
         except NotationError as exc:
             self._say(str(exc), error=True)
             return
@@ -430,7 +461,10 @@ class GameScreen:
     def hint(self) -> None:
         """Ask the strongest AI level what it would play; the move goes on the move line."""
         if not self.flow.opponent.hints:
-            self._say(_("No hints in this duel: the host's rules do not allow them."), error=True)
+            self._say(
+                _("No hints in this duel: the match was set up without them (trumps host --hints allows them)."),
+                error=True,
+            )
             return
         if not self.flow.my_turn:
             self._not_now()
@@ -445,7 +479,7 @@ class GameScreen:
         if game is self.flow.game and game.position is position:  # nothing played or undone meanwhile
             self.line.put(move_text(advice.move, self.display.ascii))
             self.flow.opponent.hinted()
-            why = advice_words(advice, lambda move: move_text(move, self.display.ascii))
+            why = advice_words(advice, lambda move: move_text(move, self.display.ascii), self.flow.their_name)
             if self.flow.opponent.local:
                 text = _("Hint: {why}. Enter plays it.")
             else:
@@ -501,7 +535,7 @@ class GameScreen:
         if self.flow.in_progress:
             self.ask(yes_no(_("Abandon this game and deal a new one? [y/N]"), "no", self._abandon_answer))
         elif self.line.question is None:
-            self._deal()
+            self._choose_trump()
         else:
             self._not_now()
 
@@ -513,7 +547,7 @@ class GameScreen:
             path = self.saver.path
             self._say(_("Abandoned game saved as {file}.").format(file=path.name if path else ""))
             self.flow.game = None
-            self._deal()
+            self._choose_trump()
         else:
             self._say("")
 
@@ -527,6 +561,21 @@ class GameScreen:
             self.ask(yes_no(self.flow.quit_question(resumable), "no", self._quit_answer))
         else:
             self._exit()
+
+    def interrupt(self) -> None:
+        """Ctrl-C: cancel the question asked with its :attr:`~cli.app.move_line.Question.cancel`
+        answer (no to quitting: Ctrl-C never forfeits), or leave where no answer cancels it (the
+        trump suit, the unfinished game offered: nothing is at stake there); with no question,
+        what Ctrl-Q does (mid-game it asks first)."""
+        question = self.line.question
+        if question is None:
+            self.quit()
+        elif question.cancel is None:
+            self._exit()
+        else:
+            self.line.clear()
+            self._say("")
+            question.action(question.cancel)
 
     def _quit_answer(self, answer: str) -> None:
         if answer == "yes":
@@ -559,6 +608,11 @@ class GameScreen:
         self.chats.add(text)
         self._invalidate()
 
+    def scroll_chat(self, lines: int) -> None:
+        """PgUp and PgDn: scroll the chat back (``lines`` > 0) or on."""
+        self.chats.scroll(lines)
+        self._invalidate()
+
     def status(self, text: str) -> None:
         """Show the connection status in its slot; chat does not overwrite it."""
         self.chats.status = text
@@ -586,6 +640,15 @@ class GameScreen:
             self._say(_("No game in play: answer the question below."), error=True)
         else:
             self._say(_("Wait: it is {name}'s turn.").format(name=name), error=True)
+
+    def _cut(self) -> None:
+        """More was pasted on the move line than it holds: say what became of the rest."""
+        self._say(
+            _("The move line holds {count} characters: the rest of what was pasted is left out.").format(
+                count=MOVE_LINE_LENGTH
+            ),
+            error=True,
+        )
 
     def _say(self, text: str, error: bool = False) -> None:
         self.message, self.error = text, error

@@ -21,22 +21,39 @@ def trump_prefs(match: Match, number: int) -> tuple[str, str] | None:
     return (prefs[0], prefs[1]) if len(prefs) == 2 else None
 
 
-def trump_clash(prefs: tuple[str, str], dealer: int, seat: int, peer: str) -> Text | None:
+def trump_clash(prefs: tuple[str, str], dealer: int, seat: int, peer: str, named_second: bool) -> Text | None:
     """Why ``seat`` or its peer did not get the first choice of trumps, if one did not: both
-    asked for the same suit, so the one not dealing keeps it (:func:`p2p.fairdeal.resolve_trumps`)."""
+    asked for the same suit, so the one not dealing keeps it (:func:`p2p.fairdeal.resolve_trumps`).
+
+    The dealer's other suit is called a second choice only when it is one: ours when
+    ``named_second`` (``--trump SH``); else the suit that follows in the order ♠ ♥ ♦ ♣, which
+    :func:`p2p.fairdeal.preference` takes for whoever named one suit. The peer's is never called
+    a choice: nothing says whether it named one.
+    """
     from engine.cards import SUIT_SYMBOLS, SUITS
 
     if prefs[0][0] != prefs[1][0]:
         return None
     wanted, second = (SUIT_SYMBOLS[SUITS.index(prefs[i][j])] for i, j in ((0, 0), (dealer, 1)))
-    if dealer == seat:
+    if dealer != seat:
+        template = N_("You both asked for {suit}: you keep it, not dealing; {name} deals and gets {second}.")
+    elif named_second:
         template = N_(
             "You both asked for {suit}: {name} keeps it, not dealing; you deal and take your second "
             "choice, {second}."
         )
     else:
         template = N_(
-            "You both asked for {suit}: you keep it, not dealing; {name} deals and takes their second "
-            "choice, {second}."
+            "You both asked for {suit}: {name} keeps it, not dealing; you deal and get {second}, the "
+            "suit after it (you named no second choice)."
         )
     return Text(template, suit=wanted, name=peer, second=second)
+
+
+def names_second(choice: str | None) -> bool:
+    """Whether a ``--trump`` choice names a second suit (``SH``, ``♠♥``), not only a first.
+
+    >>> names_second("SH"), names_second("♤"), names_second(None)
+    (True, False, False)
+    """
+    return choice is not None and len(choice.strip()) == 2

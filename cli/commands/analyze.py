@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from cli.i18n import N_, _
-from cli.options import seconds
+from cli.options import ANALYSIS_SECONDS, seconds
 
 if TYPE_CHECKING:
     from engine import Game
@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "file",
         metavar="RECORD",
-        help=_("a game record (a path, or a name 'trumps history' lists)")
+        help=_("a game: its number in 'trumps history', or its record (a path, or a name it lists)")
         + " "
         + _("or game N of a network match record: FILE#N"),
     )
@@ -30,7 +30,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--player", type=int, choices=(0, 1), help=_("only the moves of player 0 or 1 (default: both)")
     )
     parser.add_argument(
-        "--seconds", type=seconds, default=0.5, help=_("thinking time for each position (default: 0.5)")
+        "--seconds",
+        type=seconds,
+        default=ANALYSIS_SECONDS,
+        help=_("thinking time for each position (default: {seconds}, as the analysis after a game)").format(
+            seconds=ANALYSIS_SECONDS
+        ),
     )
     parser.add_argument(
         "--json", action="store_true", help=_("print JSON for other programs instead of text")
@@ -48,9 +53,10 @@ def run(args: argparse.Namespace) -> int:
     from cli.analysis_file import analysis_json
     from engine.ai.analysis import analyze
 
-    game = _load(args.file)
-    if game is None:
+    found = _load(args.file)
+    if found is None:
         return 1
+    args.file, game = found  # a number from trumps history names its record from here on
     players = (0, 1) if args.player is None else (args.player,)
     total = sum(1 for position in game.positions[:-1] if position.turn in players)
     names = _player_names(game)
@@ -88,27 +94,37 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(analysis_json(args.file, verdicts, complete=True))
     else:
-        from cli.coach_words import marks_words
+        from cli.app.cards import move_text
+        from cli.coach_words import marks_words, turning_words
 
         print(marks_words(verdicts))
+        for player in players:
+            turning = turning_words((v for v in verdicts if v.player == player), move_text)
+            if turning is not None:
+                print(f"{names[player]}: {turning}")
     if args.save:
         _save(args.file, verdicts, quiet=args.json)
     return 0
 
 
-def _load(spec: str) -> Game | None:
-    """The game ``spec`` names (see :func:`cli.history.load_game`), or ``None`` after printing why
-    it cannot be read."""
+def _load(spec: str) -> tuple[str, Game] | None:
+    """The record ``spec`` names (a number of ``trumps history`` too: :func:`cli.history.game_spec`)
+    and its game (see :func:`cli.history.load_game`), or ``None`` after printing why it cannot be
+    read."""
     from cli import storage
-    from cli.history import load_game
+    from cli.history import game_spec, load_game
     from cli.i18n import translated
     from cli.printable import printable
     from engine import RecordError
     from p2p import errors as p2p_errors
 
     try:
-        return load_game(spec)
-    except (storage.StorageError, RecordError, p2p_errors.MatchRecordError) as exc:
+        spec = game_spec(spec)
+        return spec, load_game(spec)
+    except storage.StorageError as exc:  # it names the file
+        print(printable(f"trumps analyze: {exc}"), file=sys.stderr)
+        return None
+    except (RecordError, p2p_errors.MatchRecordError) as exc:
         message = _("{file} cannot be analyzed: {error}").format(file=spec, error=translated(exc))
         print(printable(f"trumps analyze: {message}"), file=sys.stderr)  # the error may quote the file
         return None
@@ -123,9 +139,11 @@ def _player_names(game: Game) -> tuple[str, str]:
 
 def _verdict_line(verdict: Verdict, names: tuple[str, str]) -> str:
     """One line of the text output: ``12. Ann: KS,6H — kept the win (proven)``."""
+    from cli.app.cards import move_text
     from cli.coach_words import verdict_words
 
-    return f"{verdict.index + 1}. {names[verdict.player]}: {verdict.move} — {verdict_words(verdict)}"
+    move = move_text(verdict.move)  # as the screen writes it: 10♥ 8♠, not TH,8S
+    return f"{verdict.index + 1}. {names[verdict.player]}: {move} — {verdict_words(verdict, move_text)}"
 
 
 def _save(spec: str, verdicts: list[Verdict], quiet: bool) -> None:

@@ -28,10 +28,20 @@ def run(args: argparse.Namespace) -> int:
     rows = history_rows(paths, match_paths)
     for line in table_lines(rows, shutil.get_terminal_size().columns):
         print(line)
-    text = ngettext(
-        "{count} game in {folder}; replay one with: trumps replay FILE",
-        "{count} games in {folder}; replay one with: trumps replay FILE",
-        len(rows),
-    )
-    print("\n" + text.format(count=len(rows), folder=storage.data_dir()))
+    games = [row for row in rows if row.readable]
+    said = ngettext("{count} game in {folder}.", "{count} games in {folder}.", len(games))
+    print("\n" + said.format(count=len(games), folder=storage.data_dir()))
+    if len(games) < len(rows):
+        unreadable = len(rows) - len(games)
+        damaged = ngettext(
+            "{count} unreadable file, listed above, is not counted.",
+            "{count} unreadable files, listed above, are not counted.",
+            unreadable,
+        )
+        print(damaged.format(count=unreadable))
+    if games:
+        print(_("Replay one with: trumps replay NUMBER; the coach's verdicts: trumps analyze NUMBER."))
+    for row in games:
+        if row.resumable:
+            print(_("Game {number} is unfinished: 'trumps play' continues it.").format(number=row.number))
     return 0

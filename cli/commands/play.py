@@ -145,4 +145,8 @@ def run(args: argparse.Namespace) -> int:
         notice=notice,
     )
     asyncio.run(play(screen))
+    from cli.printable import printable
+
+    for line in screen.farewell():  # the score and where the games are: never a silent exit
+        print(printable(line))
     return 0

@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "file",
         metavar="FILE",
         nargs="?",
-        help=_("a game record (a path, or a name 'trumps history' lists)")
+        help=_("a game: its number in 'trumps history', or its record (a path, or a name it lists)")
         + " "
         + _("or game N of a network match record: FILE#N")
         + "; "
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     """Show the record; the exit status (1 when it cannot be read)."""
     from cli import storage
     from cli.app.replay import Replay, replay_application
-    from cli.history import load_game
+    from cli.history import game_spec, load_game
     from cli.i18n import translated
     from cli.printable import printable
     from engine import RecordError
@@ -49,8 +49,12 @@ def run(args: argparse.Namespace) -> int:
             return 1
         args.file = records[-1].name
     try:
+        args.file = game_spec(args.file)
         game = load_game(args.file)
-    except (storage.StorageError, RecordError, p2p_errors.MatchRecordError) as exc:
+    except storage.StorageError as exc:  # it names the file
+        print(printable(f"trumps replay: {exc}"), file=sys.stderr)
+        return 1
+    except (RecordError, p2p_errors.MatchRecordError) as exc:
         message = _("{file} cannot be replayed: {error}").format(file=args.file, error=translated(exc))
         print(printable(f"trumps replay: {message}"), file=sys.stderr)  # the error may quote the file
         return 1

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from cli.i18n import N_, _
+from cli.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from engine import Game
@@ -67,15 +67,17 @@ def tally(games: Iterable[CountedGame]) -> list[Record]:
     return sorted(records.values(), key=lambda r: (-r.played, r.opponent, r.level))
 
 
-def saved_games() -> list[CountedGame]:
+def saved_games() -> tuple[list[CountedGame], int]:
     """Every saved game with your seat, each once: the interface's records (with the award of
     the same game's match record, as ``trumps history`` counts it), then the network match
-    records' other games. Unreadable files are left out (``trumps history`` names them)."""
+    records' other games; and how many files could not be read (left out: ``trumps history``
+    names them)."""
     from cli import storage
     from cli.history import ListedGame, listed_games, match_record_paths
 
     listed = listed_games(storage.record_paths(), match_record_paths())
-    return [(entry.game, entry.seat, entry.awarded) for entry in listed if isinstance(entry, ListedGame)]
+    games = [(entry.game, entry.seat, entry.awarded) for entry in listed if isinstance(entry, ListedGame)]
+    return games, len(listed) - len(games)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -88,9 +90,17 @@ def run(args: argparse.Namespace) -> int:
     from cli.app.names import LEVEL_NAMES
     from cli.printable import printable
 
-    records = tally(saved_games())
+    games, unreadable = saved_games()
+    records = tally(games)
+    left_out = ngettext(
+        "{count} unreadable file is left out: 'trumps history' names it.",
+        "{count} unreadable files are left out: 'trumps history' names them.",
+        unreadable,
+    ).format(count=unreadable)
     if not records:
         print(_("No saved games yet: your record starts with the first one."))
+        if unreadable:
+            print(left_out)
         return 0
     heading = [_("Opponent"), _("Level"), _("Games"), _("Won"), _("Lost"), _("Drawn"), _("Unfinished")]
     rows = [
@@ -109,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
         cells = [pad(row[0], widths[0]), pad(row[1], widths[1])]
         cells += [" " * (widths[i] - _cells(row[i])) + row[i] for i in range(2, len(row))]
         print("  ".join(cells).rstrip())
+    if unreadable:
+        print("\n" + left_out)
     return 0
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from cli.i18n import N_, translated
+from cli.i18n import N_
 from cli.net.arguments import BOT_TIMEOUT
 from cli.net.words import yes_words
-from cli.printable import printable
 from p2p.text import Text
 
 if TYPE_CHECKING:
@@ -45,7 +44,7 @@ def saved_match(
     if saved.record is None:  # no match kept there: this duel keeps its own
         return saved, None
     restored = restore(saved, me, invite)
-    if bot or _continue_asked(restored, progress):
+    if bot or _continue_asked(restored, progress, path):
         return saved, restored
     saved.release()
     progress.say(Text(_KEPT, path=path))
@@ -55,15 +54,25 @@ def saved_match(
 _KEPT = N_("The unfinished match stays saved in {path}; delete that file to drop it.")
 
 
-def _continue_asked(restored: Verified, progress: Progress) -> bool:
+class Stopped(KeyboardInterrupt):
+    """Ctrl-C at a question about an unfinished match: nothing began, and the match stays saved
+    in ``where`` (a file, or the folder of several); the message says so."""
+
+    def __init__(self, where: Path) -> None:
+        super().__init__(Text(N_("stopped; the unfinished match stays saved in {path}"), path=where))
+
+
+def _continue_asked(restored: Verified, progress: Progress, path: Path) -> bool:
     """The person's answer, on the terminal before the full screen takes it: continue the
-    unfinished match ``restored``? (Enter: yes; the end of input: no.)"""
+    unfinished match ``restored``, saved in ``path``? (Enter: yes; the end of input: no; Ctrl-C:
+    :class:`Stopped`.)"""
     question = N_("Continue your unfinished match against {peer} (game {number}, move {moves})? [Y/n] ")
-    progress.flush()
     try:
-        answer = input(printable(translated(Text(question, **_stopped_at(restored)))))
+        answer = progress.ask(Text(question, **_stopped_at(restored)))
     except EOFError:
         return False
+    except KeyboardInterrupt:
+        raise Stopped(path) from None
     return not answer.strip() or answer.strip().lower() in yes_words()
 
 
@@ -106,11 +115,14 @@ def _chosen(ready: list[tuple[SavedMatch, Verified]], home: Home, bot: bool, pro
     if not ready or bot:
         return 0 if ready else None
     if len(ready) == 1:
-        if _continue_asked(ready[0][1], progress):
+        if _continue_asked(ready[0][1], progress, ready[0][0].path):
             return 0
         progress.say(Text(_KEPT, path=ready[0][0].path))
         return None
-    chosen = _continue_chosen(ready, progress)
+    try:
+        chosen = _continue_chosen(ready, progress)
+    except KeyboardInterrupt:
+        raise Stopped(home.unfinished) from None
     if chosen is None:
         template = N_("The unfinished matches stay saved in {folder}; delete a file there to drop its match.")
         progress.say(Text(template, folder=home.unfinished))
@@ -126,10 +138,9 @@ def _continue_chosen(matches: list[tuple[SavedMatch, Verified]], progress: Progr
         template = N_("  {choice}. against {peer} at {address} port {port} (game {number}, move {moves})")
         address, port = saved.invite.addresses[0]
         progress.say(Text(template, choice=number, address=address, port=port, **_stopped_at(restored)))
-    progress.flush()
     question = N_("Continue which one? [1-{count}; Enter: 1; n: none, look for games on your network] ")
     try:
-        answer = input(translated(Text(question, count=len(matches)))).strip()
+        answer = progress.ask(Text(question, count=len(matches))).strip()
     except EOFError:
         return None
     if not answer:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from cli.i18n import N_, translated
 from cli.net.continuing import back, saved_match, say_continuing
 from cli.net.progress import Progress
-from cli.net.running import Stage, fail, read_line, run_to_end, setup
+from cli.net.running import Stage, fail, read_line, run_to_end, setup, stopped
 from cli.net.words import describe, yes_words
 from cli.printable import printable
 from p2p.text import Text
@@ -29,6 +29,7 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     """``trumps host``: listen, print the invite, play the match (with ``play`` unless ``--bot``)."""
     import time
 
+    from cli.app.duel_summary import host_words
     from engine import Rules
     from p2p.addresses import host_addresses, is_loopback, socket_families
     from p2p.connect import Listener, listening_socket
@@ -54,8 +55,8 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
             return fail(progress, "host", exc, args.json)
         progress.say(exc)  # a person hosts a new match; the unreadable one is left for a look
         saved, restored = None, None
-    except KeyboardInterrupt:  # at the question whether to continue
-        return fail(progress, "host", InterruptedError(Text(N_("stopped before the match began"))), args.json)
+    except KeyboardInterrupt as exc:  # at the question whether to continue
+        return stopped(progress, "host", exc, args.json)
     if restored is not None:  # the host continues its unfinished match, under its invite
         assert saved is not None and saved.invite is not None
         terms, name = restored.session.terms, restored.session.names[restored.session.seat]
@@ -86,7 +87,10 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
 
     async def main() -> Report:
         ipv4, ipv6 = ([], []) if args.no_map else default_mappers(args.bind, **families)
-        listener = Listener(sock, me, name, terms, KnownPeers(home.peers_file), progress.say, approve=approve)
+        listener = Listener(
+            sock, me, name, terms, KnownPeers(home.peers_file), lambda text: progress.say(host_words(text)),
+            approve=approve,
+        )
         if restored is not None:  # only that joiner gets in, under the saved invite
             assert saved is not None
             listener.continue_match(saved, restored.session)
@@ -99,15 +103,11 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
             if restored is not None:
                 assert saved is not None and saved.invite is not None
                 invite = saved.invite
-                say_continuing(restored, progress)
             elif saved is not None:
                 saved.invite = invite
-            print(
-                printable(
-                    translated(Text(N_("Send this to your friend:  trumps join {invite}"), invite=invite))
-                ),
-                flush=True,
-            )
+            progress.show(Text(N_("Send this to your friend:  trumps join {invite}"), invite=invite))
+            if restored is not None:
+                say_continuing(restored, progress)
             progress.say(
                 Text(
                     N_("Hosting {terms} on port {port}; waiting for your friend to join…"),
@@ -142,7 +142,7 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
             report.timing["match_s"] = round(time.monotonic() - start, 3)
             return report
 
-    return run_to_end("host", main(), args.json, stage, progress, saved)
+    return run_to_end("host", main(), args.json, stage, progress, saved, args.trump)
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -332,9 +332,8 @@ def _asker(progress: Progress) -> Callable[[str, str, str], Awaitable[bool]]:
             "— accept? [y/N]"
         )
         progress.say(Text(question, name=name, address=address, code=code))
-        progress.flush()
         # a question withdrawn meanwhile (the joiner left) leaves what was typed to the next one
-        return (await read_line("")).strip().lower() in yes_words()
+        return (await read_line("", progress)).strip().lower() in yes_words()
 
     return ask_person
 

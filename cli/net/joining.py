@@ -7,11 +7,11 @@ import re
 import sys
 from typing import TYPE_CHECKING
 
-from cli.i18n import N_, _, translated
+from cli.i18n import N_, _
 from cli.net.arguments import BOT_TIMEOUT, DEFAULT_PORT
 from cli.net.continuing import back, lan_saved_match, saved_match, say_continuing
 from cli.net.progress import Progress
-from cli.net.running import STOPPED, Stage, fail, read_line, run_to_end, setup
+from cli.net.running import Stage, fail, read_line, run_to_end, setup, stopped
 from cli.net.words import describe, yes_words
 from p2p.text import Text, ntext
 
@@ -71,9 +71,8 @@ def _choose_host(args: argparse.Namespace, progress: Progress) -> Invite:
         )
     if args.bot or args.yes:
         return found[0].invite()
-    progress.flush()
     try:
-        answer = input(translated(Text(N_("Join which one? [1-{count}] "), count=len(found)))).strip()
+        answer = progress.ask(Text(N_("Join which one? [1-{count}] "), count=len(found))).strip()
     except EOFError:  # no one at the keyboard
         answer = ""
     if not re.fullmatch("[0-9]{1,3}", answer) or not 1 <= int(answer) <= len(found):
@@ -121,12 +120,8 @@ def _invite_text(given: str | None, progress: Progress) -> str | None:
     if given != "-":
         return given
     if sys.stdin.isatty():  # on stdout, where the answer is echoed (input() may put it on stderr)
-        progress.flush()
-        print(_("Paste the invite: "), end="", flush=True)
-    line = sys.stdin.readline()
-    if not line and sys.stdin.isatty():  # Ctrl-D
-        raise EOFError
-    return line
+        return progress.ask(_("Paste the invite: "))
+    return sys.stdin.readline()
 
 
 def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
@@ -146,11 +141,10 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         invite = None if text is None else Invite.parse(text)
     except P2PError as exc:
         return fail(progress, "join", exc, args.json)
-    except (KeyboardInterrupt, EOFError) as exc:  # at the question for the invite
-        print(flush=True)  # what follows starts on a line of its own
-        stopped = InterruptedError(Text(N_("stopped before the match began")))
-        status = fail(progress, "join", stopped, args.json)
-        return STOPPED if isinstance(exc, KeyboardInterrupt) else status
+    except KeyboardInterrupt as exc:  # at the question for the invite
+        return stopped(progress, "join", exc, args.json)
+    except EOFError:  # Ctrl-D there
+        return fail(progress, "join", InterruptedError(Text(N_("stopped before the match began"))), args.json)
     prepared = setup(args, "join", play, progress)
     if isinstance(prepared, int):
         return prepared
@@ -170,8 +164,8 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
             saved, restored = saved_match(state, me, invite, bool(args.bot), progress)
     except P2PError as exc:
         return fail(progress, "join", exc, args.json)
-    except KeyboardInterrupt:  # at a question, or while browsing
-        return fail(progress, "join", InterruptedError(Text(N_("stopped before the match began"))), args.json)
+    except KeyboardInterrupt as exc:  # at a question, or while browsing
+        return stopped(progress, "join", exc, args.json)
     if saved is None:  # the invite's host waits for the saved match: joining anew would be refused
         return fail(
             progress, "join", InterruptedError(Text(N_("the unfinished match was not continued"))), args.json
@@ -186,8 +180,7 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         progress.say(Text(N_("{name} proposes {terms}."), name=host_name, terms=describe(terms)))
         if args.yes or args.bot:
             return True
-        progress.flush()
-        answer = await read_line(_("Accept these rules? [y/N] "))
+        answer = await read_line(_("Accept these rules? [y/N] "), progress)
         return answer.strip().lower() in yes
 
     def asked(code: str) -> None:
@@ -239,4 +232,4 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         report.timing["match_s"] = round(time.monotonic() - handshaken, 3)
         return report
 
-    return run_to_end("join", main(), args.json, stage, progress, saved)
+    return run_to_end("join", main(), args.json, stage, progress, saved, args.trump)

@@ -1,4 +1,4 @@
-"""What a duel command says while it runs: lines for stderr that never block the match."""
+"""What a duel command says while it runs: one writer for its lines, which never blocks the match."""
 
 from __future__ import annotations
 
@@ -15,21 +15,61 @@ from cli.printable import printable
 
 
 class Progress:
-    """Lines for stderr, written by a thread from a bounded queue: a pipe that nobody reads
-    makes lines drop, never the match stop (a flood of refused connections is also rate-limited
-    before it gets here: :class:`p2p.admission.RefusalLog`). One is made for each command run
-    and handed to whatever speaks during it."""
+    """The command's lines, written by one thread from a bounded queue, in the order they were
+    given: stderr's (:meth:`say`) and stdout's (:meth:`show`: the invite), so that on a terminal,
+    where both streams meet, every line stands whole on a line of its own (two writers raced and
+    glued the invite to the next message). A stderr that nobody reads makes its lines drop, never
+    the match stop (a flood of refused connections is also rate-limited before it gets here:
+    :class:`p2p.admission.RefusalLog`). One is made for each command run and handed to whatever
+    speaks during it."""
 
-    def __init__(self, capacity: int = 256, stream: TextIO | None = None) -> None:
-        """``stream``: where the lines go (``sys.stderr`` as it is when each line is written)."""
-        self.stream = stream
-        self._lines: queue.Queue[str] = queue.Queue(capacity)
+    def __init__(self, capacity: int = 256, stream: TextIO | None = None, out: TextIO | None = None) -> None:
+        """``stream`` and ``out``: where :meth:`say` and :meth:`show` write (``sys.stderr`` and
+        ``sys.stdout`` as they are when each line is written)."""
+        self.stream, self.out = stream, out
+        self._lines: queue.Queue[tuple[bool, str, str]] = queue.Queue(capacity)
+        self._open = threading.Event()
+        """A question stands on stdout with no answer typed after it (no line ended): the next
+        line written starts on a line of its own (after Ctrl-C or Ctrl-D there)."""
         threading.Thread(target=self._write, daemon=True).start()
 
     def say(self, text: object) -> None:
         """Queue ``text`` (translated) for stderr; dropped if the queue is full."""
         with contextlib.suppress(queue.Full):
-            self._lines.put_nowait(printable(translated(text)))  # it may quote the peer
+            self._lines.put_nowait((False, printable(translated(text)), "\n"))  # it may quote the peer
+
+    def show(self, text: object) -> None:
+        """Queue ``text`` (translated) for stdout, after what was said before it: never dropped
+        (the invite line a friend needs), and written at once when there is no room to wait in."""
+        self._put(True, printable(translated(text)), "\n")
+
+    def ask(self, question: object) -> str:
+        """The line typed on stdin after ``question`` (translated, on stdout after what was said
+        before it), without its end; ``EOFError`` at the end of input (Ctrl-D)."""
+        self.prompt(question)
+        typed = sys.stdin.readline()
+        if not typed:
+            raise EOFError
+        self.answered(typed)
+        return typed.removesuffix("\n")
+
+    def prompt(self, question: object) -> None:
+        """Write ``question`` on stdout after what was said before it, the cursor left after it for
+        the answer (read by the caller, who passes it to :meth:`answered`)."""
+        self._put(True, printable(translated(question)), "")
+        self.flush()
+
+    def answered(self, typed: str) -> None:
+        """What was typed at the question (with its line's end, if any): a whole line leaves the
+        terminal on a new line; anything else (Ctrl-D, Ctrl-C) leaves it after the question."""
+        if typed.endswith("\n"):
+            self._open.clear()
+
+    def _put(self, out: bool, line: str, end: str) -> None:
+        try:
+            self._lines.put((out, line, end), timeout=2.0)
+        except queue.Full:  # nobody reads stderr: the lines before it wait for ever
+            self._print(out, line, end)
 
     def flush(self, timeout: float = 2.0) -> None:
         """Wait (a little) until what was queued is written."""
@@ -51,7 +91,21 @@ class Progress:
 
     def _write(self) -> None:
         while True:
-            line = self._lines.get()
-            with contextlib.suppress(OSError, ValueError):
-                print(line, file=self.stream or sys.stderr, flush=True)
+            out, line, end = self._lines.get()
+            self._print(out, line, end)
             self._lines.task_done()
+
+    def _print(self, out: bool, line: str, end: str) -> None:
+        """``line`` and its ``end`` in one write, so that nothing written meanwhile gets between
+        them; first the end of a question left open (no answer ended its line)."""
+        stream = (self.out or sys.stdout) if out else (self.stream or sys.stderr)
+        with contextlib.suppress(OSError, ValueError):
+            if self._open.is_set():
+                self._open.clear()
+                question = self.out or sys.stdout
+                question.write("\n")
+                question.flush()
+            stream.write(line + end)
+            stream.flush()
+            if not end:
+                self._open.set()

@@ -14,7 +14,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from cli.app.trump_choice import trump_clash, trump_prefs
+from cli.app.trump_choice import names_second, trump_clash, trump_prefs
 from cli.i18n import N_, translated
 from cli.net.arguments import BOT_TIMEOUT
 from cli.net.progress import Progress
@@ -22,12 +22,14 @@ from p2p.text import Text, ntext
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Coroutine
+    from pathlib import Path
 
     from cli.home import Home
     from p2p.channel import Channel
     from p2p.duel import Reconnector, Report
     from p2p.handshake import Session
     from p2p.identity import Identity
+    from p2p.match import Match
     from p2p.record import Verified
     from p2p.saved import SavedMatch
 
@@ -50,6 +52,15 @@ def fail(progress: Progress, command: str, error: Exception, as_json: bool, end:
     if as_json:
         print(json.dumps({"result": [], "score": [0, 0], "end": end, "error": str(error)}), flush=True)
     return 1
+
+
+def stopped(progress: Progress, command: str, interrupt: KeyboardInterrupt, as_json: bool) -> int:
+    """Say that Ctrl-C stopped ``trumps command`` before its match began (or what it left saved,
+    when the interrupt says: :class:`~cli.net.continuing.Stopped`); the exit status,
+    :data:`STOPPED`."""
+    why = interrupt.args[0] if interrupt.args else Text(N_("stopped before the match began"))
+    fail(progress, command, InterruptedError(why), as_json, "stopped")
+    return STOPPED
 
 
 def announce(session: Session, progress: Progress) -> None:
@@ -88,8 +99,10 @@ def run_to_end(
     stage: Stage,
     progress: Progress,
     saved: SavedMatch | None = None,
+    choice: str | None = None,
 ) -> int:
-    """Run ``duel`` (connect, handshake, play) and report; the exit status (docs/interface.md:
+    """Run ``duel`` (connect, handshake, play) and report (``choice``: the ``--trump`` suits); the
+    exit status (docs/interface.md:
     0, 1, or :data:`STOPPED` after Ctrl-C). SIGTERM and SIGHUP (a closed terminal) pause a
     restart-safe duel (``saved``): the peer waits, the same command continues it; otherwise they
     stop it, and the record says so."""
@@ -135,9 +148,7 @@ def run_to_end(
     finally:
         if saved is not None:  # the command is over: another program may now play what it kept
             saved.release()
-    status = finish(report, as_json, progress)
-    progress.flush()
-    return status
+    return finish(report, as_json, progress, choice)
 
 
 def _unspoken(loop: object, context: dict[str, object]) -> None:
@@ -147,13 +158,14 @@ def _unspoken(loop: object, context: dict[str, object]) -> None:
     report, its end), so nothing is written."""
 
 
-async def read_line(prompt: str) -> str:
-    """A line typed on stdin after ``prompt`` (on stdout), read by the event loop: Ctrl-C stops
-    the program at once (``input`` in a thread would keep it waiting for Enter)."""
+async def read_line(prompt: str, progress: Progress) -> str:
+    """A line typed on stdin after ``prompt`` (on stdout, after what ``progress`` said before it),
+    read by the event loop: Ctrl-C stops the program at once (``input`` in a thread would keep it
+    waiting for Enter)."""
     import asyncio
     import os
 
-    print(prompt, end="", flush=True)
+    progress.prompt(prompt)
     loop = asyncio.get_running_loop()
     line: asyncio.Future[str] = loop.create_future()
     fd = sys.stdin.fileno()
@@ -165,56 +177,84 @@ async def read_line(prompt: str) -> str:
     try:
         loop.add_reader(fd, readable)
     except (OSError, ValueError, NotImplementedError):  # a regular file: it never blocks
-        return sys.stdin.readline()
-    try:
-        text = await line
-    finally:
-        loop.remove_reader(fd)
-    if not text:  # Ctrl-D: no Enter ended the line, so what follows would stand on the question's
-        print(flush=True)
+        text = sys.stdin.readline()
+    else:
+        try:
+            text = await line
+        finally:
+            loop.remove_reader(fd)
+    progress.answered(text)  # Ctrl-D ended no line: what follows starts on a line of its own
     return text
 
 
-def finish(report: Report, as_json: bool, progress: Progress) -> int:
-    """Say how the match went (each game, the score, the record); the exit status: 0 for a
-    complete match or a game awarded to us, else 1."""
-    match, me = report.match, report.session.seat
-    peer = report.session.peer_name
-    for result in match.results:
-        template = N_("game {number}: {result} (dealer {dealer}, trumps {trumps})")
+def finish(report: Report, as_json: bool, progress: Progress, choice: str | None = None) -> int:
+    """Say how the match went, in the reader's words, and for a rematch the whole series (each
+    match's games, the series' score, every record); the exit status: 0 for a complete match or
+    a game awarded to us, else 1. ``choice``: the ``--trump`` suits, whether a second was named."""
+    from cli.app.duel_summary import award_words, ending_words, result_words, score_words, series_score
+    from cli.app.names import shown_name
+
+    me, peer = report.session.seat, shown_name(report.session.peer_name)
+    series = [*_earlier(report), (report.record, report.match)]
+    for number, (record, match) in enumerate(series, 1):
+        indent = "  " if len(series) > 1 else ""
+        if len(series) > 1:
+            progress.say(Text(N_("Match {number} of {count}:"), number=number, count=len(series)))
+        for result in match.results:
+            progress.say(indent + result_words(result, me, peer))
+            prefs = trump_prefs(match, result.number)
+            clash = None if prefs is None else trump_clash(prefs, result.dealer, me, peer, names_second(choice))
+            if clash is not None:
+                progress.say(indent + translated(clash))
+        if match is report.match and (awarded := award_words(report)) is not None:
+            progress.say(indent + awarded)
+        if match is not report.match:  # the last one's record closes the summary
+            progress.say(indent + translated(Text(N_("Record: {record}"), record=record)))
+    mine, theirs = series_score([match for _record, match in series[:-1]], report)
+    if len(series) == 1:
+        progress.say(Text(N_("Score: {score}."), score=score_words(mine, theirs, peer)))
+    else:
+        last = series_score([], report)
+        template = N_("Score over the {count} matches: {score} (the last one: {last}).")
         progress.say(
-            Text(
-                template, number=result.number, result=result.text, dealer=result.dealer, trumps=result.trumps
-            )
+            Text(template, count=len(series), score=score_words(mine, theirs, peer), last=score_words(*last, peer))
         )
-        prefs = trump_prefs(match, result.number)
-        if prefs is not None and (clash := trump_clash(prefs, result.dealer, me, peer)) is not None:
-            progress.say(clash)
-    if report.awarded is not None:
-        you = report.awarded == report.session.seat
-        winner = Text(N_("you")) if you else report.session.names[report.awarded]
-        template = N_("game {number}: {result} (awarded to {winner})")
-        progress.say(Text(template, number=match.number, result=report.results[-1], winner=winner))
-    score = report.score
-    progress.say(
-        Text(N_("score: you {mine:g}, {peer} {theirs:g}"), mine=score[me], peer=peer, theirs=score[1 - me])
-    )
     if report.reconnects:
         progress.say(
             ntext(
-                "the connection was restored {count} time; nothing was lost",
-                "the connection was restored {count} times; nothing was lost",
+                "The connection was restored {count} time; nothing was lost.",
+                "The connection was restored {count} times; nothing was lost.",
                 report.reconnects,
             )
         )
-    if report.error is not None:
-        progress.say(Text(N_("the match ended early ({end}): {error}"), end=report.end, error=report.error))
-    elif report.end != "complete":
-        progress.say(Text(N_("you left the match before its end")))
-    progress.say(Text(N_("record: {record}  (check it with: trumps verify {record})"), record=report.record))
+    ending = ending_words(report)
+    if ending is not None:
+        progress.say(ending)
+    template = N_("Record: {record}  (check it with: trumps verify {record})")
+    progress.say(Text(template, record=report.record))
+    progress.flush()  # the JSON line comes after what was said
     if as_json:
         print(json.dumps(report.as_json(), ensure_ascii=False), flush=True)
     return 0 if report.end == "complete" or report.awarded == me else 1
+
+
+def _earlier(report: Report) -> list[tuple[Path, Match]]:
+    """The matches this one is a rematch of, the first first, with their records, read back from
+    the records beside this one (a record deleted since leaves its match, and those before it, out)."""
+    from p2p.errors import MatchRecordError
+    from p2p.record import earlier_matches, verify
+
+    folder = report.record.parent
+    try:
+        verified = verify(report.record.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, MatchRecordError):
+        return []
+    found = []
+    for match in (previous.match for previous in earlier_matches(folder, verified)):
+        # a record is named after its chain root (p2p.record.RecordWriter): ``…-<root[:4]>.jsonl``
+        paths = sorted(folder.glob(f"*-{match.session_id[:4].hex()}.jsonl"))
+        found.append((paths[0] if paths else folder, match))
+    return found
 
 
 def setup(
@@ -233,16 +273,9 @@ def setup(
         return fail(
             progress, command, ValueError(Text(N_("no name given: type one, or give --name NAME"))), args.json
         )
-    except KeyboardInterrupt:
-        print(flush=True)
-        fail(
-            progress,
-            command,
-            InterruptedError(Text(N_("stopped before the match began"))),
-            args.json,
-            "stopped",
-        )
-        return STOPPED
+    except KeyboardInterrupt as exc:
+        print(flush=True)  # the name question is config's, on a line of its own
+        return stopped(progress, command, exc, args.json)
     if name is None:
         return fail(
             progress,
@@ -277,8 +310,9 @@ def setup(
 
 
 def _name(args: argparse.Namespace, progress: Progress) -> str | None:
-    """``--name``, else the name the player gave once (asked now, on a terminal, if never);
-    ``None`` when there is none and no terminal to ask on."""
+    """``--name``, else the name the player gave once (asked now, on a terminal, if never), else
+    for a bot its level (``AI (hard)``, as the screen names the AI); ``None`` when there is none
+    and no terminal to ask on."""
     from cli import config
 
     if args.name is not None:
@@ -286,7 +320,10 @@ def _name(args: argparse.Namespace, progress: Progress) -> str | None:
     if sys.stdin.isatty():
         progress.flush()  # the question comes after what was said so far
         return config.player_name()
-    return config.valid_name(config.load_config().get("name", ""))
+    remembered = config.valid_name(config.load_config().get("name", ""))
+    if remembered is None and args.bot is not None:
+        return f"AI ({str(args.bot).lower()})"  # a bot needs nobody to name it: its level does
+    return remembered
 
 
 def bot_play(args: argparse.Namespace, progress: Progress) -> Play:
