@@ -40,6 +40,7 @@ from p2p.errors import (
     MatchLost,
     P2PError,
     PeerAborted,
+    PeerBusy,
     PeerTimeout,
     ProtocolViolation,
     SlowFrame,
@@ -48,6 +49,7 @@ from p2p.errors import (
 from p2p.fairdeal import Pledge
 from p2p.handshake import HANDSHAKE_TIMEOUT, Session
 from p2p.identity import Identity
+from p2p.late_return import late_return_end
 from p2p.liveness import Liveness, Patience
 from p2p.lockstep import Lockstep
 from p2p.match import Match, position_hash, rematch_of
@@ -226,7 +228,7 @@ class Duel:
         """The last resume exchange: it holds the peer's claim while the peer is ahead of us."""
         self._claim: Forfeit | None = None
         self._claimable: Text | None = None
-        self.clock = Liveness(self.patience, session.seat == terms.host_seat, self.now(), restored is None)
+        self.clock = Liveness(self.patience, self.now(), restored is None)
         """Keep-alives, silences, stalls, absences and forfeit claims, judged on :attr:`now`; whether
         :attr:`channel` is a resumed, usable connection (``clock.live``)."""
         self._stalled: Text | None = None
@@ -239,6 +241,7 @@ class Duel:
         self._started = self.now()
         self._timing: dict[str, float] = {}
         self._checkpoint = (0, False)
+        self._touched = float("-inf")
         if reconnector is not None:
             reconnector.watch(self._interrupt)
 
@@ -306,29 +309,37 @@ class Duel:
         except Forfeit as exc:
             end, error = "forfeit", exc
             note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
-            if len(self.match.results) < self.match.games and exc.award:
-                awarded, note = self.seat, self._award(note)
-            else:  # every game is played (only the peer's final is missing), or the host is away
+            if exc.award:
+                awarded, note = self._award(note, self.seat)
+            if awarded is None:  # every game is played (only the peer's final is missing), or we stalled
                 end = note["end"] = "abandoned"
             with contextlib.suppress(P2PError, TimeoutError):
                 await asyncio.wait_for(self.channel.send(Abort(reason="forfeit", detail=str(exc)[:300])), 1)
         except CheatError as exc:
             end, error = "cheat", exc
             note = {"end": end, "detail": str(exc), "by": 1 - self.seat, "evidence": exc.evidence}
-            awarded, note = self._left_after_deal(note)
+            awarded, note = self._left_after_deal(note, 1 - self.seat)
             with contextlib.suppress(P2PError, TimeoutError):
                 await asyncio.wait_for(self.channel.send(Abort(reason="cheat", detail=str(exc)[:300])), 1)
         except PeerAborted as exc:
-            end, error = ("abandoned" if exc.reason == "quit" else "aborted"), exc
-            note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
-            if exc.reason != "forfeit" or not self.clock.crossed_claim(self.now()):
-                awarded, note = self._left_after_deal(note)
+            error = exc
+            if exc.reason == "forfeit" and self.clock.claim_has_grounds(self.now()):  # we stalled or stopped
+                end = "forfeit"
+                note = {"end": end, "detail": self._when(exc), "by": self.seat}
+                awarded, note = self._award(note, 1 - self.seat)
+            else:  # a baseless claim is leaving like a quit
+                end = "abandoned" if exc.reason in ("quit", "forfeit") else "aborted"
+                note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
+                awarded, note = self._left_after_deal(note, 1 - self.seat)
         except WireError as exc:
             end, error = "corrupted", exc
             note = {"end": end, "detail": f"the connection was corrupted in transit: {exc}", "by": None}
         except (ConnectionClosed, PeerTimeout) as exc:
             end, error = "abandoned", exc
             note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
+        except PeerBusy as exc:  # the host's sealed word, on our return, that our match is over
+            end, error, note = self._told_over(exc)
+            awarded = _winner(note)
         except P2PError as exc:  # the way back to the peer was refused (busy, another key…)
             end, error = "aborted", exc
             note = {"end": end, "detail": self._when(exc), "by": None}
@@ -359,7 +370,8 @@ class Duel:
                     await asyncio.wait_for(
                         self.channel.send(Abort(reason="quit", detail="the player left")), 1
                     )
-            self.writer.save(self.match, {"end": "quit", "detail": "this side left", "by": self.seat})
+            _, note = self._left_after_deal({"end": "quit", "detail": "this side left", "by": self.seat}, self.seat)
+            self.writer.save(self.match, note)
             self._ended()
             raise
         finally:
@@ -395,20 +407,33 @@ class Duel:
                 await asyncio.wait_for(self.channel.send(Abort(reason=PAUSE, detail=detail)), 1)
         await self.channel.close()
 
-    def _award(self, note: dict[str, object]) -> dict[str, object]:
-        return note | {"game": self.match.number, "winner": self.seat}
-
-    def _left_after_deal(self, note: dict[str, object]) -> tuple[int | None, dict[str, object]]:
-        """The seat awarded and the note, when the peer ended the match on its own authority.
-
-        Whatever reason it gives (or a violation it signed), a peer that could
-        know the deal of an unfinished game leaves it lost: otherwise seeing a
-        bad deal and walking away would pay (see docs/protocol.md).
-        """
-        match = self.match
-        if len(match.results) < match.games and match.deal_known_to(1 - self.seat):
-            return self.seat, self._award(note)
+    def _award(self, note: dict[str, object], winner: int) -> tuple[int | None, dict[str, object]]:
+        """The seat awarded the unfinished game and the note saying so; ``None`` and the note as it
+        is when every game was played (only a final signature is missing)."""
+        if len(self.match.results) < self.match.games:
+            return winner, note | {"game": self.match.number, "winner": winner}
         return None, note
+
+    def _left_after_deal(self, note: dict[str, object], leaver: int) -> tuple[int | None, dict[str, object]]:
+        """The seat awarded and the note, when ``leaver`` (either side) ended the match on its own
+        authority.
+
+        Whatever reason it gives (or a violation it signed), a player who could
+        know the deal of an unfinished game leaves it lost, and its own record
+        says so too: otherwise seeing a bad deal and walking away would pay (see
+        docs/protocol.md, "Leaving after the deal").
+        """
+        if self.match.deal_known_to(leaver):
+            return self._award(note, 1 - leaver)
+        return None, note
+
+    def _told_over(self, exc: PeerBusy) -> tuple[str, PeerBusy, dict[str, object]]:
+        """How the match ends when the host answers our return with ``busy``: past our limit it
+        claimed the game (our books say we lost it), before it the host left (docs/protocol.md,
+        "Coming back after the limit")."""
+        note = late_return_end(self.clock.away(self.now()), self.patience.forfeit_after, True, self.match, self.seat)
+        assert note is not None  # told over, the match is over
+        return str(note["end"]), exc, note
 
     def _when(self, error: P2PError) -> str:
         """The error, with whether the peer knew the deal when it happened (see docs/protocol.md)."""
@@ -644,7 +669,10 @@ class Duel:
                     raise ConnectionClosed(Text(template, name=self.peer_name, seconds=quiet)) from None
                 self.status(Text(N_("{name} silent for {seconds:.0f} s"), name=self.peer_name, seconds=quiet))
                 continue
-            shown = clock.heard(self.now())
+            shown = clock.heard(now := self.now())
+            if now - self._touched >= self.patience.keepalive:
+                self.writer.touch()  # on disk: when the peer was last heard, for a restart to judge
+                self._touched = now
             self._claimable = self._stalled  # the peer is heard; a stall stays claimable
             if shown:
                 self.status("")
@@ -671,17 +699,14 @@ class Duel:
         self.clock.lost(self.now())  # a stall claim against us may be lost with the line
         self._interrupt()
         await self.channel.close()
-        if isinstance(cause, PeerAborted):  # a pause: the peer's program stopped, and comes back
-            left = _minutes(self.patience.forfeit_after)
-            self.status(
-                Text(N_("{name}'s program stopped; waiting up to {left}"), name=self.peer_name, left=left)
-            )
+        paused = isinstance(cause, PeerAborted)  # a pause: the peer's program stopped, and comes back
+        if paused:
+            waiting = N_("{name}'s program stopped; waiting up to {left} for it to come back")
+        elif self.seat == self.session.terms.host_seat:  # the host redials nothing: it waits
+            waiting = N_("{name} is gone ({cause}); waiting up to {left} for {name} to come back")
         else:
-            self.status(
-                Text(
-                    N_("connection to {name} lost ({cause}): reconnecting…"), name=self.peer_name, cause=cause
-                )
-            )
+            waiting = N_("connection to {name} lost ({cause}): reconnecting… {left} left")
+        self.status(Text(waiting, name=self.peer_name, cause=cause, left=_minutes(self.patience.forfeit_after)))
         started = self.now()
         attempt = asyncio.ensure_future(self.reconnector.reconnect())
         try:
@@ -714,9 +739,7 @@ class Duel:
                 )
                 if self._claimable is None:
                     time_left = _minutes(self.patience.forfeit_after - away)
-                    self.status(
-                        Text(N_("reconnecting to {name}… {left} left"), name=self.peer_name, left=time_left)
-                    )
+                    self.status(Text(waiting, name=self.peer_name, cause=cause, left=time_left))
         finally:
             attempt.cancel()
 
@@ -753,6 +776,11 @@ class Duel:
         self._claimable = self._stalled
         self._reconnects += 1
         self.status(Text(N_("reconnected to {name}: the match goes on"), name=self.peer_name))
+
+
+def _winner(note: dict[str, object]) -> int | None:
+    winner = note.get("winner")
+    return winner if isinstance(winner, int) else None
 
 
 def _minutes(seconds: float) -> str:

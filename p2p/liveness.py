@@ -3,9 +3,9 @@ a forfeit claim awards: a sans-I/O machine fed the clock reading ``now`` with wh
 frame heard, a read that found nothing, a connection up or lost, our link owed or sent) and
 answering what to do. The driver, :mod:`p2p.duel`, reads its one injected clock and carries the
 answers out; tests feed plain numbers. docs/protocol.md, "Forfeits", has the rules, and
-docs/protocol-rationale.md, "Why one game is never awarded to both sides", the argument.
+docs/protocol-rationale.md, "When one game is awarded to both sides", the argument.
 
->>> clock = Liveness(Patience(forfeit_after=10), host=False, now=0.0)
+>>> clock = Liveness(Patience(forfeit_after=10), now=0.0)
 >>> clock.read_wait(0.0)  # the first read waits until the peer would count as silent
 6.0
 >>> clock.read_timed_out(6.0)
@@ -14,8 +14,12 @@ Silence(quiet=6.0, dead=False)
 1.0
 >>> clock.heard(6.5)  # a frame: the silence shown ends
 True
+>>> for moment in (2.0, 4.0, 6.0):  # our keep-alives
+...     clock.pinged(moment)
 >>> clock.owe(7.0)
->>> clock.crossed_claim(100.0)  # a peer's claim while we owe our link awards nothing
+>>> clock.claim_has_grounds(8.0)  # a peer's claim 1 s after our link became due: baseless
+False
+>>> clock.claim_has_grounds(100.0)  # owed for 93 s, more than the limit: we stalled
 True
 """
 
@@ -68,12 +72,10 @@ class Silence:
 class Liveness:
     """The timing state of one side of a duel."""
 
-    def __init__(self, patience: Patience, host: bool, now: float, live: bool = True) -> None:
-        """``host``: whether this side hosts (only the host is awarded a game for the peer's
-        absence); ``live``: whether the connection the duel starts on is usable already (a
-        restored duel's must first be resumed)."""
+    def __init__(self, patience: Patience, now: float, live: bool = True) -> None:
+        """``live``: whether the connection the duel starts on is usable already (a restored
+        duel's must first be resumed)."""
         self.patience = patience
-        self.host = host
         self.live = live
         """Whether the current connection is up and resumed."""
         self.heard_at = now
@@ -83,7 +85,11 @@ class Liveness:
         """When the pending read started and how long it may wait."""
         self._silence_shown = False
         self._owing_since: float | None = None
-        self._sent_at = float("-inf")
+        self._spoke_at = now
+        """When we last sent the peer a frame on a live connection (a link or a keep-alive)."""
+        self._grounds_until = float("-inf")
+        """When we last ended a time that gave the peer grounds for a claim: a link sent after
+        owing it that long, or a frame after sending nothing that long (:meth:`claim_has_grounds`)."""
         self._stalls_from = now
         """Stalls are timed from here at the earliest: the duel's start, or the last resume that
         gave one side links of the other's never resent to it (a link due after them may be due
@@ -103,9 +109,9 @@ class Liveness:
 
     @property
     def absence_awards(self) -> bool:
-        """Whether a claim for the peer's absence gives us the game: only the host's, and not after
-        a line lost while the peer could claim our stall (docs/protocol.md, "Forfeits")."""
-        return self.host and not self._stall_claimable
+        """Whether a claim for the peer's absence gives us the game: in either seat, except after a
+        line lost while the peer could claim our stall (docs/protocol.md, "Forfeits")."""
+        return not self._stall_claimable
 
     # ------------------------------------------------------------ the connection
 
@@ -119,6 +125,7 @@ class Liveness:
         self.live = True
         self.heard_at = now
         self._stall_claimable = self._silence_shown = False
+        self._spoke(now)  # a claim may have crossed the return of a line down that long
         if ahead:
             self._stall_unless_sent = self._overdue(now)
         else:
@@ -131,11 +138,7 @@ class Liveness:
         self.live = False
         self._stall_heard |= self._stall_unless_sent  # it came back for a moment, and sent nothing
         self._stall_unless_sent = False
-        owing, patience = self._owing_since, self.patience
-        margin = min(patience.claim_grace, patience.forfeit_after / 2)
-        self._stall_claimable = (
-            owing is not None and now - max(owing, self._stalls_from) >= patience.forfeit_after - margin
-        )
+        self._stall_claimable = self._owed_for(now) >= self._grounds
 
     # ------------------------------------------------------------ keep-alives and silence
 
@@ -144,8 +147,9 @@ class Liveness:
         return max(0.0, self._pinged_at + self.patience.keepalive - now)
 
     def pinged(self, now: float) -> None:
-        """We sent a keep-alive."""
+        """We sent a keep-alive (on a live connection, or none went out)."""
         self._pinged_at = now
+        self._spoke(now)
 
     def read_wait(self, now: float) -> float:
         """A read for the peer's next frame starts: how long it waits before the silence is judged
@@ -192,8 +196,11 @@ class Liveness:
         self._owing_since = now
 
     def sent(self, now: float) -> None:
-        """We sent the link we owed."""
-        self._owing_since, self._sent_at = None, now
+        """We sent the link we owed (on a live connection, or it waits for the resume)."""
+        if self._owed_for(now) >= self._grounds:
+            self._grounds_until = now
+        self._owing_since = None
+        self._spoke(now)
 
     def awaiting(self, now: float, limit: float) -> None:
         """The peer's link is due to us from ``now``; it may take ``limit`` seconds."""
@@ -233,7 +240,35 @@ class Liveness:
         self._stall_heard = self._stall_heard or self._overdue(now)
         self._stall_unless_sent = False
 
-    def crossed_claim(self, now: float) -> bool:
-        """Whether the peer's forfeit claim may be honest: we owe the due link, or sent it so
-        lately that the claim crossed it. Then it awards nothing to us."""
-        return self._owing_since is not None or now - self._sent_at <= self.patience.claim_grace
+    def claim_has_grounds(self, now: float) -> bool:
+        """Whether the peer's forfeit claim, heard at ``now``, may be honest: we have owed the due
+        link for the limit less the margin (timed as the peer times a stall), or this side has sent
+        nothing that long (this program was stopped: SIGSTOP, a suspended laptop), now or until
+        less than ``claim_grace`` ago (the claim crossed our link or frame on the way). Otherwise
+        the claim is baseless: its sender ends the match on its own authority (docs/protocol.md,
+        "Forfeits", rule 3)."""
+        if self._owed_for(now) >= self._grounds or (self.live and now - self._spoke_at >= self._grounds):
+            return True
+        return now - self._grounds_until <= self.patience.claim_grace
+
+    @property
+    def _grounds(self) -> float:
+        """How long we may owe our link, or send nothing, before the peer has grounds for a claim:
+        the limit less ``claim_grace`` (less half the limit, when that is smaller: a limit below
+        20 s), the margin covering the peer's clock starting a little before ours."""
+        patience = self.patience
+        return patience.forfeit_after - min(patience.claim_grace, patience.forfeit_after / 2)
+
+    def _owed_for(self, now: float) -> float:
+        """How long we have owed the due link (stalls timed as :meth:`stalled` times them); 0 when
+        we owe none."""
+        if self._owing_since is None:
+            return 0.0
+        return now - max(self._owing_since, self._stalls_from)
+
+    def _spoke(self, now: float) -> None:
+        if not self.live:
+            return
+        if now - self._spoke_at >= self._grounds:
+            self._grounds_until = now
+        self._spoke_at = now

@@ -179,6 +179,13 @@ class RecordWriter:
         """A checkpoint: :meth:`append` and fsync."""
         self.append(match, end, sync=True)
 
+    def touch(self) -> None:
+        """The peer was heard: the record's modification time says when, so that a program
+        restarted after a crash can tell how long it was away (:mod:`p2p.late_return`)."""
+        if self._written is not None and not self.ended:
+            with contextlib.suppress(OSError):  # a record that cannot be touched fails at its next write
+                os.utime(self.path)
+
 
 def _line(row: dict[str, object]) -> str:
     return json.dumps(row, ensure_ascii=False) + "\n"

@@ -44,7 +44,7 @@ from p2p.handshake import LAN_SECRET
 from p2p.identity import Identity
 from p2p.invite import MAX_ADDRESSES, SECRET_BYTES, Invite
 from p2p.messages import Commit, Reveal
-from p2p.record import MOST_RECORD_BYTES, Verified, verify
+from p2p.record import MOST_RECORD_BYTES, RecordWriter, Verified, verify
 from p2p.text import N_, Text
 
 SAVED_KIND = "your-trumps unfinished match"
@@ -163,6 +163,16 @@ class SavedMatch:
     def discard(self) -> None:
         """The match ended: nothing is left to continue."""
         self.path.unlink(missing_ok=True)
+
+    def close(self, restored: Verified, note: dict[str, object]) -> None:
+        """End the unfinished match ``restored`` (read back from :attr:`record`) with ``note``
+        without playing on (:func:`~p2p.late_return.late_return_end`), and discard this state:
+        it is not offered again. This file stays held, for a new match of this program."""
+        assert self.record is not None
+        writer = RecordWriter.continuing(self.record, restored.session, restored.match)
+        writer.save(restored.match, note)
+        self.discard()
+        self.record, self.pledges = None, {}
 
     def for_rematch(self) -> SavedMatch:
         """The state of a rematch on the same connection, in the same file: the same invite and

@@ -115,7 +115,9 @@ def test_a_game_awarded_by_forfeit_says_so(
     assert row.result == result and row.file == "same.txt"
 
 
-@pytest.mark.parametrize(("winner", "counts"), [(0, ["1", "1", "0", "0", "0"]), (1, ["1", "0", "1", "0", "0"])])
+@pytest.mark.parametrize(
+    ("winner", "counts"), [(0, ["1", "0", "1", "0", "0", "0"]), (1, ["1", "0", "0", "1", "0", "0"])]
+)  # games, won, claimed (our own record's award, apart from signed wins), lost, drawn, unfinished
 def test_stats_count_a_forfeit_as_history_does_when_the_screen_saved_the_game_too(
     duelists: tuple[Side, Side, Session], capsys: pytest.CaptureFixture[str], winner: int, counts: list[str]
 ) -> None:

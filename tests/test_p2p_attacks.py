@@ -176,7 +176,7 @@ def test_a_stall_is_timed_from_the_due_link_until_the_peer_is_resent_new_links()
     """The machine behind the attack above: a stall is timed from when the link became due,
     whatever the line did meanwhile, starts again only when a resume resent the peer links it was
     never resent before, and counts once the peer is heard past the limit, even for a moment."""
-    clock = Liveness(Patience(silent_after=6, forfeit_after=180), host=True, now=0.0)
+    clock = Liveness(Patience(silent_after=6, forfeit_after=180), now=0.0)
     clock.awaiting(0, limit=180)
     clock.lost(100.0)
     clock.connected(150.0, resent=False)  # the peer held our link all along
@@ -200,7 +200,7 @@ def test_a_peer_back_past_the_limit_with_more_links_stalls_only_if_they_do_not_c
     """The awaited link may be among the links a peer ahead of us resends on its return: no stall
     before they come; one if it sends another frame first, or leaves without them."""
     for then in ("a keep-alive", "the line drops"):
-        clock = Liveness(Patience(silent_after=6, forfeit_after=180), host=True, now=0.0)
+        clock = Liveness(Patience(silent_after=6, forfeit_after=180), now=0.0)
         clock.awaiting(0, limit=180)
         clock.lost(10.0)
         clock.connected(200.0, resent=False, ahead=True)

@@ -130,7 +130,7 @@ def test_a_restarted_peer_without_its_saved_match_cannot_resume_and_the_game_is_
     assert again_status == 1 and "ann wants to resume an earlier match" in again_err
 
 
-def test_a_host_stopped_by_sigterm_pauses_and_a_joiner_it_never_returns_to_ends_without_award(
+def test_a_host_stopped_by_sigterm_pauses_and_a_joiner_it_never_returns_to_is_awarded_the_game(
     tmp_path: Path,
 ) -> None:
     records = tmp_path / "ann" / "data" / "trumps" / "matches"
@@ -146,9 +146,9 @@ def test_a_host_stopped_by_sigterm_pauses_and_a_joiner_it_never_returns_to_ends_
     (host_status, paused, host_err), (status, joiner, err) = asyncio.run(scenario())
     assert host_status == 1 and paused["end"] == "paused", host_err
     assert "ann's program stopped; waiting up to 0:02" in err
-    assert status == 1 and joiner["end"] == "abandoned", err  # the host stayed away: nothing awarded
+    assert status == 0 and joiner["end"] == "forfeit", err  # the host stayed away: the stayer's game
     stayer = verify(Path(str(joiner["record"])).read_text()).end
-    assert stayer is not None and stayer["end"] == "abandoned" and "winner" not in stayer
+    assert stayer is not None and stayer["end"] == "forfeit" and stayer["winner"] == 1
     (saved,) = records.glob("*.jsonl")
     assert verify(saved.read_text()).end is None  # paused, not ended: `trumps host` continues it
     assert (tmp_path / "ann" / "data" / "trumps" / "unfinished" / "hosted.json").exists()

@@ -86,13 +86,14 @@ async def _joiner_leaves(
 
 
 @pytest.mark.net
-def test_a_forfeit_claim_that_crossed_our_link_awards_nothing_to_either(tmp_path: Path) -> None:
-    """The host has just sent its move when the joiner claims it was away: the claim may have
-    crossed the move on the way (an honest claimant then counts the game as its own), so the host
-    counts it for nobody: the same game is never won by both sides (docs/protocol.md, "Forfeits")."""
+def test_a_baseless_forfeit_claim_is_leaving_and_loses_the_game(tmp_path: Path) -> None:
+    """Attack (issue 19): the host has just sent its move when the joiner, who has seen the deal,
+    claims that the host was away. The host owed nothing for long and kept the line alive, so the
+    claim has no grounds: its sender abandoned, and the host is awarded the game (it used to end
+    ``aborted``, 0-0: a free exit for a loser; docs/protocol.md, "Forfeits", rule 3)."""
     got_end, awarded, note = run(_joiner_leaves(tmp_path, "moves", Abort(reason="forfeit", detail="away")))
-    assert (got_end, awarded) == ("aborted", None)
-    assert note["end"] == "aborted" and "winner" not in note
+    assert (got_end, awarded) == ("abandoned", 0)
+    assert note["end"] == "abandoned" and note["winner"] == 0 and note["by"] == 1
 
 
 @pytest.mark.net
@@ -174,7 +175,7 @@ def test_a_connected_peer_that_never_moves_can_be_claimed_against(tmp_path: Path
     mine, theirs, offered = run(scenario())
     assert offered is not None and str(offered) == "bob did not send its move within 0.6 s"
     assert (mine.end, mine.awarded) == ("forfeit", 0)
-    assert theirs.end == "aborted" and theirs.awarded is None  # it stalled: the claim is not baseless
+    assert (theirs.end, theirs.awarded) == ("forfeit", 0)  # it stalled: its own books say it lost
 
 
 class _BackWithoutTheMatch(Unwatched):
@@ -212,18 +213,18 @@ class _Thinker(BotPlayer):
     ("we_host", "thinks", "end", "awarded"),
     [
         (True, False, "forfeit", 0),
-        (False, False, "abandoned", None),  # the joiner is never awarded the host's absence
+        (False, False, "forfeit", 1),  # the seats are equal: the joiner is awarded the host's absence
         (True, True, "abandoned", None),  # the host owed its link 175 s of 180: a stall claim was possible
     ],
 )
-def test_a_peer_back_without_the_match_is_an_absence_only_the_host_is_awarded(
+def test_a_peer_back_without_the_match_is_an_absence_awarded_unless_we_stalled(
     tmp_path: Path, we_host: bool, thinks: bool, end: str, awarded: int | None
 ) -> None:
     """The line drops and the peer's program answers the resume with ``abort lost``: a bot claims at
-    once, but as for any absence only the host is awarded the game, and not after a line lost while
-    it owed its own link long enough for a stall claim (docs/protocol.md, "Forfeits", rule 1). A
-    host could otherwise send ``lost`` after claiming the joiner's stall (its ``abort forfeit`` lost
-    with the line), and a joiner after claiming the host's: two records awarding the same game."""
+    once, and as for any absence it is awarded the game in either seat, but not after a line lost
+    while it owed its own link long enough for a stall claim (docs/protocol.md, "Forfeits", rule 1).
+    A side could otherwise send ``lost`` after claiming the other's stall (its ``abort forfeit``
+    lost with the line): two records awarding the same game."""
     fake = [0.0]
 
     async def scenario() -> Report:

@@ -19,7 +19,7 @@ PATIENCE = Patience(silent_after=6, forfeit_after=180, claim_grace=10)
 
 
 def test_a_stall_is_timed_on_one_live_connection_over_which_the_peer_is_heard() -> None:
-    clock = Liveness(PATIENCE, host=False, now=0.0)
+    clock = Liveness(PATIENCE, now=0.0)
     clock.awaiting(0, limit=180)
     clock.heard(179)
     assert not clock.stalled(179)
@@ -31,7 +31,7 @@ def test_a_stall_is_timed_on_one_live_connection_over_which_the_peer_is_heard() 
 
 def test_a_reconnection_that_resent_our_link_restarts_the_stall_clock() -> None:
     """The peer got our link again with the resume: its thinking time counts from there."""
-    clock = Liveness(PATIENCE, host=True, now=0.0)
+    clock = Liveness(PATIENCE, now=0.0)
     clock.awaiting(0, limit=180)
     clock.lost(50.0)
     assert clock.stall_wait(60) == 0.5  # down: look again soon
@@ -45,14 +45,14 @@ def test_a_reconnection_that_resent_our_link_restarts_the_stall_clock() -> None:
 
 
 def test_a_stall_wait_that_is_over_while_the_peer_is_not_heard_looks_again_soon() -> None:
-    clock = Liveness(PATIENCE, host=True, now=0.0)
+    clock = Liveness(PATIENCE, now=0.0)
     clock.awaiting(0, limit=180)
     assert not clock.stalled(200)  # quiet since 0: not heard
     assert clock.stall_wait(200) == 0.05
 
 
 def test_a_restored_duel_starts_on_a_connection_still_to_be_resumed() -> None:
-    clock = Liveness(PATIENCE, host=False, now=0.0, live=False)
+    clock = Liveness(PATIENCE, now=0.0, live=False)
     clock.awaiting(0, limit=180)
     assert not clock.stalled(500)
     clock.connected(510.0)
@@ -60,7 +60,7 @@ def test_a_restored_duel_starts_on_a_connection_still_to_be_resumed() -> None:
 
 
 def test_keepalives_go_out_every_keepalive_seconds_of_the_clock() -> None:
-    clock = Liveness(Patience(keepalive=2), host=True, now=10.0)
+    clock = Liveness(Patience(keepalive=2), now=10.0)
     assert clock.keepalive_wait(10.0) == 2
     assert clock.keepalive_wait(11.5) == 0.5
     assert clock.keepalive_wait(13.0) == 0  # overdue (this program was stopped): at once
@@ -70,7 +70,7 @@ def test_keepalives_go_out_every_keepalive_seconds_of_the_clock() -> None:
 
 def test_a_quiet_peer_is_shown_silent_then_its_connection_presumed_dead() -> None:
     patience = Patience(silent_after=6, dead_after=20, forfeit_after=180, stall=2)
-    clock = Liveness(patience, host=False, now=0.0)
+    clock = Liveness(patience, now=0.0)
     assert clock.read_wait(0.0) == 6
     assert clock.read_timed_out(6.0) == Silence(quiet=6.0, dead=False)
     assert clock.read_wait(6.0) == 1  # shown silent: counted up each second
@@ -81,7 +81,7 @@ def test_a_quiet_peer_is_shown_silent_then_its_connection_presumed_dead() -> Non
 
 
 def test_a_frame_ends_the_silence_shown_and_restarts_the_count() -> None:
-    clock = Liveness(Patience(silent_after=6, dead_after=20), host=False, now=0.0)
+    clock = Liveness(Patience(silent_after=6, dead_after=20), now=0.0)
     clock.read_wait(0.0)
     clock.read_timed_out(6.0)
     assert clock.heard(6.5)  # the silence shown ends: the screen clears it
@@ -94,7 +94,7 @@ def test_a_frame_ends_the_silence_shown_and_restarts_the_count() -> None:
 
 def test_a_wait_that_overran_its_timeout_reads_what_came_before_judging() -> None:
     """This program was stopped (SIGSTOP, a suspended laptop) during the wait: no silence yet."""
-    clock = Liveness(Patience(silent_after=6, dead_after=20, stall=2), host=False, now=0.0)
+    clock = Liveness(Patience(silent_after=6, dead_after=20, stall=2), now=0.0)
     clock.read_wait(0.0)
     assert clock.read_timed_out(8.0) == Silence(quiet=8.0, dead=False)  # overran by 2: not more
     clock.read_wait(100.0)
@@ -103,21 +103,59 @@ def test_a_wait_that_overran_its_timeout_reads_what_came_before_judging() -> Non
     assert clock.read_timed_out(110.0) == Silence(quiet=110.0, dead=True)
 
 
-def test_only_the_host_is_awarded_a_game_for_the_peers_absence() -> None:
-    assert Liveness(PATIENCE, host=True, now=0).absence_awards
-    assert not Liveness(PATIENCE, host=False, now=0).absence_awards
-    assert Liveness(PATIENCE, host=False, now=0).away_too_long(180)
-    assert not Liveness(PATIENCE, host=False, now=0).away_too_long(179.9)
+def test_either_seat_is_awarded_a_game_for_the_peers_absence_past_the_limit() -> None:
+    """The seats are equal: the host's and the joiner's clocks award an absence alike."""
+    clock = Liveness(PATIENCE, now=0)
+    assert clock.absence_awards
+    assert clock.away_too_long(180)
+    assert not clock.away_too_long(179.9)
 
 
-def test_a_claim_that_crossed_our_link_or_came_while_we_owe_it_awards_nothing() -> None:
-    clock = Liveness(PATIENCE, host=True, now=0.0)
-    assert not clock.crossed_claim(50.0)  # we owed nothing, sent nothing: a baseless claim
-    clock.owe(60.0)
-    assert clock.crossed_claim(61.0)
-    clock.sent(70.0)
-    assert clock.crossed_claim(80.0)  # within the grace: it crossed our link on the way
-    assert not clock.crossed_claim(80.1)
+def test_a_claim_is_baseless_unless_we_owed_our_link_or_sent_nothing_for_the_limit() -> None:
+    """Attack (issue 19): right after each link the honest side sent, and whenever it owed one, a
+    ``abort forfeit`` used to award nothing, so a loser escaped by claiming. Now a claim has grounds
+    only when we owed our link, or sent nothing, for the limit less the margin (180 - 10 s here),
+    or stopped doing so less than ``claim_grace`` ago (the claim crossed our link on the way)."""
+    clock = Liveness(PATIENCE, now=0.0)
+    for moment in (1.0, 2.0):  # we keep the line alive: nothing to claim
+        clock.pinged(moment)
+    assert not clock.claim_has_grounds(2.5)
+    clock.owe(3.0)
+    assert not clock.claim_has_grounds(4.0)  # owed for a second
+    for moment in range(4, 173, 2):  # keep-alives go out while our player thinks
+        clock.pinged(float(moment))
+    assert not clock.claim_has_grounds(172.9)
+    assert clock.claim_has_grounds(173.0)  # owed for 170 s: our player stalled
+    clock.sent(180.0)
+    clock.pinged(182.0)
+    assert clock.claim_has_grounds(190.0)  # it crossed our late link on the way
+    assert not clock.claim_has_grounds(190.1)
+    clock.owe(191.0)
+    clock.sent(192.0)  # a quick link: no grounds again
+    assert not clock.claim_has_grounds(193.0)
+
+
+def test_a_claim_has_grounds_after_this_program_was_stopped_past_the_limit() -> None:
+    """SIGSTOP, a suspended laptop: no keep-alive went out for the limit, though we owed nothing."""
+    clock = Liveness(PATIENCE, now=0.0)
+    clock.pinged(2.0)
+    assert clock.claim_has_grounds(180.0)  # still stopped, or just woken before the first ping
+    clock.pinged(181.0)  # the first keep-alive after waking
+    assert clock.claim_has_grounds(191.0)
+    assert not clock.claim_has_grounds(191.1)
+
+
+def test_time_down_is_not_silence_but_a_claim_may_cross_a_long_return() -> None:
+    """While the line is down nothing is sent, and that is an absence each side judges on its own;
+    only a return after the limit leaves ``claim_grace`` for a claim made just before it."""
+    clock = Liveness(PATIENCE, now=0.0)
+    clock.lost(1.0)
+    clock.connected(30.0)
+    assert not clock.claim_has_grounds(31.0)
+    clock.lost(32.0)
+    clock.connected(300.0)
+    assert clock.claim_has_grounds(310.0)
+    assert not clock.claim_has_grounds(310.1)
 
 
 async def _until(condition: Callable[[], bool]) -> None:

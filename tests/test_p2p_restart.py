@@ -875,3 +875,50 @@ def test_two_hosts_over_one_saved_match_never_both_continue_it(tmp_path: Path) -
     _same_complete_match(first, joiner)
     assert "Continuing the unfinished match with bob" in first[2]
     assert len(list(_records(tmp_path, "ann").glob("*.jsonl"))) == 1
+
+
+@pytest.mark.net
+@pytest.mark.parametrize("leaver", ["ann", "bob"])
+def test_a_side_killed_and_back_after_the_limit_loses_the_game_in_both_books(
+    tmp_path: Path, leaver: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit route "kill -9, never back" in either seat (docs/protocol.md, "Exit routes"): the
+    stayer claims the game after its limit (the host used to get nothing when it was the one
+    gone); the leaver, started again with the same line after its own limit, closes its saved
+    match as lost by forfeit ("Coming back after the limit") and is not offered it again: both
+    books agree, and ``trumps verify A B`` says so."""
+    from cli.main import main as cli_main
+
+    async def scenario() -> tuple[Outcome, Outcome]:
+        host, invite = await _host(tmp_path, "--games", "2", "--timeout", "3")
+        joiner = await _join(tmp_path, invite, "--timeout", "3")
+        await _moves_reach(tmp_path, leaver, 4)
+        gone, stayer = (host, joiner) if leaver == "ann" else (joiner, host)
+        gone.send_signal(signal.SIGKILL)
+        await gone.wait()
+        stayed = await _outcome(stayer)
+        await asyncio.sleep(3.5)  # the leaver's own limit passes too
+        if leaver == "ann":  # it closes the old match before it shows a new invite
+            again, _ = await _host(tmp_path, "--games", "2", "--timeout", "3")
+            again.send_signal(signal.SIGTERM)  # the new match it then hosts is not this test's
+        else:  # it closes the old match, then finds nobody at the invite's address
+            again = await _join(tmp_path, invite, "--timeout", "3")
+        return stayed, await _outcome_or_stopped(again)
+
+    (status, stayed, err), (_, _, told) = asyncio.run(scenario())
+    winner = 1 if leaver == "ann" else 0
+    assert status == 0 and stayed["end"] == "forfeit", err
+    assert "may have claimed game 1 by forfeit, so it counts as lost" in told
+    assert not list(_unfinished(tmp_path, leaver).glob("*.json"))  # never offered again
+    (mine,) = _records(tmp_path, leaver).glob("*.jsonl")
+    note = verify(mine.read_text()).end
+    assert note is not None and (note["end"], note["by"], note["winner"]) == ("forfeit", 1 - winner, winner)
+    capsys.readouterr()
+    assert cli_main(["verify", str(stayed["record"]), str(mine)]) == 1  # both INCOMPLETE
+    assert f"both records award game 1 to player {winner}" in capsys.readouterr().out  # not disputed
+
+
+async def _outcome_or_stopped(process: asyncio.subprocess.Process) -> tuple[int, str, str]:
+    """The exit status, standard output and error of a program stopped while it waited."""
+    out, err = await asyncio.wait_for(process.communicate(), LIMIT)
+    return process.returncode or 0, out.decode(), err.decode()

@@ -278,7 +278,7 @@ def test_the_host_is_not_awarded_the_absence_of_a_joiner_that_could_claim_its_st
     game. Now a line lost while we had owed our link long enough for a stall claim makes the host's
     later absence claim award nothing (``Liveness.lost``; ``Duel._resume`` calls it)."""
     patience = Patience(silent_after=6, forfeit_after=180, claim_grace=10)
-    clock = Liveness(patience, host=True, now=0.0)
+    clock = Liveness(patience, now=0.0)
     clock.owe(5.0)
     clock.lost(190.0)  # owed 185 s on a live connection: the joiner may have claimed
     assert not clock.absence_awards
@@ -292,7 +292,7 @@ def test_a_short_limit_keeps_a_margin_of_at_most_half_of_it() -> None:
     """With a limit shorter than twice ``claim_grace`` (bots, tests: 4 s), owing our link for a
     moment when the line drops does not cost the host the absence award; owing most of the limit does."""
     patience = Patience(silent_after=1, forfeit_after=4, claim_grace=10)
-    clock = Liveness(patience, host=True, now=0.0)
+    clock = Liveness(patience, now=0.0)
     clock.owe(10.0)
     clock.lost(10.5)  # a bot thinking for half a second
     assert clock.absence_awards

@@ -90,6 +90,8 @@ def left_why(report: Report) -> str:
     error, peer = report.error, shown_name(report.session.peer_name)
     if report.end == "quit":
         return _("you left after the deal")
+    if report.end == "forfeit" and report.awarded != report.session.seat:
+        return _("{name} claimed it: you did not move, or were away, for too long").format(name=peer)
     if report.end == "forfeit":
         return _("{name} stayed away too long").format(name=peer)
     if report.end == "cheat":
@@ -112,6 +114,10 @@ def ending_words(report: Report) -> str | None:
     if isinstance(error, PeerAborted):
         if error.reason == "quit":
             return _("{name} left the match.").format(name=peer)
+        if error.reason == "forfeit" and report.end == "forfeit":
+            return _("{name} claimed the game by forfeit: you did not move, or were away, for too long.").format(
+                name=peer
+            )
         if error.reason == "forfeit":
             return _("{name} says you were away too long, and ended the match.").format(name=peer)
         if error.reason == "lost":

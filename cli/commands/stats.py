@@ -16,7 +16,10 @@ if TYPE_CHECKING:
 
 HELP = N_("your record: games won, lost and drawn against each opponent and AI level")
 _AI = re.compile(r"AI \((\w+)\)")
-OUTCOMES = ("won", "lost", "drawn", "unfinished")
+OUTCOMES = ("won", "claimed", "lost", "drawn", "unfinished")
+"""How a game ended for you, as the columns count it: ``claimed`` is a game your own record
+awards you (the opponent left or stayed away): your account alone, which the opponent never
+signed, counted apart from the wins both signed."""
 
 
 @dataclass
@@ -39,14 +42,14 @@ CountedGame = tuple["Game", int, "int | None"]
 
 def tally(games: Iterable[CountedGame]) -> list[Record]:
     """The record per opponent and level of ``games``, most played first; a game awarded by
-    forfeit counts as won or lost.
+    forfeit counts as claimed (to you, by your own record) or lost.
 
     >>> from engine import Game
     >>> game = Game.from_deal(bytes(32), 0, "SH", Players="You vs AI (hard)")
     >>> [(r.opponent, r.level, r.played, r.counts["unfinished"]) for r in tally([(game, 0, None)])]
     [('AI', 'hard', 1, 1)]
-    >>> [(r.opponent, r.counts["lost"]) for r in tally([(game, 0, 1)])]
-    [('AI', 1)]
+    >>> [(r.opponent, r.counts["lost"], r.counts["claimed"]) for r in tally([(game, 0, 1), (game, 0, 0)])]
+    [('AI', 1, 1)]
     """
     records: dict[tuple[str, str], Record] = {}
     for game, me, awarded in games:
@@ -57,7 +60,7 @@ def tally(games: Iterable[CountedGame]) -> list[Record]:
         record = records.setdefault(key, Record(*key))
         outcome = game.result
         if outcome is None and awarded is not None:
-            record.counts["won" if awarded == me else "lost"] += 1
+            record.counts["claimed" if awarded == me else "lost"] += 1
         elif outcome is None:
             record.counts["unfinished"] += 1
         elif outcome.winner is None:
@@ -102,7 +105,9 @@ def run(args: argparse.Namespace) -> int:
         if unreadable:
             print(left_out)
         return 0
-    heading = [_("Opponent"), _("Level"), _("Games"), _("Won"), _("Lost"), _("Drawn"), _("Unfinished")]
+    heading = [
+        _("Opponent"), _("Level"), _("Games"), _("Won"), _("Claimed"), _("Lost"), _("Drawn"), _("Unfinished")
+    ]  # fmt: skip
     rows = [
         [
             _("AI") if r.opponent == "AI" and r.level else printable(r.opponent),  # a peer's name
@@ -119,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
         cells = [pad(row[0], widths[0]), pad(row[1], widths[1])]
         cells += [" " * (widths[i] - _cells(row[i])) + row[i] for i in range(2, len(row))]
         print("  ".join(cells).rstrip())
+    if total.counts["claimed"]:
+        print("\n" + _("Claimed: games your own record awards you (the opponent left or stayed away too long); the opponent did not sign them."))
     if unreadable:
         print("\n" + left_out)
     return 0

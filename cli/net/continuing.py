@@ -24,14 +24,15 @@ if TYPE_CHECKING:
 
 
 def saved_match(
-    path: Path, me: Identity, invite: Invite | None, bot: bool, progress: Progress
+    path: Path, me: Identity, invite: Invite | None, bot: bool, progress: Progress, limit: float
 ) -> tuple[SavedMatch | None, Verified | None]:
     """What makes a duel restart-safe (kept in ``path``, held by this program while it plays),
     and the unfinished match found there, read back and checked against ``me`` and the host of
     ``invite`` (:class:`~p2p.saved.SavedMatchError` if it cannot be, or if another program holds
-    the file). A person is asked first whether to continue it: on no, the match stays saved, and
-    this duel keeps none (``None, None``: it cannot be continued after a restart while the other
-    one waits)."""
+    the file). One left longer ago than our forfeit ``limit`` is closed, lost by forfeit, and
+    said so (:func:`closed_late`). A person is asked first whether to continue it: on no, the
+    match stays saved, and this duel keeps none (``None, None``: it cannot be continued after a
+    restart while the other one waits)."""
     from p2p.saved import SavedMatch, SavedMatchError, load_saved, restore
 
     saved = load_saved(path) if path.exists() else SavedMatch(path)
@@ -44,6 +45,8 @@ def saved_match(
     if saved.record is None:  # no match kept there: this duel keeps its own
         return saved, None
     restored = restore(saved, me, invite)
+    if closed_late(saved, restored, limit, progress):
+        return saved, None
     if bot or _continue_asked(restored, progress, path):
         return saved, restored
     saved.release()
@@ -85,12 +88,13 @@ def _stopped_at(restored: Verified) -> dict[str, object]:
 
 
 def lan_saved_match(
-    home: Home, me: Identity, bot: bool, progress: Progress
+    home: Home, me: Identity, bot: bool, progress: Progress, limit: float
 ) -> tuple[SavedMatch, Verified] | None:
     """The unfinished match joined from the LAN list that ``trumps join`` without an invite
     continues (its host no longer announces it), or ``None``: there is none, or the person
     chose none, and the LAN list is browsed. One that cannot be continued is said in a line and
-    passed over, and so is one another program plays; with several, the person chooses (a bot
+    passed over, and so is one another program plays, and one left too long is closed
+    (:func:`closed_late`); with several, the person chooses (a bot
     takes the newest)."""
     from p2p.saved import SavedMatchError, lan_joined, restore
 
@@ -100,9 +104,14 @@ def lan_saved_match(
             progress.say(Text(N_("another trumps program is playing the match kept in {path}"), path=saved.path))
             continue
         try:
-            ready.append((saved, restore(saved, me)))
+            restored = restore(saved, me)
         except SavedMatchError as exc:
             progress.say(exc)
+            continue
+        if closed_late(saved, restored, limit, progress):
+            saved.release()
+        else:
+            ready.append((saved, restored))
     chosen = _chosen(ready, home, bot, progress)
     for index, (saved, _) in enumerate(ready):
         if index != chosen:
@@ -150,9 +159,44 @@ def _continue_chosen(matches: list[tuple[SavedMatch, Verified]], progress: Progr
     )
 
 
+def closed_late(saved: SavedMatch, restored: Verified, limit: float, progress: Progress, over: bool = False) -> bool:
+    """Close the unfinished match ``restored`` if we come back to it too late: its peer was last
+    heard longer ago than our ``limit``, or the host answered our return that it is ``over``
+    (docs/protocol.md, "Coming back after the limit"); say how it ended; whether it was closed."""
+    import time
+
+    from p2p.late_return import late_return_end, seconds_since_heard
+
+    assert saved.record is not None
+    session, match = restored.session, restored.match
+    away = seconds_since_heard(saved.record, time.time())
+    note = late_return_end(away, limit, over, match, session.seat)
+    if note is None:
+        return False
+    words = {"peer": session.names[1 - session.seat], "number": match.number, "record": saved.record}
+    saved.close(restored, note)
+    if note["end"] == "forfeit" and "winner" in note:
+        template = (
+            N_("{peer} says the match is over: game {number} was claimed by forfeit, so it counts as lost.")
+            if over
+            else N_(
+                "You were away from your match against {peer} for longer than the limit: {peer} may "
+                "have claimed game {number} by forfeit, so it counts as lost and the match is closed."
+            )
+        )
+    elif "winner" in note:
+        template = N_("{peer} ended the match before the limit, after seeing the deal: game {number} is yours.")
+    else:
+        template = N_("Your match against {peer} is over.")
+    progress.say(Text(template, **words))
+    progress.say(Text(N_("Record: {record}  (check it with: trumps verify {record})"), record=words["record"]))
+    return True
+
+
 async def back(way: Reconnector, restored: Verified, timeout: float | None) -> Channel:
     """The peer of the continued match ``restored``, back on a fresh connection within the
-    forfeit limit; past it, a :class:`~p2p.errors.ConnectionClosed` (the match stays saved)."""
+    forfeit limit; past it, a :class:`~p2p.errors.ConnectionClosed` (the match stays saved).
+    The host's sealed ``busy`` (our match is over) is a :class:`~p2p.errors.PeerBusy`."""
     import asyncio
 
     from p2p.errors import ConnectionClosed

@@ -7,6 +7,7 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from cli.i18n import N_, translated
+from cli.net.arguments import BOT_TIMEOUT
 from cli.net.continuing import back, saved_match, say_continuing
 from cli.net.progress import Progress
 from cli.net.running import Stage, fail, read_line, run_to_end, setup, stopped
@@ -49,7 +50,9 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
     rules = Rules(pickup=args.pickup or "forced", sixes=not args.no_sixes)
     terms = Terms(rules, args.games or 1, hints=args.hints)
     try:
-        saved, restored = saved_match(hosted_file(home.unfinished), me, None, bool(args.bot), progress)
+        saved, restored = saved_match(
+            hosted_file(home.unfinished), me, None, bool(args.bot), progress, args.timeout or BOT_TIMEOUT
+        )
     except SavedMatchError as exc:
         if args.bot:
             return fail(progress, "host", exc, args.json)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from cli.i18n import N_, _
 from cli.net.arguments import BOT_TIMEOUT, DEFAULT_PORT
-from cli.net.continuing import back, lan_saved_match, saved_match, say_continuing
+from cli.net.continuing import back, closed_late, lan_saved_match, saved_match, say_continuing
 from cli.net.progress import Progress
 from cli.net.running import Stage, fail, read_line, run_to_end, setup, stopped
 from cli.net.words import describe, yes_words
@@ -129,7 +129,7 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     import time
 
     from p2p.connect import Redial, join
-    from p2p.errors import ConnectionClosed, P2PError, PeerTimeout
+    from p2p.errors import ConnectionClosed, P2PError, PeerBusy, PeerTimeout
     from p2p.handshake import LAN_SECRET
     from p2p.identity import KnownPeers
     from p2p.invite import Invite
@@ -149,11 +149,12 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     if isinstance(prepared, int):
         return prepared
     home, me, name, play_duel = prepared
+    limit = args.timeout or BOT_TIMEOUT
     saved: SavedMatch | None
     restored: Verified | None
     try:
         # a match joined from the LAN list continues first: its host no longer announces it
-        lan_match = None if invite is not None else lan_saved_match(home, me, bool(args.bot), progress)
+        lan_match = None if invite is not None else lan_saved_match(home, me, bool(args.bot), progress, limit)
         if lan_match is not None:
             saved, restored = lan_match
             assert saved.invite is not None
@@ -161,7 +162,7 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         else:
             invite = invite or _choose_host(args, progress)
             state = joined_file(home.unfinished, invite)
-            saved, restored = saved_match(state, me, invite, bool(args.bot), progress)
+            saved, restored = saved_match(state, me, invite, bool(args.bot), progress, limit)
     except P2PError as exc:
         return fail(progress, "join", exc, args.json)
     except KeyboardInterrupt as exc:  # at a question, or while browsing
@@ -206,6 +207,9 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
             )
             try:
                 channel = await back(redial, restored, args.timeout)
+            except PeerBusy:  # the host's sealed word: our match is over
+                closed_late(saved, restored, limit, progress, over=True)
+                raise
             except ConnectionClosed:  # said as it was: the host may never have left
                 if redial.trouble is None:
                     raise
@@ -213,7 +217,7 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
                     "{peer} could not be reached within {seconds:g} s ({trouble}); the match stays "
                     "saved for another try"
                 )
-                peer, limit = session.names[1 - session.seat], args.timeout or BOT_TIMEOUT
+                peer = session.names[1 - session.seat]
                 raise ConnectionClosed(
                     Text(template, peer=peer, seconds=limit, trouble=redial.trouble)
                 ) from None
