@@ -288,7 +288,7 @@ class Duel:
         """Claim the game by forfeit, if the peer has been away past the limit; whether it was."""
         if self._claimable is None:
             return False
-        awards = self._claimable is self._stalled or self.clock.absence_awards
+        awards = self._claimable is self._stalled or self.clock.absence_awards(self.now())
         self._claim = Forfeit(Text(N_("{why}: the game was claimed by forfeit"), why=self._claimable), awards)
         self.channel.stop_reading()  # wakes the reader, whose claim ends the match; the peer is still told
         return True
@@ -309,9 +309,11 @@ class Duel:
         except Forfeit as exc:
             end, error = "forfeit", exc
             note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
-            if exc.award:
-                awarded, note = self._award(note, self.seat)
-            if awarded is None:  # every game is played (only the peer's final is missing), or we stalled
+            if not exc.award:  # the peer may have claimed our stall or silence, its claim lost with the line
+                detail = f"{note['detail']}; but this side had owed its link or sent nothing that long first"
+                note |= {"detail": detail, "by": self.seat}
+            awarded, note = self._award(note, self.seat if exc.award else 1 - self.seat)
+            if awarded is None:  # every game is played: only the peer's final is missing
                 end = note["end"] = "abandoned"
             with contextlib.suppress(P2PError, TimeoutError):
                 await asyncio.wait_for(self.channel.send(Abort(reason="forfeit", detail=str(exc)[:300])), 1)
@@ -687,7 +689,7 @@ class Duel:
         if self.patience.auto_claim:
             template = N_("{why} (limit {limit:g} s): the game is claimed by forfeit")
             raise Forfeit(
-                Text(template, why=why, limit=self.patience.forfeit_after), self.clock.absence_awards
+                Text(template, why=why, limit=self.patience.forfeit_after), self.clock.absence_awards(self.now())
             )
         if self._claimable is None:
             self._claimable = why
@@ -754,7 +756,7 @@ class Duel:
         why = Text(template, name=self.peer_name, seconds=away, detail=refusal.detail)
         if self.patience.auto_claim:
             raise Forfeit(
-                Text(N_("{why}: the game is claimed by forfeit"), why=why), self.clock.absence_awards
+                Text(N_("{why}: the game is claimed by forfeit"), why=why), self.clock.absence_awards(self.now())
             )
         self._claimable = why
         self.status(Text(N_("{why}: type /claim to claim the game by forfeit"), why=why))

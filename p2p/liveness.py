@@ -107,11 +107,12 @@ class Liveness:
         """Whether the line went down while we had owed our link so long that the peer could claim
         our stall: its claim may have been lost with the line."""
 
-    @property
-    def absence_awards(self) -> bool:
-        """Whether a claim for the peer's absence gives us the game: in either seat, except after a
-        line lost while the peer could claim our stall (docs/protocol.md, "Forfeits")."""
-        return not self._stall_claimable
+    def absence_awards(self, now: float) -> bool:
+        """Whether a claim for the peer's absence at ``now`` gives us the game: in either seat,
+        except when the peer could have claimed our stall or silence first (its claim lost with
+        the line, or still to be read: :meth:`claim_has_grounds`; docs/protocol.md, "Forfeits"):
+        then the game is the peer's."""
+        return not (self._stall_claimable or self.claim_has_grounds(now))
 
     # ------------------------------------------------------------ the connection
 
@@ -133,12 +134,14 @@ class Liveness:
 
     def lost(self, now: float) -> None:
         """The connection went down at ``now``: had we owed our link long enough for the peer to
-        claim our stall (timed as it times one: :meth:`stalled`)? The margin (``claim_grace``, at
-        most half the limit) covers the peer's clock starting a little before ours."""
+        claim our stall (timed as it times one: :meth:`stalled`), or sent nothing that long (this
+        program was stopped), so that its claim may have been lost with the line? The margin
+        (``claim_grace``, at most half the limit) covers the peer's clock starting a little before
+        ours."""
+        self._stall_claimable = self.claim_has_grounds(now)  # judged while the line was still up
         self.live = False
         self._stall_heard |= self._stall_unless_sent  # it came back for a moment, and sent nothing
         self._stall_unless_sent = False
-        self._stall_claimable = self._owed_for(now) >= self._grounds
 
     # ------------------------------------------------------------ keep-alives and silence
 
@@ -247,7 +250,7 @@ class Liveness:
         less than ``claim_grace`` ago (the claim crossed our link or frame on the way). Otherwise
         the claim is baseless: its sender ends the match on its own authority (docs/protocol.md,
         "Forfeits", rule 3)."""
-        if self._owed_for(now) >= self._grounds or (self.live and now - self._spoke_at >= self._grounds):
+        if self._owed_for(now) >= self._grounds or (self.live and now - self._spoke_at >= self._quiet_grounds):
             return True
         return now - self._grounds_until <= self.patience.claim_grace
 
@@ -259,6 +262,14 @@ class Liveness:
         patience = self.patience
         return patience.forfeit_after - min(patience.claim_grace, patience.forfeit_after / 2)
 
+    @property
+    def _quiet_grounds(self) -> float:
+        """How long we may send nothing before the peer has grounds for a claim: as
+        :attr:`_grounds`, but never less than our own keep-alive gap and the ``stall`` a busy
+        program may take (a limit of a few seconds: bots, tests)."""
+        patience = self.patience
+        return max(self._grounds, patience.keepalive + patience.stall)
+
     def _owed_for(self, now: float) -> float:
         """How long we have owed the due link (stalls timed as :meth:`stalled` times them); 0 when
         we owe none."""
@@ -269,6 +280,6 @@ class Liveness:
     def _spoke(self, now: float) -> None:
         if not self.live:
             return
-        if now - self._spoke_at >= self._grounds:
+        if now - self._spoke_at >= self._quiet_grounds:
             self._grounds_until = now
         self._spoke_at = now

@@ -382,7 +382,7 @@ def test_verify_command_reports_an_unforeseen_failure_without_a_traceback(
     monkeypatch.setattr("p2p.record.verify", broken)
     record = tmp_path / "match.jsonl"
     record.write_text("{}\n")
-    assert verify_command.run(argparse.Namespace(record=str(record))) == 2
+    assert verify_command.run(argparse.Namespace(record=str(record), other=None)) == 2
     err = capsys.readouterr().err
     assert "FAILED" in err and "an unforeseen damage" in err and "Traceback" not in err
 

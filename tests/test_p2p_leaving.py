@@ -214,17 +214,18 @@ class _Thinker(BotPlayer):
     [
         (True, False, "forfeit", 0),
         (False, False, "forfeit", 1),  # the seats are equal: the joiner is awarded the host's absence
-        (True, True, "abandoned", None),  # the host owed its link 175 s of 180: a stall claim was possible
+        (True, True, "forfeit", 1),  # the host owed its link 175 s of 180: the joiner may have claimed it
     ],
 )
-def test_a_peer_back_without_the_match_is_an_absence_awarded_unless_we_stalled(
+def test_a_peer_back_without_the_match_is_an_absence_awarded_unless_we_stalled_first(
     tmp_path: Path, we_host: bool, thinks: bool, end: str, awarded: int | None
 ) -> None:
     """The line drops and the peer's program answers the resume with ``abort lost``: a bot claims at
     once, and as for any absence it is awarded the game in either seat, but not after a line lost
-    while it owed its own link long enough for a stall claim (docs/protocol.md, "Forfeits", rule 1).
-    A side could otherwise send ``lost`` after claiming the other's stall (its ``abort forfeit``
-    lost with the line): two records awarding the same game."""
+    while it owed its own link long enough for a stall claim (docs/protocol.md, "Forfeits", rule
+    1): then the peer may have claimed it, and its books say the game is the peer's. A side could
+    otherwise send ``lost`` after claiming the other's stall (its ``abort forfeit`` lost with the
+    line): two records awarding the same game."""
     fake = [0.0]
 
     async def scenario() -> Report:

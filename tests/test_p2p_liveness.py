@@ -106,7 +106,7 @@ def test_a_wait_that_overran_its_timeout_reads_what_came_before_judging() -> Non
 def test_either_seat_is_awarded_a_game_for_the_peers_absence_past_the_limit() -> None:
     """The seats are equal: the host's and the joiner's clocks award an absence alike."""
     clock = Liveness(PATIENCE, now=0)
-    assert clock.absence_awards
+    assert clock.absence_awards(1.0)
     assert clock.away_too_long(180)
     assert not clock.away_too_long(179.9)
 

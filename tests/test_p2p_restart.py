@@ -922,3 +922,32 @@ async def _outcome_or_stopped(process: asyncio.subprocess.Process) -> tuple[int,
     """The exit status, standard output and error of a program stopped while it waited."""
     out, err = await asyncio.wait_for(process.communicate(), LIMIT)
     return process.returncode or 0, out.decode(), err.decode()
+
+
+@pytest.mark.net
+@pytest.mark.parametrize("leaver", ["ann", "bob"])
+def test_a_side_stopped_past_the_limit_reads_the_claim_and_its_books_say_it_lost(tmp_path: Path, leaver: str) -> None:
+    """Exit route "SIGSTOP, a suspended laptop" in either seat: the stayer hears nothing past its
+    limit and claims; the stopped side, continued, reads the claim, finds it grounded (it sent
+    nothing all that time: docs/protocol.md, "Forfeits", rule 3) and records the game as lost."""
+
+    async def scenario() -> tuple[Outcome, Outcome]:
+        host, invite = await _host(tmp_path, "--games", "2", "--timeout", "2")
+        joiner = await _join(tmp_path, invite, "--timeout", "2")
+        await _moves_reach(tmp_path, leaver, 4)
+        stopped, stayer = (host, joiner) if leaver == "ann" else (joiner, host)
+        stopped.send_signal(signal.SIGSTOP)
+        try:
+            stayed = await _outcome(stayer)
+            await asyncio.sleep(2.5)  # stopped for more than its own keep-alive gap and stall
+        finally:
+            stopped.send_signal(signal.SIGCONT)
+        return stayed, await _outcome(stopped)
+
+    (status, stayed, err), (lost_status, lost, lost_err) = asyncio.run(scenario())
+    winner = 1 if leaver == "ann" else 0
+    assert status == 0 and stayed["end"] == "forfeit", err
+    assert lost_status == 1 and lost["end"] == "forfeit", lost_err
+    assert "claimed the game by forfeit" in lost_err
+    mine = verify(Path(str(lost["record"])).read_text()).end
+    assert mine is not None and (mine["by"], mine["winner"]) == (1 - winner, winner)

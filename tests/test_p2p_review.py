@@ -279,13 +279,16 @@ def test_the_host_is_not_awarded_the_absence_of_a_joiner_that_could_claim_its_st
     later absence claim award nothing (``Liveness.lost``; ``Duel._resume`` calls it)."""
     patience = Patience(silent_after=6, forfeit_after=180, claim_grace=10)
     clock = Liveness(patience, now=0.0)
+    for moment in range(0, 190, 2):  # keep-alives: the host's program runs, its player thinks
+        clock.pinged(float(moment))
     clock.owe(5.0)
     clock.lost(190.0)  # owed 185 s on a live connection: the joiner may have claimed
-    assert not clock.absence_awards
+    assert not clock.absence_awards(380.0)
     clock.connected(200.0)  # it came back: it had not claimed
-    assert clock.absence_awards
+    clock.pinged(202.0)
+    assert clock.absence_awards(220.0)
     clock.lost(260.0)  # owed only 60 s on this connection: no stall claim was possible
-    assert clock.absence_awards
+    assert clock.absence_awards(440.0)
 
 
 def test_a_short_limit_keeps_a_margin_of_at_most_half_of_it() -> None:
@@ -293,13 +296,15 @@ def test_a_short_limit_keeps_a_margin_of_at_most_half_of_it() -> None:
     moment when the line drops does not cost the host the absence award; owing most of the limit does."""
     patience = Patience(silent_after=1, forfeit_after=4, claim_grace=10)
     clock = Liveness(patience, now=0.0)
+    clock.pinged(10.0)
     clock.owe(10.0)
     clock.lost(10.5)  # a bot thinking for half a second
-    assert clock.absence_awards
+    assert clock.absence_awards(14.5)
     clock.connected(20.0)
+    clock.pinged(20.0)
     clock.owe(20.0)
     clock.lost(23.0)  # owed 3 s of a 4 s limit: the joiner's stall claim may be on its way
-    assert not clock.absence_awards
+    assert not clock.absence_awards(27.0)
 
 
 def test_a_deep_nesting_bomb_gets_a_reason_not_an_empty_one() -> None:
