@@ -889,7 +889,7 @@ def test_a_side_killed_and_back_after_the_limit_loses_the_game_in_both_books(
     books agree, and ``trumps verify A B`` says so."""
     from cli.main import main as cli_main
 
-    async def scenario() -> tuple[Outcome, Outcome]:
+    async def scenario() -> tuple[Outcome, tuple[int, str, str]]:
         host, invite = await _host(tmp_path, "--games", "2", "--timeout", "3")
         joiner = await _join(tmp_path, invite, "--timeout", "3")
         await _moves_reach(tmp_path, leaver, 4)
