@@ -12,6 +12,7 @@ from prompt_toolkit.document import Document
 from cli import i18n, storage
 from cli.app.board import move_words
 from cli.app.completion import MoveCompleter
+from cli.app.farewell import farewell
 from cli.app.layout import Board
 from cli.app.move_line import MOVE_LINE_LENGTH
 from cli.app.resume import load_unfinished
@@ -153,7 +154,7 @@ def test_no_exit_is_silent(homes: Path) -> None:
         await d.keys("n" + ENTER)
 
     run(session, script)
-    said = session.farewell()
+    said = farewell(session.flow, session.saver)
     score = session.flow.match.headline("You", "AI (easy)")
     assert said[0] == f"The match stopped after game 1 of 2: {score}."
     path = session.saver.path
