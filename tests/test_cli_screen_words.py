@@ -45,7 +45,7 @@ def test_ctrl_c_at_the_quit_question_cancels_it_and_never_forfeits() -> None:
     session = GameScreen(bob, MatchScore(), trump="S")
 
     async def script(d: Driver) -> None:
-        await d.until(lambda: session.thinking_since is not None)
+        await d.until(lambda: session.turns.thinking_since is not None)
         await d.keys(CTRL_C)
         assert session.line.question is not None and "wins it by forfeit" in session.line.question.prompt
         await d.keys(CTRL_C)  # cancels the question: the game goes on
@@ -100,7 +100,7 @@ def test_a_long_notice_and_long_messages_are_broken_never_cut() -> None:
             screen = d.screen()
             assert "and a new game starts." in " ".join(screen.split()), screen
             assert len(screen.splitlines()) == size[1] and "Pile" in screen
-            s._say("word " * words)  # four lines at 80 columns, three at 60
+            s.say("word " * words)  # four lines at 80 columns, three at 60
             assert d.screen().count("word") == words and "Pile" in d.screen()
 
         run(session, script, SizedOutput(*size))
@@ -133,7 +133,7 @@ def test_a_resumed_game_shows_the_sessions_running_score() -> None:
         await d.my_turn()
         session.flow.match.award(0, 1 - session.flow.me)  # as if the AI had won a game
         session.flow.match = session.flow.match.rematch()  # "Play again?"
-        session._save()
+        session.save()
         await d.keys(CTRL_Q + "y" + ENTER)
 
     run(session, script)

@@ -304,9 +304,9 @@ class Board:
         assert s.flow.game is not None
         position = s.flow.game.position
         if not s.flow.my_turn:
-            if s.thinking_since is None:
+            if s.turns.thinking_since is None:
                 return "class:turn", " ", _("{name} to move.").format(name=s.flow.their_name)
-            elapsed = time.monotonic() - s.thinking_since
+            elapsed = time.monotonic() - s.turns.thinking_since
             spin = _SPINNER[int(elapsed * 5) % len(_SPINNER)]
             thinking = _("{name} is thinking… {seconds}s").format(
                 name=s.flow.their_name, seconds=int(elapsed)
