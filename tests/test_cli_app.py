@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TypedDict, Unpack
 
@@ -19,7 +20,7 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import DummyOutput, Output
 
 from cli import config, storage
-from cli.app import questions
+from cli.app import move_entry, questions
 from cli.app.ai_opponent import AIOpponent
 from cli.app.application import create_application
 from cli.app.board import hand_lines
@@ -360,7 +361,7 @@ def test_card_numbers_arrows_and_mouse_pick_moves() -> None:
 
 
 def _mouse_handler_for(session: GameScreen, card: object) -> Callable[[MouseEvent], object]:
-    lines = hand_lines(session.flow.my_hand(), 79, on_click=session.pick, numbered=False)
+    lines = hand_lines(session.flow.my_hand(), 79, on_click=partial(move_entry.pick, session), numbered=False)
     wanted = f"{card}".replace("T", "10")
     for line in lines:
         for fragment in line:
@@ -1165,17 +1166,17 @@ def test_refusals_say_which_rule_the_engine_names() -> None:
         ):
             session = session_at(notation)
             assert session.flow.game is not None
-            session.submit(text)
+            move_entry.submit(session, text)
             assert session.error and words in session.message, (text, session.message)
             assert session.flow.game.moves == ()
         session = session_at("9C7H6D/KSAS/8C SH 0")
         assert "then lay a card on it." in table_text(session)
-        session.click_pile(Card.parse("8C"))
+        move_entry.click_pile(session, Card.parse("8C"))
         assert "You cannot take now" in session.message
-        session.pick(Card.parse("7H"))
+        move_entry.pick(session, Card.parse("7H"))
         assert "7♥ does not beat 8♣" in session.message and session.line.picked == []
         session = session_at("7H6D/KSAS/8C SH 0")
-        session.pick(Card.parse("7H"))
+        move_entry.pick(session, Card.parse("7H"))
         assert "Nothing of yours beats 8♣: take 1 card" in session.message
         session.close()
 
@@ -1192,12 +1193,12 @@ def test_enter_on_an_empty_line_plays_nothing_until_a_card_is_chosen() -> None:
         ):
             styles = [f[0] for f in Board(session).my_hand()]
         assert not any("highlight" in style for style in styles)  # no highlight until an arrow
-        session.enter()
+        move_entry.enter(session)
         assert not session.flow.game.moves and "Type a move" in session.message
-        session.move_cursor(1)  # shows the highlight where it stands
+        move_entry.move_cursor(session, 1)  # shows the highlight where it stands
         assert session.line.highlighted and session.line.cursor == 0
-        session.move_cursor(1)
-        session.enter()
+        move_entry.move_cursor(session, 1)
+        move_entry.enter(session)
         assert (
             session.flow.game.moves == (Move(session.flow.game.positions[0].hand(0)[1]),)
             and not session.line.highlighted
@@ -1212,13 +1213,13 @@ def test_under_voluntary_pick_up_a_held_beating_card_does_not_stop_a_take(how: s
     async def main() -> None:
         session = session_at("9C7H6D/KSAS/8C SH 0", pickup="voluntary")
         assert session.flow.game is not None and "then lay a card on it, or take." in table_text(session)
-        session.pick(Card.parse("9C"))
+        move_entry.pick(session, Card.parse("9C"))
         assert session.line.picked == [Card.parse("9C")]
         if how == "click":
-            session.click_pile(Card.parse("8C"))
+            move_entry.click_pile(session, Card.parse("8C"))
         else:
             session.line.buffer.insert_text("take")
-            session.enter()
+            move_entry.enter(session)
         assert session.flow.game.moves == (TAKE,) and session.line.picked == [] and not session.error
         session.close()
 

@@ -10,6 +10,7 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
 from cli import i18n, storage
+from cli.app import move_entry
 from cli.app.board import move_words
 from cli.app.completion import MoveCompleter
 from cli.app.farewell import farewell
@@ -173,7 +174,7 @@ def test_tab_completes_card_numbers_and_refusals_suggest_only_legal_moves() -> N
     assert shown and all(text.startswith("9♥ ") for text in shown)
     assert [c.text for c in completer.get_completions(Document("1 2"), CompleteEvent())] == ["9♥ J♥"]
     assert [c.text for c in completer.get_completions(Document("9"), CompleteEvent())] == []  # no card 9
-    session.submit("9h 10d 7s")
+    move_entry.submit(session, "9h 10d 7s")
     assert "take" not in session.message and "or by card numbers: " in session.message, session.message
     numbers = session.message.rsplit(": ", 1)[1].rstrip(".").split()
     assert Move(*(hand[int(n) - 1] for n in numbers)) in session.flow.game.position.legal_moves()

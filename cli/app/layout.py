@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import NamedTuple
 
 from prompt_toolkit.application.current import get_app
@@ -35,6 +36,7 @@ from prompt_toolkit.layout import (
 )
 from prompt_toolkit.layout.controls import BufferControl
 
+from cli.app import move_entry
 from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_label
 from cli.app.cards import card_text, count_cards, suit_text
 from cli.app.help import help_lines, help_title, wrap
@@ -252,7 +254,7 @@ class Board:
             cursor=s.line.cursor if legal and s.line.highlighted else None,
             picked=s.marked_cards(),
             numbered=True,
-            on_click=s.pick,
+            on_click=partial(move_entry.pick, s),
         )
 
     def table(self) -> StyleAndTextTuples:
@@ -273,7 +275,7 @@ class Board:
         if position.pile and s.flow.game.result is None:
             take = _("take: {cards}").format(cards=count_cards(position.take_count()))
             head.append(("class:turn", "   " + take))
-        pile, mark = pile_lines(position.pile, width, self._ascii, on_click=s.click_pile)
+        pile, mark = pile_lines(position.pile, width, self._ascii, on_click=partial(move_entry.click_pile, s))
         if s.flow.game.result is not None:
             below = self._result(width)
         else:

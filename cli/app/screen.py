@@ -18,14 +18,14 @@ from collections.abc import Callable
 from dataclasses import InitVar, dataclass, field
 
 from cli import config
+from cli.app import move_entry
 from cli.app.ai_opponent import suggest
-from cli.app.board import move_words
-from cli.app.cards import card_text, move_text
+from cli.app.cards import move_text
 from cli.app.chat import ChatLog
 from cli.app.coach import Coach
 from cli.app.flow import GameFlow
 from cli.app.help_view import HelpView
-from cli.app.move_line import MOVE_LINE_LENGTH, MoveLine, Question, yes_no
+from cli.app.move_line import MoveLine, Question, yes_no
 from cli.app.opponent import Opponent, OpponentLeft
 from cli.app.questions import Questions
 from cli.app.resume import SavedGame
@@ -34,7 +34,7 @@ from cli.app.score import MatchScore
 from cli.app.turns import Turns
 from cli.coach_words import advice_words
 from cli.i18n import _, ngettext
-from engine import TAKE, Card, Game, Move, NotationError, Rules
+from engine import Card, Game, Rules
 
 
 @dataclass
@@ -80,7 +80,7 @@ class GameScreen:
         self.coach = Coach()
         self.turns = Turns(self)
         self.questions = Questions(self)
-        self.line.on_cut = self._cut
+        self.line.on_cut = lambda: move_entry.cut(self)
         self.invalidate: Callable[[], None] = lambda: None
         """Redraw the screen (the application's, once :meth:`connect` gave it)."""
         self.exit: Callable[[], None] = lambda: None
@@ -159,111 +159,6 @@ class GameScreen:
         said while it waits (a refused answer, a key that does not work now)."""
         self.line.ask(question)
         self.say("")
-
-    def enter(self) -> None:
-        """Enter on the move line: answer the question, pick the highlighted card, or play the text."""
-        line = self.line
-        text = line.buffer.text
-        if line.question is not None:
-            self.questions.answer(text)
-        elif text.startswith('"'):
-            self.flow.opponent.say(text[1:].strip())
-            line.buffer.reset()
-        elif not text and self.flow.only_take():
-            self._play(TAKE)
-        elif text == line.picked_text():
-            hand = self.flow.my_hand()
-            if not (self.flow.my_turn and hand):
-                self.not_now()
-            elif line.highlighted:
-                self.pick(hand[min(line.cursor, len(hand) - 1)])
-            else:
-                self.say(_("Type a move, or choose a card with ←/→ and press Enter (Tab suggests one)."))
-        else:
-            self.submit(text)
-        self.invalidate()
-
-    def click_pile(self, card: Card) -> None:
-        """A click on the pile takes, when taking is allowed (a card held to beat with is put back)."""
-        if not self.flow.my_turn:
-            self.not_now()
-            return
-        assert self.flow.game is not None
-        if self.flow.game.position.is_legal(TAKE):
-            self._play(TAKE)
-        else:
-            self.say(
-                _("You cannot take now: a card of yours beats the top card (forced pick-up)."), error=True
-            )
-
-    def submit(self, text: str) -> None:
-        """Play the move typed on the move line, or explain in one line why not."""
-        if not self.flow.my_turn:
-            self.not_now()
-            return
-        try:
-            move = self.line.parse(text, self.flow.my_hand(), self.flow.take_count(), self.flow.moves_from([]))
-        except NotationError as exc:
-            self.say(str(exc), error=True)
-            return
-        self._play(move)
-
-    def _play(self, move: Move) -> None:
-        refusal = self.flow.refusal(move)
-        if refusal is not None:
-            self.say(refusal, error=True)
-            return
-        self.flow.play(move)
-        self.line.played()
-        game = self.flow.game
-        assert game is not None
-        self.say(move_words(game, len(game.moves), None, self.display.ascii))
-        self.save()
-        self.turns.advance()
-
-    def pick(self, card: Card) -> None:
-        """Choose a card by arrow keys, digits or mouse: play it, or hold it as the beating card."""
-        if not self.flow.my_turn:
-            self.not_now()
-            return
-        assert self.flow.game is not None
-        picked = self.line.picked
-        chosen = [*picked, card]
-        moves = [m for m in self.flow.moves_from(picked) if len(m.cards) > len(picked)]
-        complete = [m for m in moves if list(m.cards) == chosen]
-        if complete:
-            self._play(complete[0])
-            return
-        if any(list(m.cards[: len(chosen)]) == chosen for m in moves):
-            self.line.hold(chosen)
-            top = self.flow.game.position.top
-            assert top is not None
-            self.say(
-                _("{card} beats {top}: now the card to lay on it (Esc: choose again).").format(
-                    card=self._card(card), top=self._card(top)
-                )
-            )
-            return
-        if picked:  # the held card chosen again
-            self.say(_("That card cannot be played now."), error=True)
-            return
-        refusal = self.flow.refusal(Move(card))
-        assert refusal is not None  # a legal single card was played above
-        self.say(refusal, error=True)
-
-    def unpick(self) -> None:
-        """Esc: forget the picked cards, the error and the move line."""
-        self.line.picked.clear()
-        self.line.buffer.reset()
-        self.say("")
-
-    def move_cursor(self, step: int) -> None:
-        """Left and right arrows: highlight the previous or next card of your hand."""
-        self.line.move_cursor(step, self.flow.my_hand())
-
-    def move_to_playable(self, step: int) -> None:
-        """Up and down arrows: highlight the previous or next card that can be played."""
-        self.line.move_to_playable(step, self.flow.my_hand(), self.playable())
 
     # ------------------------------------------------------------------ keys
 
@@ -414,15 +309,6 @@ class GameScreen:
 
     # -------------------------------------------------------------- helpers
 
-    def explain_no_completion(self) -> None:
-        """Tab found nothing to fill in: say why."""
-        if self.line.question is not None:
-            self.say(self.line.question.reminder(), error=True)
-        elif self.flow.my_turn:
-            self.say(_("Nothing legal starts like that: Esc clears the line."), error=True)
-        else:
-            self.not_now()
-
     def not_now(self) -> None:
         """Say why a move cannot be made now."""
         name = self.flow.their_name
@@ -433,19 +319,7 @@ class GameScreen:
         else:
             self.say(_("Wait: it is {name}'s turn.").format(name=name), error=True)
 
-    def _cut(self) -> None:
-        """More was pasted on the move line than it holds: say what became of the rest."""
-        self.say(
-            _("The move line holds {count} characters: the rest of what was pasted is left out.").format(
-                count=MOVE_LINE_LENGTH
-            ),
-            error=True,
-        )
-
     def say(self, text: str, error: bool = False) -> None:
         """Put ``text`` on the message line (``error``: as a refusal)."""
         self.message, self.error = text, error
         self.invalidate()
-
-    def _card(self, card: Card) -> str:
-        return card_text(card, self.display.ascii)
