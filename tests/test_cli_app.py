@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TypedDict, Unpack
 
@@ -19,7 +20,7 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import DummyOutput, Output
 
 from cli import config, storage
-from cli.app import screen as screen_module
+from cli.app import move_entry, questions
 from cli.app.ai_opponent import AIOpponent
 from cli.app.application import create_application
 from cli.app.board import hand_lines
@@ -45,7 +46,7 @@ def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Saved games and config go to a temporary home; results show at once."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.setattr(screen_module, "RESULT_GRACE", 0.0)
+    monkeypatch.setattr(questions, "RESULT_GRACE", 0.0)
     return tmp_path
 
 
@@ -360,7 +361,7 @@ def test_card_numbers_arrows_and_mouse_pick_moves() -> None:
 
 
 def _mouse_handler_for(session: GameScreen, card: object) -> Callable[[MouseEvent], object]:
-    lines = hand_lines(session.flow.my_hand(), 79, on_click=session.pick, numbered=False)
+    lines = hand_lines(session.flow.my_hand(), 79, on_click=partial(move_entry.pick, session), numbered=False)
     wanted = f"{card}".replace("T", "10")
     for line in lines:
         for fragment in line:
@@ -683,7 +684,7 @@ def test_a_remote_opponent_through_the_interface() -> None:
         await d.until(lambda: session.flow.game is not None)
         assert session.flow.game is not None
         assert session.flow.me == 1 and session.flow.game.headers["Players"] == "Bob vs You"
-        await d.until(lambda: session.thinking_since is not None)
+        await d.until(lambda: session.turns.thinking_since is not None)
         assert "Bob is typing" in d.screen() and "Bob is thinking" in d.screen()
         await d.keys('"good luck' + ENTER)
         assert bob.heard == ["good luck"]
@@ -725,13 +726,13 @@ def test_the_bell_rings_when_a_friend_s_move_makes_it_your_turn(rings: bool) -> 
     session = GameScreen(bob, MatchScore(), trump="S")
 
     async def script(d: Driver) -> None:
-        await d.until(lambda: session.thinking_since is not None)
+        await d.until(lambda: session.turns.thinking_since is not None)
         assert output.bells == 0
         bob.release.set()
         await d.my_turn()
         assert output.bells == (1 if rings else 0)
         await d.keys(TAB + ENTER)  # my own move rings nothing
-        await d.until(lambda: session.thinking_since is not None)
+        await d.until(lambda: session.turns.thinking_since is not None)
         assert output.bells == (1 if rings else 0)
         await d.keys(CTRL_Q + "y" + ENTER)
 
@@ -744,11 +745,11 @@ def test_a_game_the_opponent_leaves_is_awarded_and_counts_in_the_match() -> None
 
     async def script(d: Driver) -> None:
         for _ in range(2):
-            await d.until(lambda: session.thinking_since is not None)
+            await d.until(lambda: session.turns.thinking_since is not None)
             bob.release.set()
             await d.my_turn()
             await d.keys(TAB + ENTER)
-        await d.until(lambda: session.thinking_since is not None)
+        await d.until(lambda: session.turns.thinking_since is not None)
         bob.release.set()
         await d.until(lambda: session.line.question is not None)
         screen = d.screen()
@@ -767,11 +768,11 @@ def test_a_game_the_opponent_is_awarded_says_so() -> None:
     session = GameScreen(bob, MatchScore(games=3), trump="S")
 
     async def script(d: Driver) -> None:
-        await d.until(lambda: session.thinking_since is not None)
+        await d.until(lambda: session.turns.thinking_since is not None)
         bob.table.end(OpponentLeft("You stayed away too long", awarded=1 - session.flow.me))
         await d.until(lambda: session.line.question is not None)
         assert session.flow.result == "You stayed away too long: Bob wins by forfeit."
-        await d.until(lambda: session.thinking_since is None)  # the pending move was cancelled
+        await d.until(lambda: session.turns.thinking_since is None)  # the pending move was cancelled
         assert "You 0 - Bob 1" in d.screen().splitlines()[0]
         await d.keys(ENTER)
 
@@ -785,7 +786,7 @@ def test_a_match_left_with_its_result_certain_names_its_winner() -> None:
     session = GameScreen(bob, MatchScore(games=3, played=2, halves=[4, 0]), trump="S")
 
     async def script(d: Driver) -> None:
-        await d.until(lambda: session.thinking_since is not None)
+        await d.until(lambda: session.turns.thinking_since is not None)
         bob.table.end(OpponentLeft("The connection to Bob is closed."))
         await d.until(lambda: session.line.question is not None)
         winner = "You win the match" if session.flow.me == 0 else "Bob wins the match"
@@ -813,7 +814,7 @@ def test_a_forfeit_in_the_last_game_shows_the_match_over(
     session = GameScreen(bob, MatchScore(games=2, played=1, halves=[1, 1]), trump="S")
 
     async def script(d: Driver) -> None:
-        await d.until(lambda: session.thinking_since is not None)
+        await d.until(lambda: session.turns.thinking_since is not None)
         assert "│ Game 2 of 2 │" in d.screen().splitlines()[0]
         bob.table.end(OpponentLeft(why, awarded=awarded))
         await d.until(lambda: session.line.question is not None)
@@ -868,7 +869,7 @@ def test_quitting_a_network_game_says_the_opponent_wins_it(games: int) -> None:
     session = GameScreen(bob, MatchScore(games=games), trump="S")
 
     async def script(d: Driver) -> None:
-        await d.until(lambda: session.thinking_since is not None)
+        await d.until(lambda: session.turns.thinking_since is not None)
         await d.keys(CTRL_Q)
         assert session.line.question is not None
         if games == 1:
@@ -890,7 +891,7 @@ def test_quitting_the_last_game_of_a_match_names_the_winner_it_makes() -> None:
     session = GameScreen(bob, MatchScore(games=2, played=1, halves=[1, 1]), trump="S")
 
     async def script(d: Driver) -> None:
-        await d.until(lambda: session.thinking_since is not None)
+        await d.until(lambda: session.turns.thinking_since is not None)
         await d.keys(CTRL_Q)
         assert session.line.question is not None and session.line.question.prompt == (
             "Quit the game? Bob wins it by forfeit and the match ends: Bob wins the match "
@@ -906,7 +907,7 @@ def test_claiming_the_game_of_an_opponent_who_is_away() -> None:
     session = GameScreen(bob, MatchScore(games=3), trump="S")
 
     async def script(d: Driver) -> None:
-        await d.until(lambda: session.thinking_since is not None)
+        await d.until(lambda: session.turns.thinking_since is not None)
         bob.table.offer_claim("Bob away 3:00")
         assert "Bob away 3:00 — claim the game? [y/N]" in d.screen()
         bob.table.offer_claim(None)  # Bob is back before the player answered
@@ -935,7 +936,7 @@ def test_connection_status_has_its_own_slot_and_leaves_chat_alone() -> None:
     session = GameScreen(bob, MatchScore(), trump="S")
 
     async def script(d: Driver) -> None:
-        await d.until(lambda: session.thinking_since is not None)
+        await d.until(lambda: session.turns.thinking_since is not None)
         rows = len(d.screen().splitlines())
         bob.table.chat("Bob: back in a minute")
         bob.table.status("reconnecting to Bob… 2:51 left")
@@ -1053,7 +1054,7 @@ def test_a_large_window_shows_more_chat_and_a_wider_move_history() -> None:
     session = GameScreen(bob, MatchScore(), trump="S")
 
     async def script(d: Driver) -> None:
-        await d.until(lambda: session.thinking_since is not None)
+        await d.until(lambda: session.turns.thinking_since is not None)
         for n in range(8):
             bob.table.chat(f"Bob: line {n}")
         screen = d.screen()
@@ -1165,17 +1166,17 @@ def test_refusals_say_which_rule_the_engine_names() -> None:
         ):
             session = session_at(notation)
             assert session.flow.game is not None
-            session.submit(text)
+            move_entry.submit(session, text)
             assert session.error and words in session.message, (text, session.message)
             assert session.flow.game.moves == ()
         session = session_at("9C7H6D/KSAS/8C SH 0")
         assert "then lay a card on it." in table_text(session)
-        session.click_pile(Card.parse("8C"))
+        move_entry.click_pile(session, Card.parse("8C"))
         assert "You cannot take now" in session.message
-        session.pick(Card.parse("7H"))
+        move_entry.pick(session, Card.parse("7H"))
         assert "7♥ does not beat 8♣" in session.message and session.line.picked == []
         session = session_at("7H6D/KSAS/8C SH 0")
-        session.pick(Card.parse("7H"))
+        move_entry.pick(session, Card.parse("7H"))
         assert "Nothing of yours beats 8♣: take 1 card" in session.message
         session.close()
 
@@ -1192,12 +1193,12 @@ def test_enter_on_an_empty_line_plays_nothing_until_a_card_is_chosen() -> None:
         ):
             styles = [f[0] for f in Board(session).my_hand()]
         assert not any("highlight" in style for style in styles)  # no highlight until an arrow
-        session.enter()
+        move_entry.enter(session)
         assert not session.flow.game.moves and "Type a move" in session.message
-        session.move_cursor(1)  # shows the highlight where it stands
+        move_entry.move_cursor(session, 1)  # shows the highlight where it stands
         assert session.line.highlighted and session.line.cursor == 0
-        session.move_cursor(1)
-        session.enter()
+        move_entry.move_cursor(session, 1)
+        move_entry.enter(session)
         assert (
             session.flow.game.moves == (Move(session.flow.game.positions[0].hand(0)[1]),)
             and not session.line.highlighted
@@ -1212,13 +1213,13 @@ def test_under_voluntary_pick_up_a_held_beating_card_does_not_stop_a_take(how: s
     async def main() -> None:
         session = session_at("9C7H6D/KSAS/8C SH 0", pickup="voluntary")
         assert session.flow.game is not None and "then lay a card on it, or take." in table_text(session)
-        session.pick(Card.parse("9C"))
+        move_entry.pick(session, Card.parse("9C"))
         assert session.line.picked == [Card.parse("9C")]
         if how == "click":
-            session.click_pile(Card.parse("8C"))
+            move_entry.click_pile(session, Card.parse("8C"))
         else:
             session.line.buffer.insert_text("take")
-            session.enter()
+            move_entry.enter(session)
         assert session.flow.game.moves == (TAKE,) and session.line.picked == [] and not session.error
         session.close()
 
@@ -1262,14 +1263,14 @@ def test_the_ai_thinks_off_the_event_loop_and_undo_cancels_it(monkeypatch: pytes
         assert game is not None
         start = len(game.moves)
         await d.keys(TAB + ENTER)
-        assert session.thinking_since is not None
+        assert session.turns.thinking_since is not None
         assert "AI (easy) is thinking" in d.screen()
         await d.keys(F1)  # the screen answers while the AI thinks
-        assert session.help.open and session.thinking_since is not None
+        assert session.help.open and session.turns.thinking_since is not None
         await d.keys(F1 + F3)  # undo while it thinks: my move is taken back, its answer dropped
         assert len(game.moves) == start and session.flow.my_turn
         await asyncio.sleep(0.5)
-        assert len(game.moves) == start and session.thinking_since is None
+        assert len(game.moves) == start and session.turns.thinking_since is None
 
     run(session, script)
 

@@ -10,8 +10,10 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
 from cli import i18n, storage
+from cli.app import move_entry
 from cli.app.board import move_words
 from cli.app.completion import MoveCompleter
+from cli.app.farewell import farewell
 from cli.app.layout import Board
 from cli.app.move_line import MOVE_LINE_LENGTH
 from cli.app.resume import load_unfinished
@@ -44,7 +46,7 @@ def test_ctrl_c_at_the_quit_question_cancels_it_and_never_forfeits() -> None:
     session = GameScreen(bob, MatchScore(), trump="S")
 
     async def script(d: Driver) -> None:
-        await d.until(lambda: session.thinking_since is not None)
+        await d.until(lambda: session.turns.thinking_since is not None)
         await d.keys(CTRL_C)
         assert session.line.question is not None and "wins it by forfeit" in session.line.question.prompt
         await d.keys(CTRL_C)  # cancels the question: the game goes on
@@ -99,7 +101,7 @@ def test_a_long_notice_and_long_messages_are_broken_never_cut() -> None:
             screen = d.screen()
             assert "and a new game starts." in " ".join(screen.split()), screen
             assert len(screen.splitlines()) == size[1] and "Pile" in screen
-            s._say("word " * words)  # four lines at 80 columns, three at 60
+            s.say("word " * words)  # four lines at 80 columns, three at 60
             assert d.screen().count("word") == words and "Pile" in d.screen()
 
         run(session, script, SizedOutput(*size))
@@ -132,7 +134,7 @@ def test_a_resumed_game_shows_the_sessions_running_score() -> None:
         await d.my_turn()
         session.flow.match.award(0, 1 - session.flow.me)  # as if the AI had won a game
         session.flow.match = session.flow.match.rematch()  # "Play again?"
-        session._save()
+        session.save()
         await d.keys(CTRL_Q + "y" + ENTER)
 
     run(session, script)
@@ -153,7 +155,7 @@ def test_no_exit_is_silent(homes: Path) -> None:
         await d.keys("n" + ENTER)
 
     run(session, script)
-    said = session.farewell()
+    said = farewell(session.flow, session.saver)
     score = session.flow.match.headline("You", "AI (easy)")
     assert said[0] == f"The match stopped after game 1 of 2: {score}."
     path = session.saver.path
@@ -172,7 +174,7 @@ def test_tab_completes_card_numbers_and_refusals_suggest_only_legal_moves() -> N
     assert shown and all(text.startswith("9♥ ") for text in shown)
     assert [c.text for c in completer.get_completions(Document("1 2"), CompleteEvent())] == ["9♥ J♥"]
     assert [c.text for c in completer.get_completions(Document("9"), CompleteEvent())] == []  # no card 9
-    session.submit("9h 10d 7s")
+    move_entry.submit(session, "9h 10d 7s")
     assert "take" not in session.message and "or by card numbers: " in session.message, session.message
     numbers = session.message.rsplit(": ", 1)[1].rstrip(".").split()
     assert Move(*(hand[int(n) - 1] for n in numbers)) in session.flow.game.position.legal_moves()

@@ -14,6 +14,7 @@ from prompt_toolkit.document import Document
 
 from cli import config, i18n
 from cli import main as cli_main
+from cli.app import move_entry
 from cli.app.cards import card_text, face_letters, move_text
 from cli.app.completion import MoveCompleter, normalize
 from cli.app.help import help_lines
@@ -347,7 +348,7 @@ def test_refused_moves_are_explained_in_the_language_in_use() -> None:
         "тd": "У вас немає А♦.",
     }
     for typed, message in expected.items():
-        session.submit(typed)
+        move_entry.submit(session, typed)
         assert (session.message, session.error) == (message, True), typed
 
 

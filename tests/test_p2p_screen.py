@@ -180,12 +180,12 @@ def test_a_whole_network_game_on_the_full_screen(tmp_path: Path, monkeypatch: py
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
-    from cli.app import screen as screen_module
+    from cli.app import questions
     from cli.app.network_opponent import play_duel
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "screen-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "screen-config"))
-    monkeypatch.setattr(screen_module, "RESULT_GRACE", 0.3)  # a late key of the game answers nothing
+    monkeypatch.setattr(questions, "RESULT_GRACE", 0.3)  # a late key of the game answers nothing
 
     async def scenario() -> tuple[Report, Report]:
         pair = await _pair(tmp_path, 1)
@@ -444,6 +444,7 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
+    from cli.app import questions
     from cli.app import screen as screen_module
     from cli.app.network_opponent import play_duel
     from p2p.connect import Redial
@@ -452,7 +453,7 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "screen-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "screen-config"))
-    monkeypatch.setattr(screen_module, "RESULT_GRACE", 0.3)
+    monkeypatch.setattr(questions, "RESULT_GRACE", 0.3)
     screens: list[screen_module.GameScreen] = []
     start = screen_module.GameScreen.start
 
@@ -547,6 +548,7 @@ def test_a_rematch_after_a_continued_match_is_restart_safe_too(
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
+    from cli.app import questions
     from cli.app import screen as screen_module
     from cli.app.network_opponent import play_duel
     from p2p.connect import Redial
@@ -555,7 +557,7 @@ def test_a_rematch_after_a_continued_match_is_restart_safe_too(
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "screen-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "screen-config"))
-    monkeypatch.setattr(screen_module, "RESULT_GRACE", 0.3)
+    monkeypatch.setattr(questions, "RESULT_GRACE", 0.3)
     screens: list[tuple[screen_module.GameScreen, ScreenMatch]] = []  # each screen, its score at the start
     start = screen_module.GameScreen.start
 

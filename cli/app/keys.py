@@ -13,6 +13,7 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+from cli.app import move_entry
 from cli.app.completion import MoveCompleter
 from cli.app.opponent import Opponent
 from cli.app.screen import GameScreen
@@ -134,7 +135,7 @@ def key_bindings(screen: GameScreen) -> KeyBindings:
         buffer = screen.line.buffer
         if buffer.complete_state is not None:
             buffer.complete_state = None
-        screen.enter()
+        move_entry.enter(screen)
 
     completer = MoveCompleter(screen)
 
@@ -151,23 +152,23 @@ def key_bindings(screen: GameScreen) -> KeyBindings:
         if screen.line.buffer.complete_state is not None:
             screen.line.buffer.cancel_completion()
         else:
-            screen.unpick()
+            move_entry.unpick(screen)
 
     @bindings.add("left", filter=picking & ~helping)
     def _left(event: KeyPressEvent) -> None:
-        screen.move_cursor(-1)
+        move_entry.move_cursor(screen, -1)
 
     @bindings.add("right", filter=picking & ~helping)
     def _right(event: KeyPressEvent) -> None:
-        screen.move_cursor(1)
+        move_entry.move_cursor(screen, 1)
 
     @bindings.add("up", filter=~helping & ~asking)
     def _previous_playable(event: KeyPressEvent) -> None:
-        screen.move_to_playable(-1)
+        move_entry.move_to_playable(screen, -1)
 
     @bindings.add("down", filter=~helping & ~asking)
     def _next_playable(event: KeyPressEvent) -> None:
-        screen.move_to_playable(1)
+        move_entry.move_to_playable(screen, 1)
 
     return bindings
 
@@ -185,7 +186,7 @@ def _complete(screen: GameScreen, completer: MoveCompleter, step: int) -> None:
     event = CompleteEvent(completion_requested=True)
     completions = list(completer.get_completions(buffer.document, event))
     if not completions:
-        screen.explain_no_completion()
+        move_entry.explain_no_completion(screen)
         return
     buffer.complete_state = CompletionState(buffer.document, completions)
     buffer.go_to_completion(0 if step > 0 else len(completions) - 1)

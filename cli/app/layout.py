@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import NamedTuple
 
 from prompt_toolkit.application.current import get_app
@@ -35,6 +36,7 @@ from prompt_toolkit.layout import (
 )
 from prompt_toolkit.layout.controls import BufferControl
 
+from cli.app import move_entry
 from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_label
 from cli.app.cards import card_text, count_cards, suit_text
 from cli.app.help import help_lines, help_title, wrap
@@ -252,7 +254,7 @@ class Board:
             cursor=s.line.cursor if legal and s.line.highlighted else None,
             picked=s.marked_cards(),
             numbered=True,
-            on_click=s.pick,
+            on_click=partial(move_entry.pick, s),
         )
 
     def table(self) -> StyleAndTextTuples:
@@ -273,7 +275,7 @@ class Board:
         if position.pile and s.flow.game.result is None:
             take = _("take: {cards}").format(cards=count_cards(position.take_count()))
             head.append(("class:turn", "   " + take))
-        pile, mark = pile_lines(position.pile, width, self._ascii, on_click=s.click_pile)
+        pile, mark = pile_lines(position.pile, width, self._ascii, on_click=partial(move_entry.click_pile, s))
         if s.flow.game.result is not None:
             below = self._result(width)
         else:
@@ -304,9 +306,9 @@ class Board:
         assert s.flow.game is not None
         position = s.flow.game.position
         if not s.flow.my_turn:
-            if s.thinking_since is None:
+            if s.turns.thinking_since is None:
                 return "class:turn", " ", _("{name} to move.").format(name=s.flow.their_name)
-            elapsed = time.monotonic() - s.thinking_since
+            elapsed = time.monotonic() - s.turns.thinking_since
             spin = _SPINNER[int(elapsed * 5) % len(_SPINNER)]
             thinking = _("{name} is thinking… {seconds}s").format(
                 name=s.flow.their_name, seconds=int(elapsed)

@@ -84,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
     from cli import config, storage
     from cli.app.ai_opponent import AIOpponent
     from cli.app.application import play
+    from cli.app.farewell import farewell
     from cli.app.resume import load_unfinished
     from cli.app.saving import Saver
     from cli.app.score import MatchScore
@@ -147,6 +148,6 @@ def run(args: argparse.Namespace) -> int:
     asyncio.run(play(screen))
     from cli.printable import printable
 
-    for line in screen.farewell():  # the score and where the games are: never a silent exit
+    for line in farewell(screen.flow, screen.saver):  # the score and where the games are: never a silent exit
         print(printable(line))
     return 0
