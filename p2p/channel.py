@@ -5,7 +5,9 @@ ciphertext of the message, under the sender's direction key, with the
 counter as nonce and as associated data. The counter is sent in clear so
 that a replayed, a reordered and a tampered frame each get their own error;
 any change to it still fails authentication. :class:`Sealer` holds the keys and
-counters and does no I/O; :class:`Channel` is the asyncio driver around it.
+counters and :class:`Codec` turns messages into the stream's bytes and back (a
+:class:`~p2p.wire.FrameBuffer` and a sealer): neither does any I/O. :class:`Channel`
+is the asyncio driver around them.
 
 >>> ours, theirs = Sealer(bytes(32), bytes([1]) * 32), Sealer(bytes([1]) * 32, bytes(32))
 >>> theirs.open(ours.seal(b"hello"))
@@ -34,7 +36,7 @@ from p2p.errors import (
 )
 from p2p.messages import Abort, Message, parse
 from p2p.text import N_, Text
-from p2p.wire import FRAME_DEADLINE, decode, encode, frame, read_frame
+from p2p.wire import FRAME_DEADLINE, FrameBuffer, decode, encode, fill, frame
 
 _COUNTER_BYTES = 8
 _TAG_BYTES = 16
@@ -79,32 +81,15 @@ class Sealer:
         return plain
 
 
-class Channel:
-    """Messages over a stream pair; :meth:`seal` switches to authenticated encryption."""
+class Codec:
+    """One side of a connection without its I/O: messages to the bytes to write
+    (:meth:`frame_of`), the bytes read to messages (:meth:`receive_data`, :meth:`next_message`),
+    in clear until :meth:`seal`, authenticated and encrypted after it."""
 
-    def __init__(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, deadline: float = FRAME_DEADLINE
-    ) -> None:
-        """``deadline``: seconds a frame's body may take once its header is in."""
-        self.reader = reader
-        self.deadline = deadline
-        self.writer = writer
+    def __init__(self) -> None:
+        self.frames = FrameBuffer()
+        """What was read of the stream and not yet taken as a message."""
         self._sealer: Sealer | None = None
-
-    @property
-    def peer_host(self) -> str:
-        """The peer's IP address (``?`` when unknown)."""
-        peer = self.writer.get_extra_info("peername")
-        return str(peer[0]) if peer else "?"
-
-    @property
-    def peer_address(self) -> str:
-        """The peer's address as ``host:port`` (``[v6]:port`` for IPv6)."""
-        peer = self.writer.get_extra_info("peername")
-        if not peer:
-            return "?"
-        host, port = peer[0], peer[1]
-        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
     @property
     def sealed(self) -> bool:
@@ -115,21 +100,26 @@ class Channel:
         """From now on every frame is encrypted and authenticated, counters from 0."""
         self._sealer = Sealer(send_key, recv_key)
 
-    async def send(self, message: Message) -> None:
-        """Write ``message`` (sealed once :meth:`seal` was called)."""
+    def frame_of(self, message: Message) -> bytes:
+        """The bytes that carry ``message`` (sealed once :meth:`seal` was called)."""
         payload = encode(message.to_wire())
         if self._sealer is not None:
             payload = self._sealer.seal(payload)
-        try:
-            self.writer.write(frame(payload))
-            await self.writer.drain()
-        except (ConnectionError, OSError) as exc:
-            raise ConnectionClosed(Text(N_("the connection dropped ({error})"), error=exc)) from None
+        return frame(payload)
 
-    async def recv(self, timeout: float | None = None) -> Message:
-        """The next message, validated; an :class:`Abort` from the peer raises :class:`PeerAborted`."""
+    def receive_data(self, data: bytes) -> None:
+        """Take the next bytes read from the peer, however the stream cut them."""
+        self.frames.receive_data(data)
+
+    def next_message(self) -> Message | None:
+        """The peer's next message, validated, or ``None`` while more bytes are needed; an
+        :class:`Abort` from the peer raises :class:`PeerAborted`. Once sealed, bytes that do not
+        open are the line's fault (:class:`TamperedFrame` and its siblings) and a message that
+        opens but is malformed the peer's own (:class:`ProtocolViolation`)."""
         try:
-            payload = await read_frame(self.reader, timeout, self.deadline)
+            payload = self.frames.next_frame()
+            if payload is None:
+                return None
             if self._sealer is not None:
                 payload = self._sealer.open(payload)
         except MalformedFrame as exc:
@@ -149,6 +139,64 @@ class Channel:
             ) from None
         if isinstance(message, Abort):
             raise PeerAborted(message.reason, message.detail)
+        return message
+
+
+class Channel:
+    """Messages over a stream pair; :meth:`seal` switches to authenticated encryption."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        deadline: float = FRAME_DEADLINE,
+        codec: Codec | None = None,
+    ) -> None:
+        """``deadline``: seconds a frame's body may take once its header is in; ``codec``: the
+        connection's state so far (a fresh one, in clear, unless its handshake ran elsewhere)."""
+        self.reader = reader
+        self.deadline = deadline
+        self.writer = writer
+        self.codec = codec if codec is not None else Codec()
+
+    @property
+    def peer_host(self) -> str:
+        """The peer's IP address (``?`` when unknown)."""
+        peer = self.writer.get_extra_info("peername")
+        return str(peer[0]) if peer else "?"
+
+    @property
+    def peer_address(self) -> str:
+        """The peer's address as ``host:port`` (``[v6]:port`` for IPv6)."""
+        peer = self.writer.get_extra_info("peername")
+        if not peer:
+            return "?"
+        host, port = peer[0], peer[1]
+        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+    @property
+    def sealed(self) -> bool:
+        """Whether frames are sealed (the handshake got past the accept)."""
+        return self.codec.sealed
+
+    def seal(self, send_key: bytes, recv_key: bytes) -> None:
+        """From now on every frame is encrypted and authenticated, counters from 0."""
+        self.codec.seal(send_key, recv_key)
+
+    async def send(self, message: Message) -> None:
+        """Write ``message`` (sealed once :meth:`seal` was called)."""
+        data = self.codec.frame_of(message)
+        try:
+            self.writer.write(data)
+            await self.writer.drain()
+        except (ConnectionError, OSError) as exc:
+            raise ConnectionClosed(Text(N_("the connection dropped ({error})"), error=exc)) from None
+
+    async def recv(self, timeout: float | None = None) -> Message:
+        """The next message (:meth:`Codec.next_message`); waits up to ``timeout`` seconds for its
+        frame to start (:func:`~p2p.wire.fill`)."""
+        while (message := self.codec.next_message()) is None:
+            await fill(self.reader, self.codec.frames, timeout, self.deadline)
         return message
 
     def abort(self) -> None:

@@ -89,32 +89,94 @@ def frame(payload: bytes) -> bytes:
     return _HEADER.pack(len(payload)) + payload
 
 
-async def read_frame(
-    reader: asyncio.StreamReader, timeout: float | None = None, deadline: float = FRAME_DEADLINE
-) -> bytes:
-    """The next frame's payload; waits up to ``timeout`` seconds for it to start.
+class FrameBuffer:
+    """The framing of the stream without its I/O: bytes in with :meth:`receive_data`, whole frames'
+    payloads out with :meth:`next_frame` (as h11 parses HTTP), so that it is tested by feeding bytes.
 
-    Raises :class:`FrameTooLarge` for an oversized header (before reading the
-    body), :class:`ConnectionClosed` at end of stream, :class:`PeerTimeout`
-    when the header does not come and :class:`SlowFrame` when the body does not
-    come within ``deadline`` seconds of it (per frame, however the bytes trickle in).
+    >>> frames = FrameBuffer()
+    >>> frames.receive_data(frame(b"abc") + frame(b"de")[:3])
+    >>> frames.next_frame(), frames.next_frame(), frames.missing
+    (b'abc', None, 1)
+    >>> frames.receive_data(b"\\x02de")
+    >>> frames.next_frame()
+    b'de'
     """
-    try:
-        async with asyncio.timeout(timeout):  # unlike wait_for, never swallows a cancellation
-            header = await reader.readexactly(_HEADER.size)
-        (size,) = _HEADER.unpack(header)
+
+    def __init__(self) -> None:
+        self._data = bytearray()
+
+    def receive_data(self, data: bytes) -> None:
+        """Take the next bytes of the stream, however it cut them."""
+        self._data += data
+
+    @property
+    def announced(self) -> int | None:
+        """The size the header of the frame under way announces; ``None`` until all of it is in."""
+        if len(self._data) < _HEADER.size:
+            return None
+        (size,) = _HEADER.unpack_from(self._data)
+        return int(size)
+
+    @property
+    def missing(self) -> int:
+        """How many more bytes :meth:`next_frame` needs before it can answer (a frame or an error):
+        a reader that reads no more than this never takes a byte of the next frame."""
+        size = self.announced
+        if size is None:
+            return _HEADER.size - len(self._data)
+        if size > MAX_FRAME or size == 0:
+            return 0
+        return max(0, _HEADER.size + size - len(self._data))
+
+    def next_frame(self) -> bytes | None:
+        """The next frame's payload, or ``None`` while more bytes are needed.
+
+        Raises :class:`FrameTooLarge` for a header announcing more than :data:`MAX_FRAME` (before
+        its body is in) and :class:`MalformedFrame` for an empty frame; the stream cannot be read
+        past either (the bad header stays, and is refused again).
+        """
+        size = self.announced
+        if size is None:
+            return None
         if size > MAX_FRAME:
             raise FrameTooLarge(
                 Text(N_("the peer announced a {size}-byte frame (cap {cap})"), size=size, cap=MAX_FRAME)
             )
         if size == 0:
             raise MalformedFrame(Text(N_("an empty frame")))
+        end = _HEADER.size + size
+        if len(self._data) < end:
+            return None
+        payload = bytes(self._data[_HEADER.size : end])
+        del self._data[:end]
+        return payload
+
+
+async def fill(
+    reader: asyncio.StreamReader,
+    frames: FrameBuffer,
+    timeout: float | None = None,
+    deadline: float = FRAME_DEADLINE,
+) -> None:
+    """Read from ``reader`` into ``frames`` until :meth:`FrameBuffer.next_frame` can answer, and
+    not a byte further; waits up to ``timeout`` seconds for the frame's header to be in.
+
+    Raises :class:`ConnectionClosed` at end of stream, :class:`PeerTimeout` when the header does
+    not come and :class:`SlowFrame` when the body does not come within ``deadline`` seconds of it
+    (per frame, however the bytes trickle in). A timeout loses nothing: what was read stays in
+    ``frames``, what was not stays in ``reader``.
+    """
+    try:
+        async with asyncio.timeout(timeout):  # unlike wait_for, never swallows a cancellation
+            while frames.announced is None:
+                frames.receive_data(await reader.readexactly(frames.missing))
         try:
             async with asyncio.timeout(deadline):
-                return await reader.readexactly(size)
+                while frames.missing:
+                    frames.receive_data(await reader.readexactly(frames.missing))
         except TimeoutError:
             raise SlowFrame(
-                f"a {size}-byte frame did not arrive within {deadline:g} s of its header"
+                f"a {frames.announced}-byte frame did not arrive within {deadline:g} s of its header"
             ) from None
     except asyncio.IncompleteReadError:
         raise ConnectionClosed(Text(N_("the peer closed the connection"))) from None
@@ -122,3 +184,18 @@ async def read_frame(
         raise PeerTimeout(Text(N_("the peer did not send anything in time"))) from None
     except (ConnectionError, OSError) as exc:
         raise ConnectionClosed(Text(N_("the connection dropped ({error})"), error=exc)) from None
+
+
+async def read_frame(
+    reader: asyncio.StreamReader, timeout: float | None = None, deadline: float = FRAME_DEADLINE
+) -> bytes:
+    """The next frame's payload; waits up to ``timeout`` seconds for it to start.
+
+    Raises :class:`FrameTooLarge` for an oversized header (before reading the
+    body), :class:`MalformedFrame` for an empty frame, and what :func:`fill` raises.
+    """
+    frames = FrameBuffer()
+    await fill(reader, frames, timeout, deadline)
+    payload = frames.next_frame()
+    assert payload is not None, "fill returns once the frame is whole, or the header refused"
+    return payload

@@ -1,17 +1,21 @@
-"""Frames and message validation: hostile bytes end in a specific error, never a crash."""
+"""Frames and message validation: hostile bytes end in a specific error, never a crash. The framing
+is tested by feeding a :class:`~p2p.wire.FrameBuffer` bytes, cut anywhere; ``read_frame`` only moves
+them from a stream."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from p2p.channel import Codec
 from p2p.errors import ConnectionClosed, FrameTooLarge, MalformedFrame, SchemaError, WireError
 from p2p.messages import Chat, Commit, Message, MoveMsg, Offer, parse
-from p2p.wire import MAX_FRAME, decode, encode, frame, read_frame
+from p2p.wire import MAX_FRAME, FrameBuffer, decode, encode, frame, read_frame
 
 COMMIT = Commit(game=1, commitment=bytes(32), sig=bytes(64))
 MOVE = MoveMsg(game=2, n=7, move="KS,6H", hash=bytes(32), sig=bytes(64))
@@ -67,20 +71,98 @@ def test_schema_violations_name_the_field(obj: object, error: str) -> None:
         parse(obj)
 
 
-def test_oversized_frame_header_is_refused_before_reading() -> None:
-    with pytest.raises(FrameTooLarge):
-        asyncio.run(_read_all((MAX_FRAME + 1).to_bytes(4, "big") + bytes(100), 1))
+def _frames_of(chunks: list[bytes]) -> list[bytes]:
+    """Every whole frame a buffer fed ``chunks`` gives, taken after each chunk."""
+    frames, out = FrameBuffer(), []
+    for chunk in chunks:
+        frames.receive_data(chunk)
+        while (payload := frames.next_frame()) is not None:
+            out.append(payload)
+    return out
+
+
+PAYLOADS = [b"a", b"abc", bytes(range(256)) * 3, b"\x00" * MAX_FRAME]
+
+
+def test_frames_cut_at_every_offset_come_out_whole_and_in_order() -> None:
+    data = b"".join(frame(payload) for payload in PAYLOADS[:3])
+    for cut in range(len(data) + 1):
+        assert _frames_of([data[:cut], data[cut:]]) == PAYLOADS[:3]
+
+
+def test_many_frames_in_one_chunk_and_one_byte_at_a_time() -> None:
+    data = b"".join(frame(payload) for payload in PAYLOADS)
+    assert _frames_of([data]) == PAYLOADS
+    assert _frames_of([data[i : i + 1] for i in range(len(data))]) == PAYLOADS
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(min_size=1, max_size=300), max_size=6), st.lists(st.integers(0, 2000), max_size=8))
+def test_fuzz_any_cutting_of_the_stream_gives_the_same_frames(payloads: list[bytes], cuts: list[int]) -> None:
+    data = b"".join(frame(payload) for payload in payloads)
+    bounds = [0, *sorted(cut % (len(data) + 1) for cut in cuts), len(data)]
+    assert _frames_of([data[start:end] for start, end in itertools.pairwise(bounds)]) == payloads
+
+
+def test_missing_counts_to_the_next_answer_and_never_past_it() -> None:
+    frames = FrameBuffer()
+    assert (frames.missing, frames.announced) == (4, None)
+    frames.receive_data(frame(b"abc")[:2])
+    assert (frames.missing, frames.announced) == (2, None)
+    frames.receive_data(frame(b"abc")[2:5])
+    assert (frames.missing, frames.announced, frames.next_frame()) == (2, 3, None)
+    frames.receive_data(b"bc")
+    assert (frames.missing, frames.next_frame(), frames.missing) == (0, b"abc", 4)
+
+
+@pytest.mark.parametrize("size", [MAX_FRAME + 1, 2**32 - 1])
+def test_an_oversized_header_is_refused_before_its_body_and_again_after(size: int) -> None:
+    frames = FrameBuffer()
+    frames.receive_data(frame(b"ok") + size.to_bytes(4, "big"))
+    assert frames.next_frame() == b"ok"
+    assert frames.missing == 0  # nothing more is worth reading
+    for _ in range(2):  # the stream cannot be read past a bad header
+        with pytest.raises(FrameTooLarge, match=f"announced a {size}-byte frame"):
+            frames.next_frame()
+
+
+def test_an_empty_frame_is_malformed_and_a_cut_header_is_only_incomplete() -> None:
+    frames = FrameBuffer()
+    frames.receive_data(bytes(3))
+    assert frames.next_frame() is None
+    frames.receive_data(bytes(1))
+    with pytest.raises(MalformedFrame, match="empty frame"):
+        frames.next_frame()
     with pytest.raises(FrameTooLarge):
         frame(bytes(MAX_FRAME + 1))
+    assert _frames_of([frame(bytes(MAX_FRAME))]) == [bytes(MAX_FRAME)]  # the cap itself is fine
 
 
-def test_frames_read_back_and_truncation_is_a_closed_connection() -> None:
+def test_read_frame_reads_what_the_buffer_says_and_truncation_is_a_closed_connection() -> None:
     data = frame(b"abc") + frame(b"de")
     assert asyncio.run(_read_all(data, 2)) == [b"abc", b"de"]
     with pytest.raises(ConnectionClosed):
         asyncio.run(_read_all(data[:5], 1))
     with pytest.raises(MalformedFrame, match="empty frame"):
         asyncio.run(_read_all(bytes(4), 1))
+    with pytest.raises(FrameTooLarge):
+        asyncio.run(_read_all((MAX_FRAME + 1).to_bytes(4, "big") + bytes(100), 1))
+
+
+def test_a_timed_out_read_loses_no_byte_of_the_next_frame() -> None:
+    """The duel reads with a timeout again and again: a header half in when one runs out is read
+    whole by the next read."""
+    from p2p.errors import PeerTimeout
+
+    async def scenario() -> bytes:
+        reader = asyncio.StreamReader()
+        reader.feed_data(frame(b"abc")[:2])
+        with pytest.raises(PeerTimeout):
+            await read_frame(reader, timeout=0)
+        reader.feed_data(frame(b"abc")[2:])
+        return await read_frame(reader, timeout=1)
+
+    assert asyncio.run(scenario()) == b"abc"
 
 
 @settings(max_examples=400, deadline=None)
@@ -122,24 +204,19 @@ def test_offer_fields_are_all_checked() -> None:
         parse(offer.to_wire() | {"pickup": "sometimes"})
 
 
-async def _sealed_recv(frames: list[bytes]) -> None:
-    from p2p.channel import Channel
-
-    reader = asyncio.StreamReader()
-    for payload in frames:
-        reader.feed_data(frame(payload))
-    reader.feed_eof()
-    channel = Channel(reader, None)  # type: ignore[arg-type]  # never written to
-    channel.seal(bytes(32), bytes(range(32)))
-    for _ in frames:
-        await channel.recv(1)
+def _sealed_messages(payloads: list[bytes]) -> None:
+    codec = Codec()
+    codec.seal(bytes(32), bytes(range(32)))
+    codec.receive_data(b"".join(frame(payload) for payload in payloads))
+    while codec.next_message() is not None:
+        pass
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.binary(min_size=1, max_size=80), min_size=1, max_size=3))
 def test_fuzz_sealed_frames_are_refused_not_crashed_on(payloads: list[bytes]) -> None:
     with pytest.raises(WireError):
-        asyncio.run(_sealed_recv(payloads))
+        _sealed_messages(payloads)
 
 
 @pytest.mark.net
