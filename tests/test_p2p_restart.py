@@ -630,7 +630,9 @@ def test_closing_the_terminal_of_an_interactive_join_pauses_and_the_same_line_co
         assert host.stderr is not None
         said = ""
         while "program stopped" not in said:
-            said += (await asyncio.wait_for(host.stderr.readline(), LIMIT)).decode()
+            line = (await asyncio.wait_for(host.stderr.readline(), LIMIT)).decode()
+            assert line, f"the host ended instead of waiting: {said}"
+            said += line
         assert list(_unfinished(tmp_path, "bob").glob("joined-*.json"))
         await play(invite, lambda: host.returncode is not None)
         outcome = await _outcome(host)
