@@ -501,13 +501,13 @@ def test_stats_count_each_opponent_and_level(capsys: pytest.CaptureFixture[str])
     hard_won = sum(1 for g, me in ((games[0], 0), (games[1], 1)) if g.result and g.result.winner == me)
     assert cli_main.main(["stats"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == ["Opponent", "Level", "Games", "Won", "Claimed", "Lost", "Drawn", "Unfinished"]
-    assert lines[1].split() == ["AI", "hard", "2", str(hard_won), "0", str(2 - hard_won), "0", "0"]
+    assert lines[0].split() == ["Opponent", "Level", "Games", "Won", "Lost", "Drawn", "Unfinished"]  # no claims
+    assert lines[1].split() == ["AI", "hard", "2", str(hard_won), str(2 - hard_won), "0", "0"]
     assert {tuple(line.split()) for line in lines[2:4]} == {
-        ("AI", "easy", "1", "0", "0", "0", "0", "1"),
-        ("bob", "1", "0", "0", "0", "1", "0"),
+        ("AI", "easy", "1", "0", "0", "0", "1"),
+        ("bob", "1", "0", "0", "1", "0"),
     }
-    assert lines[4].split() == ["All", "4", str(hard_won), "0", str(2 - hard_won), "1", "1"]
+    assert lines[4].split() == ["All", "4", str(hard_won), str(2 - hard_won), "1", "1"]
 
 
 def test_the_theme_is_remembered(monkeypatch: pytest.MonkeyPatch) -> None:

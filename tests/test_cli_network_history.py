@@ -116,8 +116,8 @@ def test_a_game_awarded_by_forfeit_says_so(
 
 
 @pytest.mark.parametrize(
-    ("winner", "counts"), [(0, ["1", "0", "1", "0", "0", "0"]), (1, ["1", "0", "0", "1", "0", "0"])]
-)  # games, won, claimed (our own record's award, apart from signed wins), lost, drawn, unfinished
+    ("winner", "counts"), [(0, ["1", "0", "1", "0", "0", "0"]), (1, ["1", "0", "1", "0", "0"])]
+)  # games, won, [claimed: our own record's award, apart from signed wins, when any], lost, drawn, unfinished
 def test_stats_count_a_forfeit_as_history_does_when_the_screen_saved_the_game_too(
     duelists: tuple[Side, Side, Session], capsys: pytest.CaptureFixture[str], winner: int, counts: list[str]
 ) -> None:
@@ -129,6 +129,20 @@ def test_stats_count_a_forfeit_as_history_does_when_the_screen_saved_the_game_to
     out = capsys.readouterr().out.splitlines()
     assert len([line for line in out if " by forfeit " in line]) == 1  # the game once, awarded
     assert next(line for line in out if line.startswith("bob")).split() == ["bob", *counts]  # not unfinished
+
+
+def test_stats_with_a_claimed_column_fit_60_columns(
+    duelists: tuple[Side, Side, Session], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22, item 7 (wrap, never cut): the extra column of claims made the table 61 cells
+    wide, and a 60-column terminal broke "Unfinished" in two; the columns then close up."""
+    monkeypatch.setenv("COLUMNS", "60")
+    folder = Home.default().records
+    folder.mkdir(parents=True)
+    _awarding(duelists, folder, 0)
+    assert main(["stats"]) == 0
+    table = capsys.readouterr().out.split("\n\n")[0].splitlines()
+    assert "Claimed" in table[0] and max(map(len, table)) <= 60
 
 
 def _rows_of_every_kind(duelists: tuple[Side, Side, Session], folder: Path) -> list[Row]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -20,6 +21,10 @@ OUTCOMES = ("won", "claimed", "lost", "drawn", "unfinished")
 """How a game ended for you, as the columns count it: ``claimed`` is a game your own record
 awards you (the opponent left or stayed away): your account alone, which the opponent never
 signed, counted apart from the wins both signed."""
+OUTCOME_HEADINGS = {
+    "won": N_("Won"), "claimed": N_("Claimed"), "lost": N_("Lost"), "drawn": N_("Drawn"), "unfinished": N_("Unfinished")
+}  # fmt: skip
+"""Each column's heading: the column of claims is shown only when there is one to count."""
 
 
 @dataclass
@@ -105,25 +110,25 @@ def run(args: argparse.Namespace) -> int:
         if unreadable:
             print(left_out)
         return 0
-    heading = [
-        _("Opponent"), _("Level"), _("Games"), _("Won"), _("Claimed"), _("Lost"), _("Drawn"), _("Unfinished")
-    ]  # fmt: skip
+    total = Record("", "", sum((r.counts for r in records), Counter()))
+    shown = [o for o in OUTCOMES if o != "claimed" or total.counts[o]]  # a column of claims only if any
+    heading = [_("Opponent"), _("Level"), _("Games"), *(_(OUTCOME_HEADINGS[o]) for o in shown)]
     rows = [
         [
             _("AI") if r.opponent == "AI" and r.level else printable(r.opponent),  # a peer's name
             _(LEVEL_NAMES[r.level]) if r.level in LEVEL_NAMES else r.level,
             str(r.played),
-            *(str(r.counts[outcome]) for outcome in OUTCOMES),
+            *(str(r.counts[outcome]) for outcome in shown),
         ]
         for r in records
     ]
-    total = Record("", "", sum((r.counts for r in records), Counter()))
-    rows.append([_("All"), "", str(total.played), *(str(total.counts[o]) for o in OUTCOMES)])
+    rows.append([_("All"), "", str(total.played), *(str(total.counts[o]) for o in shown)])
     widths = [max(_cells(row[i]) for row in [heading, *rows]) for i in range(len(heading))]
+    gap = "  " if sum(widths) + 2 * (len(widths) - 1) <= shutil.get_terminal_size().columns else " "
     for row in [heading, *rows]:
         cells = [pad(row[0], widths[0]), pad(row[1], widths[1])]
         cells += [" " * (widths[i] - _cells(row[i])) + row[i] for i in range(2, len(row))]
-        print("  ".join(cells).rstrip())
+        print(gap.join(cells).rstrip())
     if total.counts["claimed"]:
         print("\n" + _("Claimed: games your own record awards you (the opponent left or stayed away too long); the opponent did not sign them."))
     if unreadable:
