@@ -288,7 +288,9 @@ class Duel:
         """Claim the game by forfeit, if the peer has been away past the limit; whether it was."""
         if self._claimable is None:
             return False
-        awards = self._claimable is self._stalled or self.clock.absence_awards(self.now())
+        now = self.now()
+        stall = self._claimable is self._stalled and not self.clock.claim_has_grounds(now)
+        awards = stall or self.clock.absence_awards(now)
         self._claim = Forfeit(Text(N_("{why}: the game was claimed by forfeit"), why=self._claimable), awards)
         self.channel.stop_reading()  # wakes the reader, whose claim ends the match; the peer is still told
         return True
@@ -496,7 +498,8 @@ class Duel:
                 await self._race(self._await_owed(due), reader)
             elif not await self._race(self._owed_within(self.peer_timeout), reader):
                 template = N_("{name} did not send its {tag} within {seconds:g} s")
-                raise Forfeit(Text(template, name=self.peer_name, tag=due[0].TAG, seconds=self.peer_timeout))
+                why = Text(template, name=self.peer_name, tag=due[0].TAG, seconds=self.peer_timeout)
+                raise Forfeit(why, not self.clock.claim_has_grounds(self.now()))  # not if we were stopped first
         except (ConnectionClosed, PeerTimeout):
             if self.match.due() == due:  # the link did not come before the failure
                 raise
