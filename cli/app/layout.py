@@ -20,13 +20,11 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import NamedTuple
 
-from prompt_toolkit.application.current import get_app
-from prompt_toolkit.data_structures import Point, Size
+from prompt_toolkit.data_structures import Point
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.layout import (
     ConditionalContainer,
-    Container,
     Dimension,
     FormattedTextControl,
     HSplit,
@@ -39,106 +37,33 @@ from prompt_toolkit.layout.controls import BufferControl
 from cli.app import move_entry
 from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_label
 from cli.app.cards import card_text, count_cards, suit_text
-from cli.app.help import help_lines, help_title, wrap
+from cli.app.fragments import fragment_width, join_lines, rule, small_note, text_window, wrapped
+from cli.app.help import help_lines, help_title
 from cli.app.keys import COMMAND_KEYS, key_label
 from cli.app.names import shown_name
 from cli.app.screen import GameScreen
-from cli.app.widths import CloseLines, cell_width, close_lines
+from cli.app.sizes import (
+    MIN_COLUMNS,
+    MIN_ROWS,
+    WIDE_HISTORY_WIDTH,
+    chat_height,
+    history_width,
+    table_width,
+    terminal_size,
+    too_small,
+)
+from cli.app.widths import CloseLines, cell_width, close_lines, wrap
 from cli.cells import fit
 from cli.i18n import _, ngettext
 from cli.printable import printable
 from engine import TAKE, Game
 
-MIN_COLUMNS, MIN_ROWS = 60, 20
-"""The smallest window the board fits (the compact layout: no move history)."""
-FULL_COLUMNS, FULL_ROWS = 80, 24
-"""The window from which the move history shows."""
-HISTORY_WIDTH = 27
-WIDE_COLUMNS, WIDE_HISTORY_WIDTH = 110, 40
-"""From this many columns the move history is wider and names players in full."""
-MOST_CHAT_LINES = 6
-BOARD_COLUMNS, BOARD_ROWS = 120, 40
-"""The largest board: a larger window shows it in its middle (a wider one spread the table and
-the move history apart, with rows of nothing between)."""
 TABLE_ROWS = 3
 """The table's rows that messages and the chat never take: the pile's heading and cards, and
 whose turn it is (or the result)."""
 HISTORY_LINES = 200
 """The most moves the history keeps on screen (it scrolls to the last)."""
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-
-
-def window_size() -> Size:
-    """The size of the running application's terminal."""
-    return get_app().output.get_size()
-
-
-def terminal_size() -> Size:
-    """The size of the board: the terminal's, up to :data:`BOARD_COLUMNS` x :data:`BOARD_ROWS`."""
-    size = window_size()
-    return Size(rows=min(size.rows, BOARD_ROWS), columns=min(size.columns, BOARD_COLUMNS))
-
-
-def too_small() -> bool:
-    """Whether the terminal is smaller than the board needs."""
-    size = window_size()
-    return size.columns < MIN_COLUMNS or size.rows < MIN_ROWS
-
-
-def centred(body: Container) -> Container:
-    """``body`` in the middle of a window larger than the board, as large as the board."""
-
-    def margin(room: Callable[[], int]) -> Callable[[], Dimension]:
-        return lambda: Dimension.exact(max(0, room()) // 2)
-
-    spare_columns = margin(lambda: window_size().columns - terminal_size().columns)
-    spare_rows = margin(lambda: window_size().rows - terminal_size().rows)
-    board = HSplit([body], height=lambda: Dimension.exact(terminal_size().rows))
-    column = HSplit(
-        [Window(height=spare_rows), board, Window()], width=lambda: Dimension.exact(terminal_size().columns)
-    )
-    return VSplit([Window(width=spare_columns), column, Window()])
-
-
-def history_width() -> int:
-    """The move history's columns: none in a compact window, more in a wide one."""
-    columns = terminal_size().columns
-    if columns < FULL_COLUMNS:
-        return 0
-    return WIDE_HISTORY_WIDTH if columns >= WIDE_COLUMNS else HISTORY_WIDTH
-
-
-def table_width() -> int:
-    """The columns left of the move history (the pile, whose turn, the result)."""
-    history = history_width()
-    return terminal_size().columns - (history + 2 if history else 0)
-
-
-def chat_height() -> int:
-    """Chat lines shown when there is room: one at 20 rows, one more for every two rows beyond
-    (three at 80x24), at most :data:`MOST_CHAT_LINES`."""
-    return min(MOST_CHAT_LINES, 1 + max(0, terminal_size().rows - MIN_ROWS) // 2)
-
-
-def join_lines(lines: list[Line]) -> StyleAndTextTuples:
-    """Lines of fragments as one text for a ``FormattedTextControl``."""
-    out: StyleAndTextTuples = []
-    for i, line in enumerate(lines):
-        if i:
-            out.append(("", "\n"))
-        out += line
-    return out
-
-
-def rule(label: Line, width: int) -> StyleAndTextTuples:
-    """A horizontal rule ``width`` cells wide with a label: ``── You · trump ♠ ───``."""
-    used = 4 + fragment_width(label)
-    return [("class:rule", "── "), *label, ("class:rule", " " + "─" * max(0, width - used))]
-
-
-def fragment_width(fragments: StyleAndTextTuples) -> int:
-    """How many terminal cells ``fragments`` take (see :mod:`cli.app.widths`)."""
-    return sum(cell_width(t[1]) for t in fragments)
 
 
 class Rows(NamedTuple):
@@ -491,14 +416,6 @@ class Board:
         )
 
 
-def small_note(text: str) -> StyleAndTextTuples:
-    """The note a window too small shows instead of the board: ``text``'s lines broken between
-    words at the window's width (however narrow it is)."""
-    width = terminal_size().columns
-    lines = [row for line in text.split("\n") for row in wrap(line, width) or [""]]
-    return [("class:small", "\n".join(lines))]
-
-
 def key_bar_lines(keys: Sequence[tuple[str, str]]) -> list[Line]:
     """Keys and what they do, two spaces apart, one in a narrow window, and on two rows when
     one is too narrow even so (broken between keys, never inside one)."""
@@ -527,26 +444,9 @@ def key_bar_window(keys: Callable[[], Sequence[tuple[str, str]]]) -> Window:
     )
 
 
-def wrapped(style: str, mark: str, text: str, width: int) -> list[Line]:
-    """``text`` after ``mark`` in lines of ``width`` cells broken between words, later lines
-    indented under the first."""
-    lines = wrap(text, width - cell_width(mark) - 1)
-    indent = " " * cell_width(mark)
-    return [[(style, (mark if i == 0 else indent) + line)] for i, line in enumerate(lines)]
-
-
 def pile_heading(size: int) -> Line:
     """``Pile  20 cards``, the heading of the pile (the game's and the replay's)."""
     return [("class:rule.label", " " + _("Pile")), ("class:muted", f"  {count_cards(size)}")]
-
-
-def text_window(
-    get: Callable[[], StyleAndTextTuples],
-    height: int | Dimension | Callable[[], Dimension] | None = None,
-    **options: object,
-) -> Window:
-    """A window showing the fragments ``get()`` returns (lines closed: :func:`~cli.app.widths.close_lines`)."""
-    return Window(FormattedTextControl(lambda: close_lines(get())), height=height, **options)  # type: ignore[arg-type]
 
 
 def with_history(table: Window, get_lines: Callable[[], list[Line]]) -> VSplit:
