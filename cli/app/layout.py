@@ -16,7 +16,7 @@ size at build time, so resizing is safe at any moment.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import partial
 from typing import NamedTuple
 
@@ -35,11 +35,12 @@ from prompt_toolkit.layout import (
 from prompt_toolkit.layout.controls import BufferControl
 
 from cli.app import move_entry
+from cli.app.bars import bar_keys, key_bar_lines, key_bar_window, prompt, title
 from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_label
-from cli.app.cards import card_text, count_cards, suit_text
+from cli.app.cards import card_text, count_cards
 from cli.app.fragments import fragment_width, join_lines, rule, small_note, text_window, wrapped
 from cli.app.help import help_lines, help_title
-from cli.app.keys import COMMAND_KEYS, key_label
+from cli.app.keys import key_label
 from cli.app.names import shown_name
 from cli.app.screen import GameScreen
 from cli.app.sizes import (
@@ -87,25 +88,6 @@ class Board:
 
     def _them(self) -> int:
         return 1 - self.screen.flow.me
-
-    def title(self) -> StyleAndTextTuples:
-        s = self.screen
-        parts: StyleAndTextTuples = [("class:title.name", " " + _("Your trumps") + " ")]
-        if s.flow.game is not None:
-            trumps = s.flow.game.start.trumps
-            me = _("You") + " " + suit_text(trumps[s.flow.me], self._ascii)
-            them = s.flow.their_name + " " + suit_text(trumps[self._them()], self._ascii)
-            parts.append(("", "│ " + _("{me} vs {them}").format(me=me, them=them) + " "))
-        if s.flow.match_ended:
-            parts.append(("", "│ " + _("Match over") + " "))
-        elif s.flow.match.games > 1:
-            game = _("Game {number} of {games}").format(number=s.flow.game_number, games=s.flow.match.games)
-            parts.append(("", f"│ {game} "))
-        short = s.flow.their_name.split(" (")[0]  # the level is named just before
-        parts.append(("", f"│ {s.flow.match.headline(_('You'), short)} "))
-        if fragment_width(parts) > terminal_size().columns:
-            parts[0] = ("class:title.name", " ")  # a long translation: the game's name gives way first
-        return parts
 
     def _player_rule(self, player: int, name: str) -> StyleAndTextTuples:
         game = self.screen.flow.game
@@ -299,7 +281,7 @@ class Board:
         a window too low for all of it."""
         size = terminal_size()
         fixed = 4 + self.opponent_height().preferred + self.my_height().preferred  # the title, 2 rules, the move line
-        fixed += len(key_bar_lines(self.bar_keys()))
+        fixed += len(key_bar_lines(bar_keys(self.screen)))
         left = max(0, size.rows - fixed - TABLE_ROWS)
         message = min(len(self._message_lines()), max(1, left - 1))
         left -= message
@@ -374,25 +356,6 @@ class Board:
         status = printable(self.screen.chats.status)  # it names the peer
         return wrapped("class:connection", " ⚠ ", status, terminal_size().columns)
 
-    def prompt(self) -> StyleAndTextTuples:
-        return [
-            (
-                "class:prompt",
-                " " + (_("answer>") if self.screen.line.question is not None else _("move>")) + " ",
-            )
-        ]
-
-    def bar_keys(self) -> list[tuple[str, str]]:
-        """The key bar's keys: each command that works now, by its first key and its name."""
-        shown = []
-        for command in COMMAND_KEYS:
-            if not command.works(self.screen.flow.opponent):
-                continue  # refused here (undo in a duel…): not advertised
-            if command.shown is not None and not command.shown(self.screen):
-                continue
-            shown.append((key_label(command.keys[0]), _(command.name)))
-        return shown
-
     def help(self) -> StyleAndTextTuples:
         """The help's title, which stays, over the help text scrolled to ``help.top``."""
         s = self.screen
@@ -414,34 +377,6 @@ class Board:
                 "please enlarge it.\n(Ctrl-Q quits.)"
             ).format(columns=size.columns, rows=size.rows, min_columns=MIN_COLUMNS, min_rows=MIN_ROWS)
         )
-
-
-def key_bar_lines(keys: Sequence[tuple[str, str]]) -> list[Line]:
-    """Keys and what they do, two spaces apart, one in a narrow window, and on two rows when
-    one is too narrow even so (broken between keys, never inside one)."""
-    width = terminal_size().columns
-    for gap in ("  ", " "):
-        bar: Line = []
-        for key, what in keys:
-            bar += [("class:keybar.key", key), ("class:keybar", f" {what}{gap}")]
-        if fragment_width(bar) - len(gap) <= width:
-            return [bar]
-    rows: list[Line] = [[]]
-    for key, what in keys:
-        entry: Line = [("class:keybar.key", key), ("class:keybar", f" {what} ")]
-        if rows[-1] and fragment_width(rows[-1]) + fragment_width(entry) - 1 > width:
-            rows.append([])
-        rows[-1] += entry
-    return rows
-
-
-def key_bar_window(keys: Callable[[], Sequence[tuple[str, str]]]) -> Window:
-    """The key bar of ``keys()``: one row, or two where one is too narrow (:func:`key_bar_lines`)."""
-    return text_window(
-        lambda: join_lines(key_bar_lines(keys())),
-        lambda: Dimension.exact(len(key_bar_lines(keys()))),
-        style="class:keybar",
-    )
 
 
 def pile_heading(size: int) -> Line:
@@ -478,7 +413,7 @@ def create_layout(screen: GameScreen) -> Layout:
     move_line = Window(BufferControl(screen.line.buffer, input_processors=[CloseLines()]), height=1)
     game = HSplit(
         [
-            text_window(board.title, 1, style="class:title"),
+            text_window(lambda: title(screen), 1, style="class:title"),
             text_window(board.opponent_rule, 1),
             text_window(board.opponent_hand, board.opponent_height),
             with_history(text_window(board.table, wrap_lines=True), board.history),
@@ -490,8 +425,8 @@ def create_layout(screen: GameScreen) -> Layout:
                 Condition(lambda: bool(screen.chats.status)),
             ),
             text_window(board.chat, board.chat_rows),
-            VSplit([text_window(board.prompt, 1, dont_extend_width=True), move_line]),
-            key_bar_window(board.bar_keys),
+            VSplit([text_window(lambda: prompt(screen), 1, dont_extend_width=True), move_line]),
+            key_bar_window(lambda: bar_keys(screen)),
         ]
     )
     small = Condition(too_small)
