@@ -1,7 +1,8 @@
 """What each command key of the game screen does (the keys themselves are
 :data:`cli.app.keys.COMMAND_KEYS`): help, a hint, undo, the opponent's hand, a new game, the
-analysis, quitting, Ctrl-C and scrolling the chat. Each is a function of the :class:`~cli.app.screen.GameScreen`
-that says on its message line why it does nothing, when it does nothing.
+analysis, quitting, Ctrl-C and scrolling the chat. Each is a function of the
+:class:`~cli.app.screen.GameScreen` that says on its message line why it does nothing, when it
+does nothing.
 """
 
 from __future__ import annotations

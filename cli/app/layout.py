@@ -36,12 +36,11 @@ from prompt_toolkit.layout.controls import BufferControl
 
 from cli.app import move_entry
 from cli.app.bars import bar_keys, key_bar_lines, key_bar_window, prompt, title
-from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_label
+from cli.app.board import Line, history_lines, pile_lines
 from cli.app.cards import card_text, count_cards
-from cli.app.fragments import fragment_width, join_lines, rule, small_note, text_window, wrapped
+from cli.app.fragments import join_lines, small_note, text_window, wrapped
+from cli.app.hands_view import my_hand, my_height, my_rule, opponent_hand, opponent_height, opponent_rule
 from cli.app.help import help_lines, help_title
-from cli.app.keys import key_label
-from cli.app.names import shown_name
 from cli.app.screen import GameScreen
 from cli.app.sizes import (
     MIN_COLUMNS,
@@ -88,81 +87,6 @@ class Board:
 
     def _them(self) -> int:
         return 1 - self.screen.flow.me
-
-    def _player_rule(self, player: int, name: str) -> StyleAndTextTuples:
-        game = self.screen.flow.game
-        label: Line = [("class:rule.label", name)]
-        if game is not None:
-            label += [("class:muted", " · "), *trump_label(game.start.trumps[player], self._ascii)]
-            label.append(("class:muted", f" · {count_cards(len(game.position.hand(player)))}"))
-        return rule(label, terminal_size().columns)
-
-    def opponent_rule(self) -> StyleAndTextTuples:
-        """The rule above the opponent's hand: while an unfinished game is offered, its opponent's
-        (the one the question names), else this game's."""
-        offer = self.screen.offer
-        name = shown_name(offer.opponent.name) if offer is not None else self.screen.flow.their_name
-        return self._player_rule(self._them(), name)
-
-    def my_rule(self) -> StyleAndTextTuples:
-        """The rule above your hand."""
-        return self._player_rule(self.screen.flow.me, _("You"))
-
-    def opponent_hand(self) -> StyleAndTextTuples:
-        return join_lines(self.opponent_hand_lines())
-
-    def _backs(self, count: int) -> list[Line]:
-        """A card back for each hidden card, then the note, in as many rows as it takes."""
-        per_row = max(1, (terminal_size().columns - 1) // 4)
-        rows: list[Line] = [
-            [("", " "), ("class:card.back", "░░░")] * min(per_row, count - start)
-            for start in range(0, count, per_row)
-        ] or [[]]
-        note = ("class:muted", "  " + _("hidden: {key} shows it").format(key=key_label("f4")))
-        if fragment_width(rows[-1]) + fragment_width([note]) < terminal_size().columns:
-            rows[-1].append(note)
-        else:
-            rows.append([note])
-        return rows
-
-    def opponent_height(self) -> Dimension:
-        """The rows the opponent's hand takes (two for 18 cards at 80 columns)."""
-        return Dimension.exact(max(2, len(self.opponent_hand_lines())))
-
-    def opponent_hand_lines(self) -> list[Line]:
-        s = self.screen
-        if s.flow.game is None:
-            return []
-        cards = s.flow.game.position.hand(self._them())
-        if not s.show_opponent:
-            return self._backs(len(cards))
-        return hand_lines(
-            cards, terminal_size().columns - 1, self._ascii, trump=s.flow.game.start.trumps[self._them()]
-        )
-
-    def my_hand(self) -> StyleAndTextTuples:
-        return join_lines(self._my_hand_lines())
-
-    def my_height(self) -> Dimension:
-        """The rows your hand takes: two (cards and numbers) for each row of cards, at least four."""
-        return Dimension.exact(max(4, len(self._my_hand_lines())))
-
-    def _my_hand_lines(self) -> list[Line]:
-        s = self.screen
-        if s.flow.game is None:
-            return []
-        legal = s.playable() if s.flow.my_turn else None
-        return hand_lines(
-            s.flow.my_hand(),
-            terminal_size().columns - 1,
-            self._ascii,
-            trump=s.flow.game.start.trumps[s.flow.me],
-            legal=legal,
-            cursor=s.line.cursor if legal and s.line.highlighted else None,
-            picked=s.marked_cards(),
-            numbered=True,
-            on_click=partial(move_entry.pick, s),
-        )
 
     def table(self) -> StyleAndTextTuples:
         """The pile, what a pick-up takes, whose turn, and the result when over."""
@@ -280,7 +204,7 @@ class Board:
         comes; each gets what it needs while rows are left, so that nothing is cut short but in
         a window too low for all of it."""
         size = terminal_size()
-        fixed = 4 + self.opponent_height().preferred + self.my_height().preferred  # the title, 2 rules, the move line
+        fixed = 4 + opponent_height(self.screen).preferred + my_height(self.screen).preferred  # the title, 2 rules, the move line
         fixed += len(key_bar_lines(bar_keys(self.screen)))
         left = max(0, size.rows - fixed - TABLE_ROWS)
         message = min(len(self._message_lines()), max(1, left - 1))
@@ -414,11 +338,11 @@ def create_layout(screen: GameScreen) -> Layout:
     game = HSplit(
         [
             text_window(lambda: title(screen), 1, style="class:title"),
-            text_window(board.opponent_rule, 1),
-            text_window(board.opponent_hand, board.opponent_height),
+            text_window(lambda: opponent_rule(screen), 1),
+            text_window(lambda: opponent_hand(screen), lambda: opponent_height(screen)),
             with_history(text_window(board.table, wrap_lines=True), board.history),
-            text_window(board.my_rule, 1),
-            text_window(board.my_hand, board.my_height),
+            text_window(lambda: my_rule(screen), 1),
+            text_window(lambda: my_hand(screen), lambda: my_height(screen)),
             text_window(board.message, board.message_rows, wrap_lines=True),
             ConditionalContainer(
                 text_window(board.connection, board.connection_height),
