@@ -20,7 +20,7 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import DummyOutput, Output
 
 from cli import config, storage
-from cli.app import hands_view, move_entry, questions
+from cli.app import hands_view, move_entry, questions, table_view
 from cli.app.ai_opponent import AIOpponent
 from cli.app.application import create_application
 from cli.app.board import hand_lines
@@ -1121,7 +1121,7 @@ def test_when_nothing_beats_enter_or_a_click_on_the_pile_takes() -> None:
             ply = len(game.moves)
             if game.position.legal_moves() == [TAKE]:
                 with set_app(d.app):
-                    table = Board(session).table()
+                    table = table_view.table(session, Board(session).rows().table)
                 assert "Enter takes" in "".join(f[1] for f in table)
                 if takes % 2:
                     await d.keys(ENTER)
@@ -1152,7 +1152,7 @@ def session_at(notation: str, pickup: str = "forced") -> GameScreen:
 
 def table_text(session: GameScreen) -> str:
     with create_pipe_input() as pipe, set_app(create_application(session, input=pipe, output=SizedOutput())):
-        return " ".join("".join(fragment[1] for fragment in Board(session).table()).split())  # unwrapped
+        return " ".join("".join(fragment[1] for fragment in table_view.table(session, Board(session).rows().table)).split())  # unwrapped
 
 
 def test_refusals_say_which_rule_the_engine_names() -> None:

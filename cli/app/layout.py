@@ -15,9 +15,7 @@ size at build time, so resizing is safe at any moment.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from functools import partial
 from typing import NamedTuple
 
 from prompt_toolkit.data_structures import Point
@@ -34,10 +32,8 @@ from prompt_toolkit.layout import (
 )
 from prompt_toolkit.layout.controls import BufferControl
 
-from cli.app import move_entry
 from cli.app.bars import bar_keys, key_bar_lines, key_bar_window, prompt, title
-from cli.app.board import Line, history_lines, pile_lines
-from cli.app.cards import card_text, count_cards
+from cli.app.board import Line, history_lines
 from cli.app.fragments import join_lines, small_note, text_window, wrapped
 from cli.app.hands_view import my_hand, my_height, my_rule, opponent_hand, opponent_height, opponent_rule
 from cli.app.help import help_lines, help_title
@@ -48,24 +44,21 @@ from cli.app.sizes import (
     WIDE_HISTORY_WIDTH,
     chat_height,
     history_width,
-    table_width,
     terminal_size,
     too_small,
 )
+from cli.app.table_view import table
 from cli.app.widths import CloseLines, cell_width, close_lines, wrap
 from cli.cells import fit
 from cli.i18n import _, ngettext
 from cli.printable import printable
-from engine import TAKE, Game
+from engine import Game
 
 TABLE_ROWS = 3
 """The table's rows that messages and the chat never take: the pile's heading and cards, and
 whose turn it is (or the result)."""
 HISTORY_LINES = 200
 """The most moves the history keeps on screen (it scrolls to the last)."""
-_SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-
-
 class Rows(NamedTuple):
     """The rows of the parts of the game screen that share what the fixed parts leave."""
 
@@ -87,84 +80,6 @@ class Board:
 
     def _them(self) -> int:
         return 1 - self.screen.flow.me
-
-    def table(self) -> StyleAndTextTuples:
-        """The pile, what a pick-up takes, whose turn, and the result when over."""
-        s = self.screen
-        if s.flow.game is None:
-            width = table_width()
-            if s.flow.result:  # the game ended early
-                return join_lines([[], *self._result(width)])
-            if s.line.question is not None:
-                note = _("Answer below (Enter: the choice in brackets). F1: help.")
-            else:
-                note = _("Dealing…")
-            return join_lines([[], *wrapped("class:muted", "  ", note, width)])
-        position = s.flow.game.position
-        width = table_width()
-        head = pile_heading(len(position.pile))
-        if position.pile and s.flow.game.result is None:
-            take = _("take: {cards}").format(cards=count_cards(position.take_count()))
-            head.append(("class:turn", "   " + take))
-        pile, mark = pile_lines(position.pile, width, self._ascii, on_click=partial(move_entry.click_pile, s))
-        if s.flow.game.result is not None:
-            below = self._result(width)
-        else:
-            style, sign, text = self._turn()
-            below = wrapped(style, sign, text, width)
-        room = self.rows().table  # a low window: the gap goes first, then the mark under the top card
-        between: list[Line] = [mark, []][: max(0, room - 2 - len(below))]
-        return join_lines([head, pile, *between, *below])
-
-    def _result(self, width: int) -> list[Line]:
-        """How the game ended, and the match score once a game has counted."""
-        s = self.screen
-        lines = wrapped("class:result", " ★ ", s.flow.result, width)
-        if s.flow.match.played or s.flow.match.matches:
-            score = s.flow.match.headline(_("You"), s.flow.their_name)
-            if s.flow.match_ended and s.flow.match.games > 1:
-                text = s.flow.match.ended_text(score, s.flow.their_name)
-            elif s.flow.match.games > 1:
-                text = _("Match: {score}").format(score=score)
-            else:
-                text = _("Score: {score}").format(score=score)
-            lines += wrapped("class:muted", "   ", text, width)
-        return lines
-
-    def _turn(self) -> tuple[str, str, str]:
-        """Whose turn and what to do: the style, a mark and the words."""
-        s = self.screen
-        assert s.flow.game is not None
-        position = s.flow.game.position
-        if not s.flow.my_turn:
-            if s.turns.thinking_since is None:
-                return "class:turn", " ", _("{name} to move.").format(name=s.flow.their_name)
-            elapsed = time.monotonic() - s.turns.thinking_since
-            spin = _SPINNER[int(elapsed * 5) % len(_SPINNER)]
-            thinking = _("{name} is thinking… {seconds}s").format(
-                name=s.flow.their_name, seconds=int(elapsed)
-            )
-            return "class:thinking", f" {spin} ", thinking
-        top = position.top
-        if s.line.picked:
-            text = _("Now lay a card on {card} (Esc: choose again).").format(
-                card=card_text(s.line.picked[0], self._ascii)
-            )
-        elif top is None:
-            text = _("Your turn: lay any card.")
-        elif not position.beaters():
-            text = _("Nothing beats {card}: Enter takes {cards}.").format(
-                card=card_text(top, self._ascii), cards=count_cards(position.take_count())
-            )
-        elif position.is_legal(TAKE):
-            text = _("Your turn: beat {card}, then lay a card on it, or take.").format(
-                card=card_text(top, self._ascii)
-            )
-        else:
-            text = _("Your turn: beat {card}, then lay a card on it.").format(
-                card=card_text(top, self._ascii)
-            )
-        return "class:turn.mine", " ▶ ", text
 
     def history(self) -> list[Line]:
         s = self.screen
@@ -303,11 +218,6 @@ class Board:
         )
 
 
-def pile_heading(size: int) -> Line:
-    """``Pile  20 cards``, the heading of the pile (the game's and the replay's)."""
-    return [("class:rule.label", " " + _("Pile")), ("class:muted", f"  {count_cards(size)}")]
-
-
 def with_history(table: Window, get_lines: Callable[[], list[Line]]) -> VSplit:
     """``table`` and, right of it when the window is wide enough, the move history under its
     heading, scrolled so that the last move shows."""
@@ -340,7 +250,7 @@ def create_layout(screen: GameScreen) -> Layout:
             text_window(lambda: title(screen), 1, style="class:title"),
             text_window(lambda: opponent_rule(screen), 1),
             text_window(lambda: opponent_hand(screen), lambda: opponent_height(screen)),
-            with_history(text_window(board.table, wrap_lines=True), board.history),
+            with_history(text_window(lambda: table(screen, board.rows().table), wrap_lines=True), board.history),
             text_window(lambda: my_rule(screen), 1),
             text_window(lambda: my_hand(screen), lambda: my_height(screen)),
             text_window(board.message, board.message_rows, wrap_lines=True),
