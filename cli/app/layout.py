@@ -15,16 +15,13 @@ size at build time, so resizing is safe at any moment.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import NamedTuple
 
-from prompt_toolkit.data_structures import Point
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.layout import (
     ConditionalContainer,
     Dimension,
-    FormattedTextControl,
     HSplit,
     Layout,
     VSplit,
@@ -33,32 +30,30 @@ from prompt_toolkit.layout import (
 from prompt_toolkit.layout.controls import BufferControl
 
 from cli.app.bars import bar_keys, key_bar_lines, key_bar_window, prompt, title
-from cli.app.board import Line, history_lines
+from cli.app.board import Line
 from cli.app.fragments import join_lines, small_note, text_window, wrapped
 from cli.app.hands_view import my_hand, my_height, my_rule, opponent_hand, opponent_height, opponent_rule
 from cli.app.help import help_lines, help_title
+from cli.app.move_history import history, with_history
 from cli.app.screen import GameScreen
 from cli.app.sizes import (
     MIN_COLUMNS,
     MIN_ROWS,
-    WIDE_HISTORY_WIDTH,
     chat_height,
-    history_width,
     terminal_size,
     too_small,
 )
 from cli.app.table_view import table
-from cli.app.widths import CloseLines, cell_width, close_lines, wrap
+from cli.app.widths import CloseLines, cell_width, wrap
 from cli.cells import fit
 from cli.i18n import _, ngettext
 from cli.printable import printable
-from engine import Game
 
 TABLE_ROWS = 3
 """The table's rows that messages and the chat never take: the pile's heading and cards, and
 whose turn it is (or the result)."""
-HISTORY_LINES = 200
-"""The most moves the history keeps on screen (it scrolls to the last)."""
+
+
 class Rows(NamedTuple):
     """The rows of the parts of the game screen that share what the fixed parts leave."""
 
@@ -80,14 +75,6 @@ class Board:
 
     def _them(self) -> int:
         return 1 - self.screen.flow.me
-
-    def history(self) -> list[Line]:
-        s = self.screen
-        if s.flow.game is None:
-            return []
-        names = [s.flow.their_name, s.flow.their_name]
-        names[s.flow.me] = _("You")
-        return move_log(s.flow.game, names, self._ascii)
 
     def message(self) -> StyleAndTextTuples:
         """The message line: the Tab choices, or the last message broken between words, and under
@@ -218,29 +205,6 @@ class Board:
         )
 
 
-def with_history(table: Window, get_lines: Callable[[], list[Line]]) -> VSplit:
-    """``table`` and, right of it when the window is wide enough, the move history under its
-    heading, scrolled so that the last move shows."""
-    control = FormattedTextControl(
-        lambda: close_lines(join_lines(get_lines())),
-        get_cursor_position=lambda: Point(0, max(0, len(get_lines()) - 1)),
-    )
-    heading = text_window(lambda: [("class:rule.label", " " + _("Moves"))], 1)
-    history = HSplit([heading, Window(control)], width=lambda: Dimension.exact(history_width()))
-    bar = Window(width=1, char="│", style="class:rule")
-    return VSplit(
-        [table, ConditionalContainer(VSplit([bar, history]), Condition(lambda: history_width() > 0))]
-    )
-
-
-def move_log(game: Game, names: list[str], ascii: bool, upto: int | None = None) -> list[Line]:
-    """The move history's lines: players by short names (``AI``) in the usual column, by whole
-    names (``AI (hard)``, longer ones) in a wide one."""
-    if history_width() >= WIDE_HISTORY_WIDTH:
-        return history_lines(game, names, HISTORY_LINES, ascii, upto, name_cells=16)
-    return history_lines(game, [name.split(" (")[0] for name in names], HISTORY_LINES, ascii, upto)
-
-
 def create_layout(screen: GameScreen) -> Layout:
     """The game screen for ``screen``."""
     board = Board(screen)
@@ -250,7 +214,9 @@ def create_layout(screen: GameScreen) -> Layout:
             text_window(lambda: title(screen), 1, style="class:title"),
             text_window(lambda: opponent_rule(screen), 1),
             text_window(lambda: opponent_hand(screen), lambda: opponent_height(screen)),
-            with_history(text_window(lambda: table(screen, board.rows().table), wrap_lines=True), board.history),
+            with_history(
+                text_window(lambda: table(screen, board.rows().table), wrap_lines=True), lambda: history(screen)
+            ),
             text_window(lambda: my_rule(screen), 1),
             text_window(lambda: my_hand(screen), lambda: my_height(screen)),
             text_window(board.message, board.message_rows, wrap_lines=True),

@@ -16,7 +16,7 @@ from cli.app.bars import key_bar_window
 from cli.app.board import Line, hand_lines, move_words, pile_heading, pile_lines, trump_label
 from cli.app.cards import count_cards, move_text
 from cli.app.fragments import join_lines, rule, small_note, text_window, wrapped
-from cli.app.layout import move_log, with_history
+from cli.app.move_history import move_log, with_history
 from cli.app.names import MY_NAME, shown_name
 from cli.app.sizes import centred, table_width, terminal_size, too_small
 from cli.app.style import game_style
