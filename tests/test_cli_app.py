@@ -20,7 +20,7 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import DummyOutput, Output
 
 from cli import config, storage
-from cli.app import move_entry, questions
+from cli.app import hands_view, move_entry, questions, table_view
 from cli.app.ai_opponent import AIOpponent
 from cli.app.application import create_application
 from cli.app.board import hand_lines
@@ -1006,7 +1006,7 @@ def test_the_screen_at_80x24_shows_everything_at_a_glance() -> None:
         assert lines[-2].startswith(" move>")
         # legal cards are styled apart from the others
         with set_app(d.app):
-            fragments = Board(session).my_hand()
+            fragments = hands_view.my_hand(session)
         styles = {frag[1].strip(): frag[0] for frag in fragments if "class:card " in frag[0]}
         legal = session.playable()
         assert len(styles) == len(position.hand(0))
@@ -1121,7 +1121,7 @@ def test_when_nothing_beats_enter_or_a_click_on_the_pile_takes() -> None:
             ply = len(game.moves)
             if game.position.legal_moves() == [TAKE]:
                 with set_app(d.app):
-                    table = Board(session).table()
+                    table = table_view.table(session, Board(session).rows().table)
                 assert "Enter takes" in "".join(f[1] for f in table)
                 if takes % 2:
                     await d.keys(ENTER)
@@ -1152,7 +1152,7 @@ def session_at(notation: str, pickup: str = "forced") -> GameScreen:
 
 def table_text(session: GameScreen) -> str:
     with create_pipe_input() as pipe, set_app(create_application(session, input=pipe, output=SizedOutput())):
-        return " ".join("".join(fragment[1] for fragment in Board(session).table()).split())  # unwrapped
+        return " ".join("".join(fragment[1] for fragment in table_view.table(session, Board(session).rows().table)).split())  # unwrapped
 
 
 def test_refusals_say_which_rule_the_engine_names() -> None:
@@ -1191,7 +1191,7 @@ def test_enter_on_an_empty_line_plays_nothing_until_a_card_is_chosen() -> None:
             create_pipe_input() as pipe,
             set_app(create_application(session, input=pipe, output=SizedOutput())),
         ):
-            styles = [f[0] for f in Board(session).my_hand()]
+            styles = [f[0] for f in hands_view.my_hand(session)]
         assert not any("highlight" in style for style in styles)  # no highlight until an arrow
         move_entry.enter(session)
         assert not session.flow.game.moves and "Type a move" in session.message

@@ -21,7 +21,7 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from prompt_toolkit.utils import get_cwidth
 
 from cli import i18n
-from cli.app.layout import text_window
+from cli.app.fragments import text_window
 from cli.app.widths import cell_width
 from tests.test_cli_app import Driver, ai_session, run
 

@@ -17,8 +17,8 @@ from cli import main as cli_main
 from cli.app import move_entry
 from cli.app.cards import card_text, face_letters, move_text
 from cli.app.completion import MoveCompleter, normalize
+from cli.app.fragments import fragment_width
 from cli.app.help import help_lines
-from cli.app.layout import fragment_width
 from cli.app.replay import Replay
 from cli.app.screen import GameScreen
 from cli.app.widths import cell_width

@@ -10,13 +10,15 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import Container, Dimension
 
+from cli.app.bars import key_bar_window
 from cli.app.board import Line
 from cli.app.cards import move_text
 from cli.app.coach import Coach
-from cli.app.help import wrap
-from cli.app.layout import join_lines, key_bar_window, terminal_size, text_window, wrapped
+from cli.app.fragments import join_lines, text_window, wrapped
 from cli.app.replay import Replay, replay_board
 from cli.app.screen import GameScreen
+from cli.app.sizes import terminal_size
+from cli.app.widths import wrap
 from cli.coach_words import marks_words, turning_words
 from cli.i18n import N_, _, ngettext
 

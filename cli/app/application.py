@@ -11,8 +11,9 @@ from prompt_toolkit.output import Output, create_output
 
 from cli.app.analysis_view import analysis_bindings, analysis_container, analysis_open
 from cli.app.keys import key_bindings
-from cli.app.layout import centred, create_layout, too_small
+from cli.app.layout import create_layout
 from cli.app.screen import GameScreen
+from cli.app.sizes import centred, too_small
 from cli.app.style import game_style
 
 ESCAPE_WAIT = 0.1

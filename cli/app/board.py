@@ -105,6 +105,11 @@ def hand_lines(
     return lines
 
 
+def pile_heading(size: int) -> Line:
+    """``Pile  20 cards``, the heading of the pile (the game's and the replay's)."""
+    return [("class:rule.label", " " + _("Pile")), ("class:muted", f"  {count_cards(size)}")]
+
+
 def pile_lines(
     pile: Sequence[Card], width: int, ascii: bool = False, on_click: Callable[[Card], None] | None = None
 ) -> list[Line]:

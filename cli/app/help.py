@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from cli import cells
 from cli.app.board import pad
 from cli.app.cards import face_letters
 from cli.app.keys import COMMAND_KEYS, key_label
-from cli.app.widths import cell_width
+from cli.app.widths import cell_width, wrap
 from cli.i18n import N_, _
 from engine import Rules
 
@@ -48,16 +47,6 @@ _MOVES = (
 )
 KEY_WIDTH = 14
 """Cells for the keys column of the help."""
-
-
-def wrap(text: str, width: int) -> list[str]:
-    """``text`` in lines of at most ``width`` terminal cells (as the screen measures them), broken
-    at spaces (:func:`cli.cells.wrap`).
-
-    >>> wrap("Your trumps beat other suits", 12)
-    ['Your trumps', 'beat other', 'suits']
-    """
-    return cells.wrap(text, width, cell_width)
 
 
 def help_title(width: int = 80) -> list[StyleAndTextTuples]:

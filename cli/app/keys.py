@@ -13,7 +13,7 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from cli.app import move_entry
+from cli.app import key_commands, move_entry
 from cli.app.completion import MoveCompleter
 from cli.app.opponent import Opponent
 from cli.app.screen import GameScreen
@@ -36,12 +36,12 @@ class CommandKey:
 
 
 COMMAND_KEYS = (
-    CommandKey(("f1",), N_("Help"), N_("this help (also ? on an empty move line)"), GameScreen.toggle_help),
+    CommandKey(("f1",), N_("Help"), N_("this help (also ? on an empty move line)"), key_commands.toggle_help),
     CommandKey(
         ("f2", "c-t"),
         N_("Hint"),
         N_("the AI suggests a move and puts it on the move line (in a duel: if the host allows hints)"),
-        GameScreen.hint,
+        key_commands.hint,
         lambda opponent: opponent.hints,
         shown=lambda screen: screen.flow.in_progress,
     ),
@@ -49,16 +49,16 @@ COMMAND_KEYS = (
         ("f3", "c-z"),
         N_("Undo"),
         N_("take back your last move (against the AI)"),
-        GameScreen.undo,
+        key_commands.undo,
         lambda opponent: opponent.local,
         shown=lambda screen: screen.flow.in_progress,
     ),
-    CommandKey(("f4", "c-o"), N_("Hand"), N_("hide or show the opponent's hand"), GameScreen.toggle_opponent),
+    CommandKey(("f4", "c-o"), N_("Hand"), N_("hide or show the opponent's hand"), key_commands.toggle_opponent),
     CommandKey(
         ("f5", "c-n"),
         N_("New"),
         N_("deal a new game (asks first in the middle of one)"),
-        GameScreen.new_game,
+        key_commands.new_game,
         lambda opponent: opponent.local,
     ),
     CommandKey(
@@ -67,15 +67,15 @@ COMMAND_KEYS = (
         N_(
             "after a game: the coach's verdict on each of your moves (←/→ go through the mistakes and doubtful moves, ↑/↓ through every move)"
         ),
-        GameScreen.analyze,
+        key_commands.analyze,
         shown=lambda screen: screen.flow.game is not None and screen.flow.game.result is not None,
     ),
-    CommandKey(("c-q", "f10"), N_("Quit"), N_("quit (asks first in the middle of a game)"), GameScreen.quit),
+    CommandKey(("c-q", "f10"), N_("Quit"), N_("quit (asks first in the middle of a game)"), key_commands.quit),
     CommandKey(
         ("c-c",),
         N_("Cancel"),
         N_("cancel the question asked (it never says yes to quitting); with none, as ^Q"),
-        GameScreen.interrupt,
+        key_commands.interrupt,
         shown=lambda screen: False,  # the key bar's Quit is ^Q; ^C is what a terminal's user tries
     ),
 )
@@ -114,15 +114,15 @@ def key_bindings(screen: GameScreen) -> KeyBindings:
 
     @bindings.add("?", filter=empty & ~helping)
     def _help(event: KeyPressEvent) -> None:
-        screen.toggle_help()
+        key_commands.toggle_help(screen)
 
     for key, step in (("up", -1), ("down", 1), ("pageup", -10), ("pagedown", 10), ("home", -HELP_ENDS)):
-        bindings.add(key, filter=helping)(lambda event, step=step: screen.scroll_help(step))
-    bindings.add("end", filter=helping)(lambda event: screen.scroll_help(HELP_ENDS))
+        bindings.add(key, filter=helping)(lambda event, step=step: screen.help.scroll(step))
+    bindings.add("end", filter=helping)(lambda event: screen.help.scroll(HELP_ENDS))
 
     playing = ~helping & Condition(lambda: not screen.coach.open)  # the analysis has its own keys
     for key, step in (("pageup", CHAT_PAGE), ("pagedown", -CHAT_PAGE)):
-        bindings.add(key, filter=playing)(lambda event, step=step: screen.scroll_chat(step))
+        bindings.add(key, filter=playing)(lambda event, step=step: key_commands.scroll_chat(screen, step))
 
     @bindings.add("<any>", filter=helping)
     @bindings.add("enter", filter=helping)
@@ -194,7 +194,7 @@ def _complete(screen: GameScreen, completer: MoveCompleter, step: int) -> None:
 
 def _run(action: Callable[[GameScreen], None], screen: GameScreen) -> Callable[[KeyPressEvent], None]:
     def handler(event: KeyPressEvent) -> None:
-        if screen.help.open and action is not GameScreen.toggle_help:
+        if screen.help.open and action is not key_commands.toggle_help:
             screen.help.open = False
         action(screen)
 

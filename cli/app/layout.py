@@ -15,20 +15,13 @@ size at build time, so resizing is safe at any moment.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
-from functools import partial
 from typing import NamedTuple
 
-from prompt_toolkit.application.current import get_app
-from prompt_toolkit.data_structures import Point, Size
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.layout import (
     ConditionalContainer,
-    Container,
     Dimension,
-    FormattedTextControl,
     HSplit,
     Layout,
     VSplit,
@@ -36,109 +29,29 @@ from prompt_toolkit.layout import (
 )
 from prompt_toolkit.layout.controls import BufferControl
 
-from cli.app import move_entry
-from cli.app.board import Line, hand_lines, history_lines, pile_lines, trump_label
-from cli.app.cards import card_text, count_cards, suit_text
-from cli.app.help import help_lines, help_title, wrap
-from cli.app.keys import COMMAND_KEYS, key_label
-from cli.app.names import shown_name
+from cli.app.bars import bar_keys, key_bar_lines, key_bar_window, prompt, title
+from cli.app.board import Line
+from cli.app.fragments import join_lines, small_note, text_window, wrapped
+from cli.app.hands_view import my_hand, my_height, my_rule, opponent_hand, opponent_height, opponent_rule
+from cli.app.help import help_lines, help_title
+from cli.app.move_history import history, with_history
 from cli.app.screen import GameScreen
-from cli.app.widths import CloseLines, cell_width, close_lines
+from cli.app.sizes import (
+    MIN_COLUMNS,
+    MIN_ROWS,
+    chat_height,
+    terminal_size,
+    too_small,
+)
+from cli.app.table_view import table
+from cli.app.widths import CloseLines, cell_width, wrap
 from cli.cells import fit
 from cli.i18n import _, ngettext
 from cli.printable import printable
-from engine import TAKE, Game
 
-MIN_COLUMNS, MIN_ROWS = 60, 20
-"""The smallest window the board fits (the compact layout: no move history)."""
-FULL_COLUMNS, FULL_ROWS = 80, 24
-"""The window from which the move history shows."""
-HISTORY_WIDTH = 27
-WIDE_COLUMNS, WIDE_HISTORY_WIDTH = 110, 40
-"""From this many columns the move history is wider and names players in full."""
-MOST_CHAT_LINES = 6
-BOARD_COLUMNS, BOARD_ROWS = 120, 40
-"""The largest board: a larger window shows it in its middle (a wider one spread the table and
-the move history apart, with rows of nothing between)."""
 TABLE_ROWS = 3
 """The table's rows that messages and the chat never take: the pile's heading and cards, and
 whose turn it is (or the result)."""
-HISTORY_LINES = 200
-"""The most moves the history keeps on screen (it scrolls to the last)."""
-_SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-
-
-def window_size() -> Size:
-    """The size of the running application's terminal."""
-    return get_app().output.get_size()
-
-
-def terminal_size() -> Size:
-    """The size of the board: the terminal's, up to :data:`BOARD_COLUMNS` x :data:`BOARD_ROWS`."""
-    size = window_size()
-    return Size(rows=min(size.rows, BOARD_ROWS), columns=min(size.columns, BOARD_COLUMNS))
-
-
-def too_small() -> bool:
-    """Whether the terminal is smaller than the board needs."""
-    size = window_size()
-    return size.columns < MIN_COLUMNS or size.rows < MIN_ROWS
-
-
-def centred(body: Container) -> Container:
-    """``body`` in the middle of a window larger than the board, as large as the board."""
-
-    def margin(room: Callable[[], int]) -> Callable[[], Dimension]:
-        return lambda: Dimension.exact(max(0, room()) // 2)
-
-    spare_columns = margin(lambda: window_size().columns - terminal_size().columns)
-    spare_rows = margin(lambda: window_size().rows - terminal_size().rows)
-    board = HSplit([body], height=lambda: Dimension.exact(terminal_size().rows))
-    column = HSplit(
-        [Window(height=spare_rows), board, Window()], width=lambda: Dimension.exact(terminal_size().columns)
-    )
-    return VSplit([Window(width=spare_columns), column, Window()])
-
-
-def history_width() -> int:
-    """The move history's columns: none in a compact window, more in a wide one."""
-    columns = terminal_size().columns
-    if columns < FULL_COLUMNS:
-        return 0
-    return WIDE_HISTORY_WIDTH if columns >= WIDE_COLUMNS else HISTORY_WIDTH
-
-
-def table_width() -> int:
-    """The columns left of the move history (the pile, whose turn, the result)."""
-    history = history_width()
-    return terminal_size().columns - (history + 2 if history else 0)
-
-
-def chat_height() -> int:
-    """Chat lines shown when there is room: one at 20 rows, one more for every two rows beyond
-    (three at 80x24), at most :data:`MOST_CHAT_LINES`."""
-    return min(MOST_CHAT_LINES, 1 + max(0, terminal_size().rows - MIN_ROWS) // 2)
-
-
-def join_lines(lines: list[Line]) -> StyleAndTextTuples:
-    """Lines of fragments as one text for a ``FormattedTextControl``."""
-    out: StyleAndTextTuples = []
-    for i, line in enumerate(lines):
-        if i:
-            out.append(("", "\n"))
-        out += line
-    return out
-
-
-def rule(label: Line, width: int) -> StyleAndTextTuples:
-    """A horizontal rule ``width`` cells wide with a label: ``── You · trump ♠ ───``."""
-    used = 4 + fragment_width(label)
-    return [("class:rule", "── "), *label, ("class:rule", " " + "─" * max(0, width - used))]
-
-
-def fragment_width(fragments: StyleAndTextTuples) -> int:
-    """How many terminal cells ``fragments`` take (see :mod:`cli.app.widths`)."""
-    return sum(cell_width(t[1]) for t in fragments)
 
 
 class Rows(NamedTuple):
@@ -162,186 +75,6 @@ class Board:
 
     def _them(self) -> int:
         return 1 - self.screen.flow.me
-
-    def title(self) -> StyleAndTextTuples:
-        s = self.screen
-        parts: StyleAndTextTuples = [("class:title.name", " " + _("Your trumps") + " ")]
-        if s.flow.game is not None:
-            trumps = s.flow.game.start.trumps
-            me = _("You") + " " + suit_text(trumps[s.flow.me], self._ascii)
-            them = s.flow.their_name + " " + suit_text(trumps[self._them()], self._ascii)
-            parts.append(("", "│ " + _("{me} vs {them}").format(me=me, them=them) + " "))
-        if s.flow.match_ended:
-            parts.append(("", "│ " + _("Match over") + " "))
-        elif s.flow.match.games > 1:
-            game = _("Game {number} of {games}").format(number=s.flow.game_number, games=s.flow.match.games)
-            parts.append(("", f"│ {game} "))
-        short = s.flow.their_name.split(" (")[0]  # the level is named just before
-        parts.append(("", f"│ {s.flow.match.headline(_('You'), short)} "))
-        if fragment_width(parts) > terminal_size().columns:
-            parts[0] = ("class:title.name", " ")  # a long translation: the game's name gives way first
-        return parts
-
-    def _player_rule(self, player: int, name: str) -> StyleAndTextTuples:
-        game = self.screen.flow.game
-        label: Line = [("class:rule.label", name)]
-        if game is not None:
-            label += [("class:muted", " · "), *trump_label(game.start.trumps[player], self._ascii)]
-            label.append(("class:muted", f" · {count_cards(len(game.position.hand(player)))}"))
-        return rule(label, terminal_size().columns)
-
-    def opponent_rule(self) -> StyleAndTextTuples:
-        """The rule above the opponent's hand: while an unfinished game is offered, its opponent's
-        (the one the question names), else this game's."""
-        offer = self.screen.offer
-        name = shown_name(offer.opponent.name) if offer is not None else self.screen.flow.their_name
-        return self._player_rule(self._them(), name)
-
-    def my_rule(self) -> StyleAndTextTuples:
-        """The rule above your hand."""
-        return self._player_rule(self.screen.flow.me, _("You"))
-
-    def opponent_hand(self) -> StyleAndTextTuples:
-        return join_lines(self.opponent_hand_lines())
-
-    def _backs(self, count: int) -> list[Line]:
-        """A card back for each hidden card, then the note, in as many rows as it takes."""
-        per_row = max(1, (terminal_size().columns - 1) // 4)
-        rows: list[Line] = [
-            [("", " "), ("class:card.back", "░░░")] * min(per_row, count - start)
-            for start in range(0, count, per_row)
-        ] or [[]]
-        note = ("class:muted", "  " + _("hidden: {key} shows it").format(key=key_label("f4")))
-        if fragment_width(rows[-1]) + fragment_width([note]) < terminal_size().columns:
-            rows[-1].append(note)
-        else:
-            rows.append([note])
-        return rows
-
-    def opponent_height(self) -> Dimension:
-        """The rows the opponent's hand takes (two for 18 cards at 80 columns)."""
-        return Dimension.exact(max(2, len(self.opponent_hand_lines())))
-
-    def opponent_hand_lines(self) -> list[Line]:
-        s = self.screen
-        if s.flow.game is None:
-            return []
-        cards = s.flow.game.position.hand(self._them())
-        if not s.show_opponent:
-            return self._backs(len(cards))
-        return hand_lines(
-            cards, terminal_size().columns - 1, self._ascii, trump=s.flow.game.start.trumps[self._them()]
-        )
-
-    def my_hand(self) -> StyleAndTextTuples:
-        return join_lines(self._my_hand_lines())
-
-    def my_height(self) -> Dimension:
-        """The rows your hand takes: two (cards and numbers) for each row of cards, at least four."""
-        return Dimension.exact(max(4, len(self._my_hand_lines())))
-
-    def _my_hand_lines(self) -> list[Line]:
-        s = self.screen
-        if s.flow.game is None:
-            return []
-        legal = s.playable() if s.flow.my_turn else None
-        return hand_lines(
-            s.flow.my_hand(),
-            terminal_size().columns - 1,
-            self._ascii,
-            trump=s.flow.game.start.trumps[s.flow.me],
-            legal=legal,
-            cursor=s.line.cursor if legal and s.line.highlighted else None,
-            picked=s.marked_cards(),
-            numbered=True,
-            on_click=partial(move_entry.pick, s),
-        )
-
-    def table(self) -> StyleAndTextTuples:
-        """The pile, what a pick-up takes, whose turn, and the result when over."""
-        s = self.screen
-        if s.flow.game is None:
-            width = table_width()
-            if s.flow.result:  # the game ended early
-                return join_lines([[], *self._result(width)])
-            if s.line.question is not None:
-                note = _("Answer below (Enter: the choice in brackets). F1: help.")
-            else:
-                note = _("Dealing…")
-            return join_lines([[], *wrapped("class:muted", "  ", note, width)])
-        position = s.flow.game.position
-        width = table_width()
-        head = pile_heading(len(position.pile))
-        if position.pile and s.flow.game.result is None:
-            take = _("take: {cards}").format(cards=count_cards(position.take_count()))
-            head.append(("class:turn", "   " + take))
-        pile, mark = pile_lines(position.pile, width, self._ascii, on_click=partial(move_entry.click_pile, s))
-        if s.flow.game.result is not None:
-            below = self._result(width)
-        else:
-            style, sign, text = self._turn()
-            below = wrapped(style, sign, text, width)
-        room = self.rows().table  # a low window: the gap goes first, then the mark under the top card
-        between: list[Line] = [mark, []][: max(0, room - 2 - len(below))]
-        return join_lines([head, pile, *between, *below])
-
-    def _result(self, width: int) -> list[Line]:
-        """How the game ended, and the match score once a game has counted."""
-        s = self.screen
-        lines = wrapped("class:result", " ★ ", s.flow.result, width)
-        if s.flow.match.played or s.flow.match.matches:
-            score = s.flow.match.headline(_("You"), s.flow.their_name)
-            if s.flow.match_ended and s.flow.match.games > 1:
-                text = s.flow.match.ended_text(score, s.flow.their_name)
-            elif s.flow.match.games > 1:
-                text = _("Match: {score}").format(score=score)
-            else:
-                text = _("Score: {score}").format(score=score)
-            lines += wrapped("class:muted", "   ", text, width)
-        return lines
-
-    def _turn(self) -> tuple[str, str, str]:
-        """Whose turn and what to do: the style, a mark and the words."""
-        s = self.screen
-        assert s.flow.game is not None
-        position = s.flow.game.position
-        if not s.flow.my_turn:
-            if s.turns.thinking_since is None:
-                return "class:turn", " ", _("{name} to move.").format(name=s.flow.their_name)
-            elapsed = time.monotonic() - s.turns.thinking_since
-            spin = _SPINNER[int(elapsed * 5) % len(_SPINNER)]
-            thinking = _("{name} is thinking… {seconds}s").format(
-                name=s.flow.their_name, seconds=int(elapsed)
-            )
-            return "class:thinking", f" {spin} ", thinking
-        top = position.top
-        if s.line.picked:
-            text = _("Now lay a card on {card} (Esc: choose again).").format(
-                card=card_text(s.line.picked[0], self._ascii)
-            )
-        elif top is None:
-            text = _("Your turn: lay any card.")
-        elif not position.beaters():
-            text = _("Nothing beats {card}: Enter takes {cards}.").format(
-                card=card_text(top, self._ascii), cards=count_cards(position.take_count())
-            )
-        elif position.is_legal(TAKE):
-            text = _("Your turn: beat {card}, then lay a card on it, or take.").format(
-                card=card_text(top, self._ascii)
-            )
-        else:
-            text = _("Your turn: beat {card}, then lay a card on it.").format(
-                card=card_text(top, self._ascii)
-            )
-        return "class:turn.mine", " ▶ ", text
-
-    def history(self) -> list[Line]:
-        s = self.screen
-        if s.flow.game is None:
-            return []
-        names = [s.flow.their_name, s.flow.their_name]
-        names[s.flow.me] = _("You")
-        return move_log(s.flow.game, names, self._ascii)
 
     def message(self) -> StyleAndTextTuples:
         """The message line: the Tab choices, or the last message broken between words, and under
@@ -373,8 +106,8 @@ class Board:
         comes; each gets what it needs while rows are left, so that nothing is cut short but in
         a window too low for all of it."""
         size = terminal_size()
-        fixed = 4 + self.opponent_height().preferred + self.my_height().preferred  # the title, 2 rules, the move line
-        fixed += len(key_bar_lines(self.bar_keys()))
+        fixed = 4 + opponent_height(self.screen).preferred + my_height(self.screen).preferred  # the title, 2 rules, the move line
+        fixed += len(key_bar_lines(bar_keys(self.screen)))
         left = max(0, size.rows - fixed - TABLE_ROWS)
         message = min(len(self._message_lines()), max(1, left - 1))
         left -= message
@@ -449,25 +182,6 @@ class Board:
         status = printable(self.screen.chats.status)  # it names the peer
         return wrapped("class:connection", " ⚠ ", status, terminal_size().columns)
 
-    def prompt(self) -> StyleAndTextTuples:
-        return [
-            (
-                "class:prompt",
-                " " + (_("answer>") if self.screen.line.question is not None else _("move>")) + " ",
-            )
-        ]
-
-    def bar_keys(self) -> list[tuple[str, str]]:
-        """The key bar's keys: each command that works now, by its first key and its name."""
-        shown = []
-        for command in COMMAND_KEYS:
-            if not command.works(self.screen.flow.opponent):
-                continue  # refused here (undo in a duel…): not advertised
-            if command.shown is not None and not command.shown(self.screen):
-                continue
-            shown.append((key_label(command.keys[0]), _(command.name)))
-        return shown
-
     def help(self) -> StyleAndTextTuples:
         """The help's title, which stays, over the help text scrolled to ``help.top``."""
         s = self.screen
@@ -491,107 +205,28 @@ class Board:
         )
 
 
-def small_note(text: str) -> StyleAndTextTuples:
-    """The note a window too small shows instead of the board: ``text``'s lines broken between
-    words at the window's width (however narrow it is)."""
-    width = terminal_size().columns
-    lines = [row for line in text.split("\n") for row in wrap(line, width) or [""]]
-    return [("class:small", "\n".join(lines))]
-
-
-def key_bar_lines(keys: Sequence[tuple[str, str]]) -> list[Line]:
-    """Keys and what they do, two spaces apart, one in a narrow window, and on two rows when
-    one is too narrow even so (broken between keys, never inside one)."""
-    width = terminal_size().columns
-    for gap in ("  ", " "):
-        bar: Line = []
-        for key, what in keys:
-            bar += [("class:keybar.key", key), ("class:keybar", f" {what}{gap}")]
-        if fragment_width(bar) - len(gap) <= width:
-            return [bar]
-    rows: list[Line] = [[]]
-    for key, what in keys:
-        entry: Line = [("class:keybar.key", key), ("class:keybar", f" {what} ")]
-        if rows[-1] and fragment_width(rows[-1]) + fragment_width(entry) - 1 > width:
-            rows.append([])
-        rows[-1] += entry
-    return rows
-
-
-def key_bar_window(keys: Callable[[], Sequence[tuple[str, str]]]) -> Window:
-    """The key bar of ``keys()``: one row, or two where one is too narrow (:func:`key_bar_lines`)."""
-    return text_window(
-        lambda: join_lines(key_bar_lines(keys())),
-        lambda: Dimension.exact(len(key_bar_lines(keys()))),
-        style="class:keybar",
-    )
-
-
-def wrapped(style: str, mark: str, text: str, width: int) -> list[Line]:
-    """``text`` after ``mark`` in lines of ``width`` cells broken between words, later lines
-    indented under the first."""
-    lines = wrap(text, width - cell_width(mark) - 1)
-    indent = " " * cell_width(mark)
-    return [[(style, (mark if i == 0 else indent) + line)] for i, line in enumerate(lines)]
-
-
-def pile_heading(size: int) -> Line:
-    """``Pile  20 cards``, the heading of the pile (the game's and the replay's)."""
-    return [("class:rule.label", " " + _("Pile")), ("class:muted", f"  {count_cards(size)}")]
-
-
-def text_window(
-    get: Callable[[], StyleAndTextTuples],
-    height: int | Dimension | Callable[[], Dimension] | None = None,
-    **options: object,
-) -> Window:
-    """A window showing the fragments ``get()`` returns (lines closed: :func:`~cli.app.widths.close_lines`)."""
-    return Window(FormattedTextControl(lambda: close_lines(get())), height=height, **options)  # type: ignore[arg-type]
-
-
-def with_history(table: Window, get_lines: Callable[[], list[Line]]) -> VSplit:
-    """``table`` and, right of it when the window is wide enough, the move history under its
-    heading, scrolled so that the last move shows."""
-    control = FormattedTextControl(
-        lambda: close_lines(join_lines(get_lines())),
-        get_cursor_position=lambda: Point(0, max(0, len(get_lines()) - 1)),
-    )
-    heading = text_window(lambda: [("class:rule.label", " " + _("Moves"))], 1)
-    history = HSplit([heading, Window(control)], width=lambda: Dimension.exact(history_width()))
-    bar = Window(width=1, char="│", style="class:rule")
-    return VSplit(
-        [table, ConditionalContainer(VSplit([bar, history]), Condition(lambda: history_width() > 0))]
-    )
-
-
-def move_log(game: Game, names: list[str], ascii: bool, upto: int | None = None) -> list[Line]:
-    """The move history's lines: players by short names (``AI``) in the usual column, by whole
-    names (``AI (hard)``, longer ones) in a wide one."""
-    if history_width() >= WIDE_HISTORY_WIDTH:
-        return history_lines(game, names, HISTORY_LINES, ascii, upto, name_cells=16)
-    return history_lines(game, [name.split(" (")[0] for name in names], HISTORY_LINES, ascii, upto)
-
-
 def create_layout(screen: GameScreen) -> Layout:
     """The game screen for ``screen``."""
     board = Board(screen)
     move_line = Window(BufferControl(screen.line.buffer, input_processors=[CloseLines()]), height=1)
     game = HSplit(
         [
-            text_window(board.title, 1, style="class:title"),
-            text_window(board.opponent_rule, 1),
-            text_window(board.opponent_hand, board.opponent_height),
-            with_history(text_window(board.table, wrap_lines=True), board.history),
-            text_window(board.my_rule, 1),
-            text_window(board.my_hand, board.my_height),
+            text_window(lambda: title(screen), 1, style="class:title"),
+            text_window(lambda: opponent_rule(screen), 1),
+            text_window(lambda: opponent_hand(screen), lambda: opponent_height(screen)),
+            with_history(
+                text_window(lambda: table(screen, board.rows().table), wrap_lines=True), lambda: history(screen)
+            ),
+            text_window(lambda: my_rule(screen), 1),
+            text_window(lambda: my_hand(screen), lambda: my_height(screen)),
             text_window(board.message, board.message_rows, wrap_lines=True),
             ConditionalContainer(
                 text_window(board.connection, board.connection_height),
                 Condition(lambda: bool(screen.chats.status)),
             ),
             text_window(board.chat, board.chat_rows),
-            VSplit([text_window(board.prompt, 1, dont_extend_width=True), move_line]),
-            key_bar_window(board.bar_keys),
+            VSplit([text_window(lambda: prompt(screen), 1, dont_extend_width=True), move_line]),
+            key_bar_window(lambda: bar_keys(screen)),
         ]
     )
     small = Condition(too_small)

@@ -12,24 +12,13 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import ConditionalContainer, Container, HSplit, Layout
 from prompt_toolkit.output import Output, create_output
 
-from cli.app.board import Line, hand_lines, move_words, pile_lines, trump_label
+from cli.app.bars import key_bar_window
+from cli.app.board import Line, hand_lines, move_words, pile_heading, pile_lines, trump_label
 from cli.app.cards import count_cards, move_text
-from cli.app.layout import (
-    centred,
-    join_lines,
-    key_bar_window,
-    move_log,
-    pile_heading,
-    rule,
-    small_note,
-    table_width,
-    terminal_size,
-    text_window,
-    too_small,
-    with_history,
-    wrapped,
-)
+from cli.app.fragments import join_lines, rule, small_note, text_window, wrapped
+from cli.app.move_history import move_log, with_history
 from cli.app.names import MY_NAME, shown_name
+from cli.app.sizes import centred, table_width, terminal_size, too_small
 from cli.app.style import game_style
 from cli.app.widths import cell_width
 from cli.cells import fit

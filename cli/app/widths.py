@@ -32,6 +32,8 @@ from prompt_toolkit import utils
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.layout.processors import Processor, Transformation, TransformationInput
 
+from cli import cells
+
 SPACING_MARKS = "".join(c for c in map(chr, range(0x0900, 0x0980)) if unicodedata.category(c) == "Mc")
 """The Devanagari spacing combining marks: one cell each in a terminal."""
 
@@ -50,6 +52,16 @@ _agree_with_terminals()
 def cell_width(text: str) -> int:
     """The cells ``text`` takes on a terminal."""
     return utils.get_cwidth(text)
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` terminal cells (as the screen measures them), broken
+    at spaces (:func:`cli.cells.wrap`).
+
+    >>> wrap("Your trumps beat other suits", 12)
+    ['Your trumps', 'beat other', 'suits']
+    """
+    return cells.wrap(text, width, cell_width)
 
 
 def close_lines(fragments: StyleAndTextTuples) -> StyleAndTextTuples:

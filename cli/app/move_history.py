@@ -1,0 +1,62 @@
+"""The move history right of the table (the game's and the replay's): every move under a
+heading, players named short in the usual column and in full in a wide one, scrolled to the
+last move; a compact window leaves it out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from prompt_toolkit.data_structures import Point
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    Dimension,
+    FormattedTextControl,
+    HSplit,
+    VSplit,
+    Window,
+)
+
+from cli.app.board import Line, history_lines
+from cli.app.fragments import join_lines, text_window
+from cli.app.screen import GameScreen
+from cli.app.sizes import WIDE_HISTORY_WIDTH, history_width
+from cli.app.widths import close_lines
+from cli.i18n import _
+from engine import Game
+
+HISTORY_LINES = 200
+"""The most moves the history keeps on screen (it scrolls to the last)."""
+
+
+def history(screen: GameScreen) -> list[Line]:
+    """The lines of the game's moves so far, yours by "You"."""
+    flow = screen.flow
+    if flow.game is None:
+        return []
+    names = [flow.their_name, flow.their_name]
+    names[flow.me] = _("You")
+    return move_log(flow.game, names, screen.display.ascii)
+
+
+def move_log(game: Game, names: list[str], ascii: bool, upto: int | None = None) -> list[Line]:
+    """The move history's lines: players by short names (``AI``) in the usual column, by whole
+    names (``AI (hard)``, longer ones) in a wide one."""
+    if history_width() >= WIDE_HISTORY_WIDTH:
+        return history_lines(game, names, HISTORY_LINES, ascii, upto, name_cells=16)
+    return history_lines(game, [name.split(" (")[0] for name in names], HISTORY_LINES, ascii, upto)
+
+
+def with_history(table: Window, get_lines: Callable[[], list[Line]]) -> VSplit:
+    """``table`` and, right of it when the window is wide enough, the move history under its
+    heading, scrolled so that the last move shows."""
+    control = FormattedTextControl(
+        lambda: close_lines(join_lines(get_lines())),
+        get_cursor_position=lambda: Point(0, max(0, len(get_lines()) - 1)),
+    )
+    heading = text_window(lambda: [("class:rule.label", " " + _("Moves"))], 1)
+    column = HSplit([heading, Window(control)], width=lambda: Dimension.exact(history_width()))
+    bar = Window(width=1, char="│", style="class:rule")
+    return VSplit(
+        [table, ConditionalContainer(VSplit([bar, column]), Condition(lambda: history_width() > 0))]
+    )
