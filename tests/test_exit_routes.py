@@ -97,7 +97,7 @@ def _leave(home: Path, real: int, deviation: Deviation, limit: float = LIMIT) ->
             line = interop_peer.invite_line([("127.0.0.1", listener.getsockname()[1])], identity, secret)
             process = _trumps(home, "join", line, "--name", "bob", *bot)
             stack.callback(_stop, process)
-            voluntary = Rules(pickup="voluntary")  # as the real host would not offer by default
+            voluntary = Rules(pickup="voluntary")  # not the default: the real joiner plays what is offered
             play = functools.partial(interop_peer.host, listener, secret, identity, voluntary, 1, deviation)
         with pytest.raises((Left, PeerAborted)) as ended:
             play()
@@ -155,6 +155,7 @@ def test_a_peer_connected_but_never_moving_is_claimed_against_past_the_limit(
     claimed, stayer = _leave(tmp_path, real, Deviation(stall_before_move=2), STALL_LIMIT)
     assert isinstance(claimed, PeerAborted) and claimed.reason == "forfeit"  # the staller reads the claim
     _assert_the_stayer_won(stayer, real, "forfeit")
+    assert "did not send its move within" in str(stayer.summary["error"])  # a stall, not a dead line
 
 
 @SEATS
