@@ -6,7 +6,8 @@ all built from the document (and ``docs/rules.md`` / ``docs/notation.md``, throu
 the rules, the positions and the deal). It exists to prove the document is a contract another
 implementation can be written against (issue 11, "The document is the contract");
 ``tests/test_p2p_interop.py`` plays it as a joiner against the real ``trumps host`` and as a host
-against the real ``trumps join``.
+against the real ``trumps join``; ``tests/test_exit_routes.py`` has it leave the real program by
+every way out of a dealt game ("Exit routes"), in either seat.
 
 It is a test helper, not a second client: blocking sockets, a loopback peer, one match, the first
 legal move, and every check that fails raises :class:`InteropError` with what went wrong.
@@ -15,13 +16,16 @@ legal move, and every check that fails raises :class:`InteropError` with what we
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import hmac
 import os
+import select
 import socket
 import struct
+import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import msgpack  # type: ignore[import-untyped]  # msgpack ships no type hints
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -37,6 +41,8 @@ PROTOCOL = 3
 MAX_FRAME = 16 * 1024
 DEFAULT_TIMEOUT = 15.0
 """Seconds a blocking read or connect may take."""
+STALL_PING = 0.5
+"""Seconds between the keep-alives of a side that stalls (well inside any side's dead limit)."""
 
 # "Messages" (handshake) and "Sealed messages": every field, in wire order after ``t``.
 FIELDS: dict[str, tuple[str, ...]] = {
@@ -81,6 +87,15 @@ class PeerAborted(InteropError):
     def __init__(self, reason: str, detail: str) -> None:
         super().__init__(f"the peer aborted ({reason}): {detail}")
         self.reason = reason
+
+
+class Left(Exception):
+    """This side left the match the way its :class:`Deviation` said (what a test plays): ``how``,
+    the reason of the ``abort`` it sent."""
+
+    def __init__(self, how: str) -> None:
+        super().__init__(f"this side left the match ({how})")
+        self.how = how
 
 
 # ------------------------------------------------------------ "Byte conventions"
@@ -374,6 +389,15 @@ class Deviation:
     """Send a ``ping`` and a ``chat`` line before this move (neither is part of the transcript)."""
     bad_hash_at_move: int | None = None
     """Send this move with a wrong position hash (a provable violation)."""
+    abort_before_move: tuple[str, int] | None = None
+    """``(reason, move)``: send a sealed ``abort`` of this reason instead of this move, and leave
+    ("Leaving after the deal"): ``quit``, another reason, or a baseless ``forfeit`` claim."""
+    stall_before_move: int | None = None
+    """Keep sending keep-alives instead of this move, never sending it, until the peer's ``abort``
+    (its stall claim) comes ("Keep-alives, silence, stalls and forfeits")."""
+    lost_before_move: int | None = None
+    """Cut the line instead of this move and come back as a program restarted without its saved
+    match: the peer's resume claim is answered by ``abort lost`` ("Reconnect and resume", 6)."""
 
 
 @dataclass
@@ -389,6 +413,8 @@ class Match:
     preference: str = "HS"
     results: list[int | None] = field(default_factory=list)
     reconnects: int = 0
+    listening: tuple[socket.socket, bytes] | None = None
+    """A host's listener and invite secret, to take its joiner back after a cut (``None``: a joiner)."""
 
     def __post_init__(self) -> None:
         self.root = self.session.session_id  # a first match: root = S
@@ -457,16 +483,28 @@ class Match:
 
     # -- "Reconnect and resume"
 
-    def _resume(self) -> None:
-        """A fresh connection and handshake, both resume claims, then resend what the peer lacks."""
-        assert self.invite is not None, "only a joiner redials"
+    def _reconnect(self) -> Session:
+        """The line closed, then a fresh connection and handshake with the same peer: a joiner
+        redials, a host takes its joiner back on its listener."""
         timeout = self.session.line.sock.gettimeout() or DEFAULT_TIMEOUT
         self.session.line.sock.close()
         self.reconnects += 1
-        fresh = handshake(connect(self.invite, timeout), self.invite, self.identity, self.name)
+        if self.invite is not None:
+            fresh = handshake(connect(self.invite, timeout), self.invite, self.identity, self.name)
+        else:
+            assert self.listening is not None, "a host takes its joiner back on its listener"
+            listener, secret = self.listening
+            fresh = accepted(
+                listener, secret, self.identity, self.name, self.session.rules, self.session.games
+            )
         if fresh.peer_key != self.session.peer_key:
-            raise InteropError("another host key after the cut")
+            raise InteropError("another peer key after the cut")
         self.session.line = fresh.line
+        return fresh
+
+    def _resume(self) -> None:
+        """A fresh connection and handshake, both resume claims, then resend what the peer lacks."""
+        fresh = self._reconnect()
         links = len(self.senders)
         claim = tagged_hash("resume", self.root, g4(links), self.transcript)
         fresh.line.send(
@@ -540,9 +578,16 @@ class Match:
 
     def _my_move(self, number: int, count: int, game: Game) -> None:
         self.my_moves += 1
-        if self.my_moves == self.deviation.chatter_before_move:
+        deviation = self.deviation
+        if self.my_moves == deviation.chatter_before_move:
             self.session.line.send({"t": "ping"})
             self.session.line.send({"t": "chat", "text": "good luck — удачи"})
+        if deviation.abort_before_move is not None and self.my_moves == deviation.abort_before_move[1]:
+            self._leave(deviation.abort_before_move[0])
+        if self.my_moves == deviation.stall_before_move:
+            self._stall()
+        if self.my_moves == deviation.lost_before_move:
+            self._come_back_without_the_match()
         move = game.position.legal_moves()[0]
         digest = _position_hash(game.play(move))
         if self.my_moves == self.deviation.bad_hash_at_move:
@@ -552,6 +597,39 @@ class Match:
         if self.my_moves == self.deviation.cut_after_move:
             self._next()  # the peer's answer, lost on the line
             self._resume()
+
+    # -- ways out ("Exit routes")
+
+    def _leave(self, reason: str) -> NoReturn:
+        """Send a sealed ``abort`` and go, once the peer has closed the line: closing ours first
+        with its keep-alives unread would reset the connection, the abort perhaps with it."""
+        line = self.session.line
+        line.send({"t": "abort", "reason": reason, "detail": f"the interop peer leaves ({reason})"})
+        line.sock.shutdown(socket.SHUT_WR)
+        with contextlib.suppress(OSError):  # a reset, or the read timeout: the peer had its chance
+            while line.sock.recv(4096):
+                pass
+        raise Left(reason)
+
+    def _stall(self) -> NoReturn:
+        """Keep the line alive and never send the move due: the peer's ``abort`` ends it
+        (:class:`PeerAborted`)."""
+        line = self.session.line
+        deadline = time.monotonic() + (line.sock.gettimeout() or DEFAULT_TIMEOUT)
+        while time.monotonic() < deadline:
+            line.send({"t": "ping"})
+            if select.select([line.sock], [], [], STALL_PING)[0]:
+                line.receive()  # a keep-alive or a chat line, or the abort it raises
+        raise InteropError("the peer never ended this side's stall")
+
+    def _come_back_without_the_match(self) -> NoReturn:
+        """Cut the line and come back as a program restarted without its saved match (the same
+        player, key and name): the peer's resume claim reaches a side that has no match."""
+        self._reconnect()
+        claim = self._next()
+        if claim["t"] != "resume" or claim["root"] != self.root:
+            raise InteropError(f"expected the peer's resume claim of this match, got {claim!r}")
+        self._leave("lost")
 
     # -- the end
 
@@ -589,17 +667,35 @@ def connect(invite: Invite, timeout: float) -> socket.socket:
     return sock
 
 
-def host(
-    listener: socket.socket, secret: bytes, identity: Ed25519PrivateKey, rules: Rules, games: int
-) -> Match:
-    """Accept one joiner on ``listener`` and play the whole match as player 0."""
+def accepted(
+    listener: socket.socket, secret: bytes, identity: Ed25519PrivateKey, name: str, rules: Rules, games: int
+) -> Session:
+    """The next joiner on ``listener``, its handshake done (:func:`serve`)."""
     sock, _ = listener.accept()
     sock.settimeout(listener.gettimeout())
-    match = Match(serve(sock, secret, identity, "ann", rules, games), identity, None, "ann")
+    try:
+        return serve(sock, secret, identity, name, rules, games)
+    except BaseException:
+        sock.close()
+        raise
+
+
+def host(
+    listener: socket.socket,
+    secret: bytes,
+    identity: Ed25519PrivateKey,
+    rules: Rules,
+    games: int,
+    deviation: Deviation = Deviation(),
+) -> Match:
+    """Accept one joiner on ``listener`` and play the whole match as player 0 (departing from it as
+    ``deviation`` says)."""
+    session = accepted(listener, secret, identity, "ann", rules, games)
+    match = Match(session, identity, None, "ann", deviation, listening=(listener, secret))
     try:
         match.play()
     finally:
-        sock.close()
+        match.session.line.sock.close()
     return match
 
 
