@@ -43,6 +43,7 @@ from pathlib import Path
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
+from cli.options import ANALYSIS_NODES  # noqa: E402
 from engine import Game, Move, Position, deal  # noqa: E402
 from engine.ai import LEVELS, ProofCache, choose  # noqa: E402
 from engine.ai.analysis import ESTIMATED, FORCED, Verdict, analyze  # noqa: E402
@@ -617,16 +618,15 @@ def analysis(args: argparse.Namespace) -> None:
     """A whole game analysed (both players, as ``trumps analyze``), ``--runs`` times: the time of
     each run, its verdicts, whether every run gives the same ones, and each proven value checked
     independently (:func:`check_value`)."""
-    budget = Budget(args.seconds, args.nodes)
     index, game = game_of_length(args.base, args.game_nodes, args.moves, args.moves + 20)
     print(
         f"game {index} of series {args.base} (self-play at {args.game_nodes} nodes a move): "
-        f"{len(game.moves)} moves; analysed at {budget_text(budget)} of each position"
+        f"{len(game.moves)} moves; analysed at {args.nodes:,} nodes a position"
     )
     runs: list[list[Verdict]] = []
     for run in range(args.runs):
         began = time.perf_counter()
-        verdicts = list(analyze(game, seconds=budget.seconds, nodes=budget.nodes))
+        verdicts = list(analyze(game, nodes=args.nodes))
         took = time.perf_counter() - began
         kinds = Counter("proven" if v.proven else v.kind for v in verdicts)
         marked = sum(v.mistake or v.grade is not None for v in verdicts)
@@ -644,11 +644,8 @@ def analysis(args: argparse.Namespace) -> None:
             if verdict.proven and verdict.before is not None and verdict.before != DRAW:
                 # The verdict holds the value, not its length: the search again gives both.
                 position, history = game.positions[verdict.index], game.positions[: verdict.index]
-                found = search(position, history, budget.seconds, budget.nodes)
-                if not found.proven or (found.score > 0) != (verdict.before > 0):
-                    tally.add(None)  # a clock's budget may prove it one time and not another
-                else:
-                    tally.add(check_value(position, found.score, args.check))
+                found = search(position, history, nodes=args.nodes)
+                tally.add(check_value(position, found.score, args.check) if found.proven else None)
         print(f"  proven wins and losses before a move, checked (agree/not found/open): {tally}")
 
 
@@ -759,8 +756,7 @@ def main() -> None:
     sub.set_defaults(run=horizon)
     sub = commands.add_parser("analysis", help="a whole game analysed: time, verdicts, the same on every run?")
     sub.add_argument("--moves", type=int, default=150, help="the game's length: the first with MOVES to MOVES+20")
-    sub.add_argument("--seconds", type=float, help="thinking time a position (the old default: 0.5)")
-    sub.add_argument("--nodes", type=int, help="node budget a position (deterministic)")
+    sub.add_argument("--nodes", type=int, default=ANALYSIS_NODES, help="node budget a position")
     sub.add_argument("--runs", type=int, default=2, help="analyse it so many times")
     sub.add_argument("--check", type=int, metavar="LIMIT", help="check proven values by plain minimax")
     sub.add_argument("--game-nodes", type=int, default=2000, help="the games' node budget a move")
