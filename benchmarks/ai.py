@@ -625,13 +625,15 @@ def analysis(args: argparse.Namespace) -> None:
     )
     runs: list[list[Verdict]] = []
     for run in range(args.runs):
-        began = time.perf_counter()
+        began, began_cpu = time.perf_counter(), time.process_time()
         verdicts = list(analyze(game, nodes=args.nodes))
-        took = time.perf_counter() - began
+        took, cpu = time.perf_counter() - began, time.process_time() - began_cpu
         kinds = Counter("proven" if v.proven else v.kind for v in verdicts)
         marked = sum(v.mistake or v.grade is not None for v in verdicts)
+        # The machine is shared: the process's own CPU time is what a quiet machine would take.
         print(
-            f"  run {run + 1}: {took:.1f} s; {kinds['proven']} proven, {kinds[ESTIMATED]} estimated, "
+            f"  run {run + 1}: {took:.1f} s ({cpu:.1f} s of CPU); {kinds['proven']} proven, "
+            f"{kinds[ESTIMATED]} estimated, "
             f"{kinds[FORCED]} forced; {marked} marked"
         )
         runs.append(verdicts)
