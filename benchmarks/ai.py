@@ -12,6 +12,13 @@ a win scores 1, a draw 1/2. Budgets are per move. Commands::
     python benchmarks/ai.py horizon --cards 16,20 --proof-nodes 150000,600000,2400000,9600000
     python benchmarks/ai.py tune --deals 40 --nodes 1500 --rounds 2
 
+The issue-23 goals, each from one command (docs/ai.md has the figures)::
+
+    python benchmarks/ai.py horizon --before-end 4,10,20 --positions 24 --nodes 300000 --check 100000
+    python benchmarks/ai.py convert --games 24 --before-end 6,10,20,40 --prove-nodes 600000 --jobs 2
+    python benchmarks/ai.py match expert:80000n hard:20000n --deals 30 --jobs 2
+    python benchmarks/ai.py analysis --nodes 200000 --runs 2 --check 100000
+
 Agents: ``random``, ``greedy`` (the one-ply baseline) and the levels of
 :data:`engine.ai.LEVELS`. The machine is shared: keep runs bounded (``--jobs``
 defaults to 1).
@@ -25,6 +32,7 @@ import math
 import random
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -35,12 +43,14 @@ from pathlib import Path
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
+from cli.options import ANALYSIS_NODES  # noqa: E402
 from engine import Game, Move, Position, deal  # noqa: E402
 from engine.ai import LEVELS, ProofCache, choose  # noqa: E402
+from engine.ai.analysis import ESTIMATED, FORCED, Verdict, analyze  # noqa: E402
 from engine.ai.evaluation import DEFAULT_WEIGHTS, Weights  # noqa: E402
 from engine.ai.greedy import greedy_move  # noqa: E402
-from engine.ai.proof import DRAW, prove  # noqa: E402
-from engine.ai.search import search  # noqa: E402
+from engine.ai.proof import DRAW, WIN, prove  # noqa: E402
+from engine.ai.search import MATE, MATE_BOUND, search  # noqa: E402
 
 AGENTS = ("random", "greedy", *LEVELS)
 TRUMP_PAIRS = [a + b for a in "SHDC" for b in "SHDC" if a != b]
@@ -71,9 +81,7 @@ def make_agent(name: str, budget: Budget, weights: Weights | None = None) -> Age
         return tuned
     name, _, own = name.partition(":")
     if own:
-        # "hard:0.05s" or "hard:3000n": this agent's own budget, so levels can differ in one table.
-        value = own[:-1]
-        budget = Budget(float(value), None) if own.endswith("s") else Budget(None, int(value))
+        budget = named_budget(own)  # this agent's own budget, so levels can differ in one table
     if name == "random":
         return lambda position, history, rng: rng.choice(position.legal_moves())
     if name == "greedy":
@@ -85,6 +93,13 @@ def make_agent(name: str, budget: Budget, weights: Weights | None = None) -> Age
         return choose(position, name, budget.seconds, budget.nodes, history, rng)
 
     return level
+
+
+def named_budget(own: str) -> Budget:
+    """An agent's own budget, ``0.05s`` or ``3000n`` (as in ``hard:3000n``); empty: the level's."""
+    if not own:
+        return Budget()
+    return Budget(float(own[:-1]), None) if own.endswith("s") else Budget(None, int(own[:-1]))
 
 
 def deal_spec(base: int, index: int) -> tuple[bytes, str]:
@@ -156,12 +171,22 @@ def match(args: argparse.Namespace) -> None:
     scores = [s for s, _ in results]
     mean, half = summary(scores)
     moves = sum(m for _, m in results)
-    print(f"{args.a} vs {args.b}: {budget_text(budget)}, {args.deals} deals x 2 seats")
+    print(f"{args.a} vs {args.b}: {budget_text(budget, args.a, args.b)}, {args.deals} deals x 2 seats")
     print(f"  score {mean:.1%} ± {half:.1%} (95% CI), Elo {elo(mean):+.0f}")
     print(f"  {2 * args.deals} games, {moves / (2 * args.deals):.0f} moves a game, {elapsed:.0f} s")
 
 
-def budget_text(budget: Budget) -> str:
+def budget_list(seconds: str | None, nodes: str | None) -> list[Budget]:
+    """The budgets of ``--budgets 0.5,2`` (seconds) or ``--nodes 300000,1200000`` (nodes), smallest first."""
+    if nodes:
+        return [Budget(None, n) for n in sorted(int(b) for b in nodes.split(","))]
+    return [Budget(s, None) for s in sorted(float(b) for b in (seconds or "0.5,2").split(","))]
+
+
+def budget_text(budget: Budget, *agents: str) -> str:
+    """The budget in words (``agents``: their names, which may carry their own budgets)."""
+    if any(":" in agent for agent in agents) and budget == Budget():
+        return "the budgets in the agents' names"
     parts = []
     if budget.seconds is not None:
         parts.append(f"{budget.seconds:g} s/move")
@@ -356,8 +381,8 @@ def own_turns(history: Sequence[Position], player: int) -> list[int]:
 
 def horizon(args: argparse.Namespace) -> None:
     """How often the search proves the value of positions from real games, by cards in hand or by
-    moves before the end of the game."""
-    budgets = sorted(float(b) for b in args.budgets.split(","))
+    moves before the end of the game; with ``--check``, each proof checked independently."""
+    budgets = budget_list(args.budgets, args.nodes)
     start = time.perf_counter()
     if args.before_end:
         rows = [int(m) for m in args.before_end.split(",")]
@@ -376,10 +401,12 @@ def horizon(args: argparse.Namespace) -> None:
         proof_growth(found, rows, sorted(int(b) for b in args.proof_nodes.split(",")), label)
         print(f"total {time.perf_counter() - start:.0f} s")
         return
-    header = "  ".join(f"proven in {b:g} s (draws)" for b in budgets)
-    print(f"   {label}  {header}  median time to proof  nodes/s")
+    names = [f"proven in {short_text(b)} (draws)" for b in budgets]
+    checked = "  checked: agree/not found/open" if args.check else ""
+    print(f"   {label}  {'  '.join(names)}  median time to proof  nodes/s{checked}")
     for n in rows:
-        proofs: dict[float, list[tuple[float, int]]] = {b: [] for b in budgets}
+        proofs: dict[Budget, list[tuple[float, int]]] = {b: [] for b in budgets}
+        tally = Tally()
         nodes = 0
         spent = 0.0
         for position, history in found[n]:
@@ -387,28 +414,105 @@ def horizon(args: argparse.Namespace) -> None:
                 cache = ProofCache() if args.warm else None
                 for earlier in own_turns(history, position.turn)[-args.warm :] if args.warm else ():
                     # The searches the player made at its own turns before, with one cache, as in a game.
-                    search(history[earlier], history[:earlier], seconds=budget, cache=cache)
+                    search(history[earlier], history[:earlier], budget.seconds, budget.nodes, cache=cache)
                 began = time.perf_counter()
-                result = search(position, history, seconds=budget, cache=cache)
+                result = search(position, history, budget.seconds, budget.nodes, cache=cache)
                 took = time.perf_counter() - began
                 nodes += result.nodes
                 spent += took
                 if result.proven:
-                    # A proof within this budget is one within every longer one: skip those runs.
-                    for longer in budgets[budgets.index(budget) :]:
-                        proofs[longer].append((took, result.score))
+                    # A proof within this budget is one within every larger one: skip those runs.
+                    for larger in budgets[budgets.index(budget) :]:
+                        proofs[larger].append((took, result.score))
+                    if args.check:
+                        tally.add(check_value(position, result.score, args.check))
                     break
         total = len(found[n])
         cells = "  ".join(
-            f"{len(proofs[b]):>3}/{total:<3} ({sum(s == 0 for _, s in proofs[b])})".ljust(
-                len(f"proven in {b:g} s (draws)")
-            )
-            for b in budgets
+            f"{len(proofs[b]):>3}/{total:<3} ({sum(s == 0 for _, s in proofs[b])})".ljust(len(name))
+            for b, name in zip(budgets, names, strict=True)
         )
         times = sorted(t for t, _ in proofs[budgets[-1]])
         median = f"{times[len(times) // 2]:.3f} s" if times else "-"
-        print(f"  {n:2}  {cells}  {median:>20}  {nodes / spent if spent else 0:>8,.0f}")
+        check_cell = f"  {tally}" if args.check else ""
+        print(f"  {n:2}  {cells}  {median:>20}  {nodes / spent if spent else 0:>8,.0f}{check_cell}")
     print(f"total {time.perf_counter() - start:.0f} s")
+
+
+def short_text(budget: Budget) -> str:
+    """``0.5 s`` or ``300,000 nodes``."""
+    return f"{budget.seconds:g} s" if budget.seconds is not None else f"{budget.nodes:,} nodes"
+
+
+class GaveUp(Exception):
+    """The independent check ran out of its budget of positions."""
+
+
+def forces_win(position: Position, winner: int, choices: int, limit: int) -> bool:
+    """Whether ``winner`` forces a win from ``position`` within ``choices`` (moves with an
+    alternative, of either player): plain memoised minimax on the public API, independent of
+    engine.ai; the repetition rule is left out (a forced win need never repeat). Raises
+    :class:`GaveUp` past ``limit`` positions."""
+    memo: dict[tuple[Position, int], bool] = {}
+
+    def wins(at: Position, left: int) -> bool:
+        outcome = at.outcome()
+        if outcome is not None:
+            return outcome.winner == winner
+        moves = at.legal_moves()
+        cost = 1 if len(moves) > 1 else 0
+        if left < cost:
+            return False
+        key = (at, left)
+        if key not in memo:
+            if len(memo) >= limit:
+                raise GaveUp
+            results = (wins(at.play(move), left - cost) for move in moves)
+            memo[key] = any(results) if at.turn == winner else all(results)
+        return memo[key]
+
+    return wins(position, choices)
+
+
+def check_value(position: Position, score: int, limit: int) -> bool | None:
+    """Whether a proven search score, a win or a loss within L choices (or plies), holds by
+    :func:`forces_win`: ``True``, ``False`` (no forced win found within L plus the winner's cards),
+    ``None`` (a draw, or the check gave up).
+
+    The bound grows from L by two at a time: a proof counts a lock (the winner leads every card,
+    each picked up in turn) as no choice, but each lead is one here."""
+    if abs(score) <= MATE_BOUND:
+        return None  # a draw: no bounded check proves endless play
+    winner = position.turn if score > 0 else 1 - position.turn
+    length = MATE - abs(score)
+    try:
+        for extra in range(0, position.hand_sets[winner].bit_count() + 2, 2):
+            if forces_win(position, winner, length + extra, limit):
+                return True
+    except GaveUp:
+        return None
+    return False
+
+
+@dataclass
+class Tally:
+    """Independent checks of proofs: agreed; not confirmed (no forced win found within the bound);
+    left open (draws, or too big to check)."""
+
+    agree: int = 0
+    wrong: int = 0
+    open: int = 0
+
+    def add(self, checked: bool | None) -> None:
+        if checked is None:
+            self.open += 1
+        elif checked:
+            self.agree += 1
+        else:
+            self.wrong += 1
+
+    def __str__(self) -> str:
+        return f"{self.agree}/{self.wrong}/{self.open}"
 
 
 def proof_growth(found: dict[int, Sample], rows: Sequence[int], budgets: Sequence[int], label: str) -> None:
@@ -434,6 +538,117 @@ def proof_growth(found: dict[int, Sample], rows: Sequence[int], budgets: Sequenc
         cells = "  ".join(f"{sum(k <= b for k, _ in needed):>7}/{total:<9}" for b in budgets)
         draws = sum(d for _, d in needed)
         print(f"  {n:2}  {cells}  ({draws})    {nodes / spent if spent else 0:>8,.0f}")
+
+
+@dataclass(frozen=True)
+class ConvertJob:
+    """A start from a real game (the deal and the moves up to it) and the two agents to play it out."""
+
+    seed: bytes
+    trumps: str
+    moves: tuple[Move, ...]
+    winner: str
+    defender: str
+
+
+def play_out(job: ConvertJob) -> tuple[bool, bool, int]:
+    """Play a proven-won start out, the winner's agent against the defender's: whether the winner
+    won, whether the winner's own search at the start proved the win, and the moves played."""
+    game = Game(deal(job.seed, 0, job.trumps))
+    for move in job.moves:
+        game.play(move)
+    winner = game.position.turn
+    agents = {winner: make_agent(job.winner, Budget()), 1 - winner: make_agent(job.defender, Budget())}
+    own = named_budget(job.winner.partition(":")[2])
+    first = search(game.position, game.positions[:-1], own.seconds, own.nodes)
+    rng = random.Random(job.seed)
+    while game.result is None:
+        position = game.position
+        game.play(agents[position.turn](position, game.positions, rng))
+    converted = game.result.winner == winner
+    return converted, first.proven and first.score > MATE_BOUND, len(game.moves) - len(job.moves)
+
+
+def convert(args: argparse.Namespace) -> None:
+    """Are proven wins converted? From each of the series' first games, the positions M moves
+    before its end that the proof alone (``--prove-nodes``) settles as a win for the mover; the
+    winner's agent plays each out against the defender's."""
+    start = time.perf_counter()
+    befores = [int(m) for m in args.before_end.split(",")]
+    jobs = []
+    for index, game in enumerate(islice(self_play_games(args.base, args.game_nodes), args.games)):
+        seed, trumps = deal_spec(args.base, index)
+        last = len(game.positions) - 1
+        for m in befores:
+            at = with_a_choice(game, last - m) if last >= m else None
+            if at is None:
+                continue
+            proof = prove(game.positions[at], game.positions[:at], nodes=args.prove_nodes)
+            if proof.value == WIN:
+                jobs.append(ConvertJob(seed, trumps, game.moves[:at], args.winner, args.defender))
+    print(
+        f"{len(jobs)} starts from {args.games} self-play games ({args.game_nodes} nodes a move, series "
+        f"{args.base}), {', '.join(map(str, befores))} moves before the end, proven won by the proof at "
+        f"{args.prove_nodes:,} nodes ({time.perf_counter() - start:.0f} s)"
+    )
+    if args.jobs <= 1:
+        results = [play_out(job) for job in jobs]
+    else:
+        with ProcessPoolExecutor(args.jobs) as pool:
+            results = list(pool.map(play_out, jobs))
+    converted = sum(won for won, _, _ in results)
+    own = [won for won, proven, _ in results if proven]
+    print(f"  {args.winner} (the winner) against {args.defender}: converted {converted}/{len(results)}")
+    print(f"  of the starts its own first search proved: {sum(own)}/{len(own)}")
+    lost = [(m, proven) for (won, proven, m) in results if not won]
+    if lost:
+        print(f"  not converted (moves played, proven by its own search): {lost}")
+    print(f"  {sum(m for _, _, m in results) / max(1, len(results)):.0f} moves a playout, {time.perf_counter() - start:.0f} s")
+
+
+def game_of_length(base: int, nodes: int, shortest: int, longest: int) -> tuple[int, Game]:
+    """The first self-play game of series ``base`` with ``shortest`` to ``longest`` moves, and its index."""
+    for index, game in enumerate(self_play_games(base, nodes)):
+        if shortest <= len(game.moves) <= longest:
+            return index, game
+    raise AssertionError("unreachable: the series is endless")
+
+
+def analysis(args: argparse.Namespace) -> None:
+    """A whole game analysed (both players, as ``trumps analyze``), ``--runs`` times: the time of
+    each run, its verdicts, whether every run gives the same ones, and each proven value checked
+    independently (:func:`check_value`)."""
+    index, game = game_of_length(args.base, args.game_nodes, args.moves, args.moves + 20)
+    print(
+        f"game {index} of series {args.base} (self-play at {args.game_nodes} nodes a move): "
+        f"{len(game.moves)} moves; analysed at {args.nodes:,} nodes a position"
+    )
+    runs: list[list[Verdict]] = []
+    for run in range(args.runs):
+        began, began_cpu = time.perf_counter(), time.process_time()
+        verdicts = list(analyze(game, nodes=args.nodes))
+        took, cpu = time.perf_counter() - began, time.process_time() - began_cpu
+        kinds = Counter("proven" if v.proven else v.kind for v in verdicts)
+        marked = sum(v.mistake or v.grade is not None for v in verdicts)
+        # The machine is shared: the process's own CPU time is what a quiet machine would take.
+        print(
+            f"  run {run + 1}: {took:.1f} s ({cpu:.1f} s of CPU); {kinds['proven']} proven, "
+            f"{kinds[ESTIMATED]} estimated, "
+            f"{kinds[FORCED]} forced; {marked} marked"
+        )
+        runs.append(verdicts)
+    differing = sum(len(set(found)) > 1 for found in zip(*runs, strict=True))
+    marks = sum(len({(v.kind, v.grade) for v in found}) > 1 for found in zip(*runs, strict=True))
+    print(f"  verdicts that differ between the runs: {differing} of {len(runs[0])} ({marks} in kind or grade)")
+    if args.check:
+        tally = Tally()
+        for verdict in runs[0]:
+            if verdict.proven and verdict.before is not None and verdict.before != DRAW:
+                # The verdict holds the value, not its length: the search again gives both.
+                position, history = game.positions[verdict.index], game.positions[: verdict.index]
+                found = search(position, history, nodes=args.nodes)
+                tally.add(check_value(position, found.score, args.check) if found.proven else None)
+        print(f"  proven wins and losses before a move, checked (agree/not found/open): {tally}")
 
 
 def weights_arg(text: str | None) -> Weights:
@@ -517,7 +732,16 @@ def main() -> None:
         help="instead of by cards: by moves before the end of the game (e.g. 4,10,20,40)",
     )
     sub.add_argument("--positions", type=int, default=8, help="positions for each number of cards")
-    sub.add_argument("--budgets", default="0.5,2", help="thinking times, comma-separated")
+    sub.add_argument("--budgets", help="thinking times, comma-separated (default 0.5,2)")
+    sub.add_argument(
+        "--nodes", help="instead of thinking times: node budgets of the search, e.g. 300000 (deterministic)"
+    )
+    sub.add_argument(
+        "--check",
+        type=int,
+        metavar="LIMIT",
+        help="check each proven win or loss by plain minimax on the public API, up to LIMIT positions",
+    )
     sub.add_argument("--game-nodes", type=int, default=2000, help="the games' node budget a move")
     sub.add_argument(
         "--warm",
@@ -532,6 +756,24 @@ def main() -> None:
         help="instead of the search's times: the proof alone, the share settled within each node budget",
     )
     sub.set_defaults(run=horizon)
+    sub = commands.add_parser("analysis", help="a whole game analysed: time, verdicts, the same on every run?")
+    sub.add_argument("--moves", type=int, default=150, help="the game's length: the first with MOVES to MOVES+20")
+    sub.add_argument("--nodes", type=int, default=ANALYSIS_NODES, help="node budget a position")
+    sub.add_argument("--runs", type=int, default=2, help="analyse it so many times")
+    sub.add_argument("--check", type=int, metavar="LIMIT", help="check proven values by plain minimax")
+    sub.add_argument("--game-nodes", type=int, default=2000, help="the games' node budget a move")
+    sub.add_argument("--base", type=int, default=1, help="which series of deals")
+    sub.set_defaults(run=analysis)
+    sub = commands.add_parser("convert", help="proven wins of real games played out: are they converted?")
+    sub.add_argument("--games", type=int, default=12, help="self-play games the starts come from")
+    sub.add_argument("--before-end", default="10,20,40", metavar="MOVES", help="moves before the end")
+    sub.add_argument("--prove-nodes", type=int, default=1_200_000, help="the proof's budget for a start")
+    sub.add_argument("--winner", default="hard:300000n", help="the proven winner's agent")
+    sub.add_argument("--defender", default="expert:1200000n", help="the other side's agent")
+    sub.add_argument("--game-nodes", type=int, default=2000, help="the games' node budget a move")
+    sub.add_argument("--base", type=int, default=1, help="which series of deals")
+    sub.add_argument("--jobs", type=int, default=1, help="worker processes (the machine is shared)")
+    sub.set_defaults(run=convert)
     for name, run, seconds in (("speed", speed, 0.3), ("solve", solve, 0.3)):
         sub = commands.add_parser(name, help=f"{name} of the search")
         sub.add_argument("--seconds", type=float, default=seconds)

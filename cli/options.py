@@ -23,11 +23,13 @@ from cli.i18n import _
 MAX_GAMES = 99
 """The longest match: ``--games`` takes 1 to this (the protocol's :data:`p2p.messages.MAX_GAMES`;
 tests/test_cli_options.py ties the two, since importing p2p here would slow every start)."""
-ANALYSIS_SECONDS = 0.5
-"""The search time for each position of every analysis that is saved, the analysis screen's (F6)
-and ``trumps analyze``'s: one budget, so that both say the same of a game. It is wall-clock time,
-so two runs may still differ; the seam for a reproducible budget (fixed nodes: the ``ai`` branch's
-engine work) is this one name, which :class:`cli.app.coach.Coach` and ``trumps analyze`` take."""
+ANALYSIS_NODES = 200_000
+"""The search's node budget for each position of every analysis that is saved or shown, the
+analysis screen's (F6) and ``trumps analyze``'s: one budget, so that both say the same of a game,
+and a count of nodes, not seconds, so that every run and every machine says the same (about hard's
+0.5 s here; a game of 150 moves in under a minute, docs/ai.md)."""
+MOST_NODES = 1_000_000_000
+"""``--nodes`` takes at most this (some 30 minutes a position here): more would think for ever."""
 PICKUP_CHOICES = ("forced", "voluntary")
 """``--pickup``'s choices: the engine's :data:`engine.rules.PICKUP_CHOICES`, tied by the same test."""
 
@@ -61,6 +63,19 @@ def seconds(text: str) -> float:
             _("{text!r} is not a number of seconds (up to 86400)").format(text=text)
         )
     return value
+
+
+def node_count(text: str) -> int:
+    """A node budget (``trumps analyze --nodes``): 1 to :data:`MOST_NODES`, in ASCII digits.
+
+    >>> node_count("200000")
+    200000
+    """
+    if not re.fullmatch("[0-9]{1,10}", text) or not 1 <= int(text) <= MOST_NODES:
+        raise argparse.ArgumentTypeError(
+            _("{text!r} is not a number of nodes from 1 to {most}").format(text=text, most=MOST_NODES)
+        )
+    return int(text)
 
 
 def trump_suits(text: str, most: int = 2) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import re
@@ -37,7 +38,7 @@ def record(tmp_path: Path) -> Path:
 
 
 def test_the_verdicts_as_text(record: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli_main.main(["analyze", str(record), "--seconds", "0.2"]) == 0
+    assert cli_main.main(["analyze", str(record), "--nodes", "20000"]) == 0
     out, err = capsys.readouterr()
     lines = out.splitlines()
     assert len(lines) == len(MOVES) + 3 and err == ""  # no progress line when stderr is no terminal
@@ -58,7 +59,7 @@ def test_the_saved_analysis_reads_back_for_the_replay(
 ) -> None:
     from cli.analysis_file import analysis_path, load_analysis
 
-    assert cli_main.main(["analyze", str(record), "--json", "--seconds", "0.2"]) == 0
+    assert cli_main.main(["analyze", str(record), "--json", "--nodes", "20000"]) == 0
     printed = json.loads(capsys.readouterr().out)
     game = Game.from_record(record.read_text(encoding="utf-8"))
     saved = load_analysis(analysis_path(str(record)), game)
@@ -74,7 +75,7 @@ def test_no_save_leaves_no_file_and_a_foreign_analysis_is_refused(
     from cli import storage
     from cli.analysis_file import analysis_path, load_analysis
 
-    assert cli_main.main(["analyze", str(record), "--no-save", "--seconds", "0.2"]) == 0
+    assert cli_main.main(["analyze", str(record), "--no-save", "--nodes", "20000"]) == 0
     path = analysis_path(str(record))
     assert not path.exists() and "saved" not in capsys.readouterr().out
     game = Game.from_record(record.read_text(encoding="utf-8"))
@@ -88,7 +89,7 @@ def test_no_save_leaves_no_file_and_a_foreign_analysis_is_refused(
 
 
 def test_the_verdicts_as_json_for_one_player(record: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli_main.main(["analyze", str(record), "--json", "--player", "1", "--seconds", "0.2"]) == 0
+    assert cli_main.main(["analyze", str(record), "--json", "--player", "1", "--nodes", "20000"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["complete"] is True and [m["number"] for m in report["moves"]] == [2, 4, 6, 8]
     assert report["moves"][1] | {"better": None} == {
@@ -106,8 +107,8 @@ def test_the_verdicts_as_json_for_one_player(record: Path, capsys: pytest.Captur
     }
 
 
-def _with_nodes(game: Game, players: Any, seconds: float, nodes: int | None = None) -> Iterator[Any]:
-    return analyze(game, players, nodes=ESTIMATE_NODES)  # deterministic, unlike the command's seconds
+def _with_nodes(game: Game, players: Any, nodes: int) -> Iterator[Any]:
+    return analyze(game, players, nodes=ESTIMATE_NODES)  # the game's grades at the test's budget
 
 
 def test_estimated_mistakes_and_doubtful_moves_in_text_and_json(
@@ -141,7 +142,7 @@ def test_estimated_mistakes_and_doubtful_moves_in_text_and_json(
 
 
 def test_the_verdicts_speak_the_players_language(record: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli_main.main(["analyze", str(record), "--seconds", "0.2", "--lang", "uk"]) == 0
+    assert cli_main.main(["analyze", str(record), "--nodes", "20000", "--lang", "uk"]) == 0
     assert "виграш перетворено на програш" in capsys.readouterr().out
 
 
@@ -170,10 +171,10 @@ def test_ctrl_c_stops_cleanly_with_one_line(
     import engine.ai.analysis
 
     monkeypatch.setattr(engine.ai.analysis, "analyze", _interrupted)
-    assert cli_main.main(["analyze", str(record), "--seconds", "0.2"]) == 130
+    assert cli_main.main(["analyze", str(record), "--nodes", "20000"]) == 130
     out, err = capsys.readouterr()
     assert len(out.splitlines()) == 1 and err == "trumps analyze: interrupted after 1 of 8 moves\n"
-    assert cli_main.main(["analyze", str(record), "--json", "--seconds", "0.2"]) == 130
+    assert cli_main.main(["analyze", str(record), "--json", "--nodes", "20000"]) == 130
     report = json.loads(capsys.readouterr().out)
     assert report["complete"] is False and len(report["moves"]) == 1
 
@@ -186,7 +187,28 @@ class _Terminal(io.StringIO):
 def test_a_progress_line_on_a_terminal_only(record: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     terminal = _Terminal()
     monkeypatch.setattr("sys.stderr", terminal)
-    assert cli_main.main(["analyze", str(record), "--json", "--seconds", "0.2"]) == 0
+    assert cli_main.main(["analyze", str(record), "--json", "--nodes", "20000"]) == 0
     shown = terminal.getvalue()
     assert "\ranalyzing: 0 of 8 moves done" in shown and "\ranalyzing: 8 of 8 moves done" in shown
     assert shown.endswith("\r\033[K")  # cleared before the answer
+
+
+def test_the_same_game_analysed_twice_gets_the_same_verdicts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 23: the budget is nodes, not seconds, so a saved or shown verdict never depends on how
+    # busy the machine was (at 0.5 s a position, 48 of a 166-move game's 166 verdicts differed).
+    from cli.commands import analyze as command
+    from cli.options import ANALYSIS_NODES
+
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    assert parser.parse_args(["RECORD"]).nodes == ANALYSIS_NODES
+    path = tmp_path / "estimated.txt"
+    path.write_text(estimated_game().to_record(), encoding="utf-8")
+    outputs = []
+    for _ in range(2):
+        assert cli_main.main(["analyze", str(path), "--json", "--nodes", str(ESTIMATE_NODES)]) == 0
+        outputs.append(json.loads(capsys.readouterr().out))
+    assert outputs[0] == outputs[1] and outputs[0]["complete"]
+    assert any(move["verdict"] == "estimated" for move in outputs[0]["moves"])  # not only proofs

@@ -57,7 +57,7 @@ def lost_game() -> Game:
 
 def test_the_analysis_opens_after_the_game_runs_and_is_saved(homes: Path) -> None:
     session = ai_session(trump="S")
-    session.coach = Coach(seconds=None, nodes=2_000)
+    session.coach = Coach(nodes=2_000)
     seen: dict[str, str] = {}
 
     async def script(d: Driver) -> None:
@@ -98,7 +98,7 @@ def test_the_analysis_opens_after_the_game_runs_and_is_saved(homes: Path) -> Non
 
 def test_left_and_right_step_through_the_mistakes_on_the_board() -> None:
     session = ai_session(trump="S")
-    session.coach = Coach(seconds=None, nodes=NODES)
+    session.coach = Coach(nodes=NODES)
     seen: list[str] = []
 
     async def script(d: Driver) -> None:
@@ -128,7 +128,7 @@ def test_the_analysis_screen_at_60x20_breaks_its_progress_between_words_and_show
 ) -> None:
     release = threading.Event()
 
-    def analyzing(*args: object) -> Iterator[Verdict]:
+    def analyzing(*args: object, **kwargs: object) -> Iterator[Verdict]:
         release.wait(10)  # still at work while the screen is looked at
         yield from ()
 
@@ -157,7 +157,7 @@ def test_the_analysis_screen_at_60x20_breaks_its_progress_between_words_and_show
 
 def test_up_and_down_step_through_every_move_and_the_marks_go_on_from_there() -> None:
     session = ai_session(trump="S")
-    session.coach = Coach(seconds=None, nodes=NODES)
+    session.coach = Coach(nodes=NODES)
     seen: dict[str, str] = {}
 
     async def script(d: Driver) -> None:
@@ -202,7 +202,7 @@ def test_estimated_mistakes_and_doubtful_moves_are_marked_as_estimates() -> None
     graded = [v for v in analyze(game, (0,), nodes=ESTIMATE_NODES) if v.grade is not None]
     assert {v.grade for v in graded} == {DOUBTFUL, ESTIMATED_MISTAKE}  # the game this test needs
     session = ai_session(trump="S")
-    session.coach = Coach(seconds=None, nodes=ESTIMATE_NODES)
+    session.coach = Coach(nodes=ESTIMATE_NODES)
     seen: list[str] = []
 
     async def script(d: Driver) -> None:
@@ -338,7 +338,7 @@ class FriendOpponent(ScriptedOpponent):
 
 def test_in_a_duel_the_analysis_opens_once_the_game_is_over() -> None:
     session = GameScreen(FriendOpponent(), MatchScore(), trump="S")  # the player sits in seat 1
-    session.coach = Coach(seconds=None, nodes=NODES)
+    session.coach = Coach(nodes=NODES)
     seen: list[str] = []
 
     async def script(d: Driver) -> None:
@@ -382,7 +382,7 @@ def test_the_coach_says_where_the_game_was_lost_proven() -> None:
 
 def test_the_analysis_screen_says_where_a_game_without_marks_was_lost() -> None:
     session = ai_session(trump="S")
-    session.coach = Coach(seconds=None, nodes=NODES)
+    session.coach = Coach(nodes=NODES)
     game = lost_game()
     shown: list[str] = []
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from cli.analysis_file import save_analysis
 from cli.i18n import _
-from cli.options import ANALYSIS_SECONDS
+from cli.options import ANALYSIS_NODES
 from engine import Game
 from engine.ai.analysis import Verdict, analyze
 
@@ -26,9 +26,9 @@ from engine.ai.analysis import Verdict, analyze
 class Coach:
     """The analysis of one finished game, for the player in seat ``me``."""
 
-    def __init__(self, seconds: float | None = ANALYSIS_SECONDS, nodes: int | None = None) -> None:
-        """``nodes`` (with ``seconds=None``) makes the verdicts deterministic (tests)."""
-        self.seconds, self.nodes = seconds, nodes
+    def __init__(self, nodes: int = ANALYSIS_NODES) -> None:
+        """``nodes``: the search's budget for each position (a smaller one in tests)."""
+        self.nodes = nodes
         self.open = False
         self.game: Game | None = None
         self.me = 0
@@ -68,7 +68,7 @@ class Coach:
 
         def work() -> None:
             try:
-                for verdict in analyze(game, (me,), self.seconds, self.nodes):
+                for verdict in analyze(game, (me,), nodes=self.nodes):
                     if stop.is_set():
                         return
                     loop.call_soon_threadsafe(deliver, verdict)

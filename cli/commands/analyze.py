@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from cli.i18n import N_, _
-from cli.options import ANALYSIS_SECONDS, seconds
+from cli.options import ANALYSIS_NODES, node_count
 
 if TYPE_CHECKING:
     from engine import Game
@@ -30,12 +30,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--player", type=int, choices=(0, 1), help=_("only the moves of player 0 or 1 (default: both)")
     )
     parser.add_argument(
-        "--seconds",
-        type=seconds,
-        default=ANALYSIS_SECONDS,
-        help=_("thinking time for each position (default: {seconds}, as the analysis after a game)").format(
-            seconds=ANALYSIS_SECONDS
-        ),
+        "--nodes",
+        type=node_count,
+        default=ANALYSIS_NODES,
+        help=_(
+            "the search's work for each position, in nodes (default: {nodes}, as the analysis after "
+            "a game); the same number gives the same verdicts on every run"
+        ).format(nodes=ANALYSIS_NODES),
     )
     parser.add_argument(
         "--json", action="store_true", help=_("print JSON for other programs instead of text")
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
 
     show_progress()
     try:
-        for verdict in analyze(game, players, seconds=args.seconds):
+        for verdict in analyze(game, players, nodes=args.nodes):
             verdicts.append(verdict)
             if not args.json:
                 clear_progress()

@@ -12,8 +12,8 @@ judgement of the evaluation, never a proof (the thresholds are measured by
 ``benchmarks/coach.py``).
 
 :func:`analyze` yields one :class:`Verdict` a move, in order, so that a caller
-can show its progress and stop when it likes. With a node budget the verdicts
-are deterministic.
+can show its progress and stop when it likes. Its budget is in nodes, never the
+clock, so the same game gets the same verdicts on every run and every machine.
 
 >>> from engine import Game, Position
 >>> game = Game(Position.from_notation("9HJHQHKD/TC/8H SH 0"))
@@ -116,16 +116,9 @@ class Verdict:
         return DOUBTFUL if drop >= DOUBTFUL_DROP else None
 
 
-def analyze(
-    game: Game,
-    players: Iterable[int] = (0, 1),
-    seconds: float | None = None,
-    nodes: int | None = None,
-) -> Iterator[Verdict]:
+def analyze(game: Game, players: Iterable[int] = (0, 1), *, nodes: int) -> Iterator[Verdict]:
     """Verdicts on the moves of ``players`` in ``game``, one at a time, each position searched
-    within ``seconds`` and/or ``nodes`` (0.5 s, ``hard``'s budget, when neither is given)."""
-    if seconds is None and nodes is None:
-        seconds = 0.5
+    within ``nodes``: a budget of work, not time, so that every run gives the same verdicts."""
     chosen = set(players)
     positions = game.positions
     moves = game.moves
@@ -136,9 +129,7 @@ def analyze(
         # Each position is searched once: the one after a move is the one before the next.
         if index not in found:
             position = positions[index]
-            found[index] = search(
-                position, positions[:index], seconds=seconds, nodes=nodes, cache=caches[position.turn]
-            )
+            found[index] = search(position, positions[:index], nodes=nodes, cache=caches[position.turn])
         return found[index]
 
     for index, move in enumerate(moves):
