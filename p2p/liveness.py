@@ -112,7 +112,7 @@ class Liveness:
         except when the peer could have claimed our stall or silence first (its claim lost with
         the line, or still to be read: :meth:`claim_has_grounds`; docs/protocol.md, "Forfeits"):
         then the game is the peer's."""
-        return not (self._stall_claimable or self.claim_has_grounds(now))
+        return not (self._stall_claimable or (self.live and self.claim_has_grounds(now)))
 
     # ------------------------------------------------------------ the connection
 

@@ -296,7 +296,8 @@ def test_a_short_limit_keeps_a_margin_of_at_most_half_of_it() -> None:
     moment when the line drops does not cost the host the absence award; owing most of the limit does."""
     patience = Patience(silent_after=1, forfeit_after=4, claim_grace=10)
     clock = Liveness(patience, now=0.0)
-    clock.pinged(10.0)
+    for moment in range(0, 11, 2):
+        clock.pinged(float(moment))
     clock.owe(10.0)
     clock.lost(10.5)  # a bot thinking for half a second
     assert clock.absence_awards(14.5)
