@@ -67,7 +67,7 @@ from p2p.messages import (
     Signed,
 )
 from p2p.players import Player
-from p2p.record import RecordWriter
+from p2p.record import RecordWriter, award_note
 from p2p.resume import ResumeExchange
 from p2p.saved import SavedMatch
 from p2p.text import N_, Text
@@ -342,8 +342,8 @@ class Duel:
             end, error = "abandoned", exc
             note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
         except PeerBusy as exc:  # the host's sealed word, on our return, that our match is over
-            end, error, note = self._told_over(exc)
-            awarded = _winner(note)
+            error, note = exc, self._told_over()
+            end, awarded = str(note["end"]), _winner(note)
         except P2PError as exc:  # the way back to the peer was refused (busy, another key…)
             end, error = "aborted", exc
             note = {"end": end, "detail": self._when(exc), "by": None}
@@ -374,8 +374,7 @@ class Duel:
                     await asyncio.wait_for(
                         self.channel.send(Abort(reason="quit", detail="the player left")), 1
                     )
-            _, note = self._left_after_deal({"end": "quit", "detail": "this side left", "by": self.seat}, self.seat)
-            self.writer.save(self.match, note)
+            self.writer.save(self.match, self._quit_note()[1])
             self._ended()
             raise
         finally:
@@ -412,11 +411,9 @@ class Duel:
         await self.channel.close()
 
     def _award(self, note: dict[str, object], winner: int) -> tuple[int | None, dict[str, object]]:
-        """The seat awarded the unfinished game and the note saying so; ``None`` and the note as it
-        is when every game was played (only a final signature is missing)."""
-        if len(self.match.results) < self.match.games:
-            return winner, note | {"game": self.match.number, "winner": winner}
-        return None, note
+        """The seat awarded the unfinished game and the note saying so (:func:`award_note`)."""
+        note = award_note(note, self.match, winner)
+        return _winner(note), note
 
     def _left_after_deal(self, note: dict[str, object], leaver: int) -> tuple[int | None, dict[str, object]]:
         """The seat awarded and the note, when ``leaver`` (either side) ended the match on its own
@@ -431,13 +428,22 @@ class Duel:
             return self._award(note, 1 - leaver)
         return None, note
 
-    def _told_over(self, exc: PeerBusy) -> tuple[str, PeerBusy, dict[str, object]]:
+    def _quit_note(self) -> tuple[int | None, dict[str, object]]:
+        return self._left_after_deal({"end": "quit", "detail": "this side left", "by": self.seat}, self.seat)
+
+    def quit_report(self) -> Report:
+        """How the match ended when our player left it: a game whose deal we could know goes to
+        the peer, as our record says too."""
+        awarded, _ = self._quit_note()
+        return Report(self.session, self.match, self.writer.path, "quit", awarded=awarded)
+
+    def _told_over(self) -> dict[str, object]:
         """How the match ends when the host answers our return with ``busy``: past our limit it
         claimed the game (our books say we lost it), before it the host left (docs/protocol.md,
         "Coming back after the limit")."""
         note = late_return_end(self.clock.away(self.now()), self.patience.forfeit_after, True, self.match, self.seat)
         assert note is not None  # told over, the match is over
-        return str(note["end"]), exc, note
+        return note
 
     def _when(self, error: P2PError) -> str:
         """The error, with whether the peer knew the deal when it happened (see docs/protocol.md)."""

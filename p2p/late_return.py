@@ -23,6 +23,7 @@ import os
 from pathlib import Path
 
 from p2p.match import Match
+from p2p.record import award_note
 
 
 def late_return_end(away: float, limit: float, over: bool, match: Match, seat: int) -> dict[str, object] | None:
@@ -30,20 +31,15 @@ def late_return_end(away: float, limit: float, over: bool, match: Match, seat: i
     seconds, with our forfeit ``limit``; ``None`` when it goes on. ``over``: the host answered
     our return with its sealed ``busy`` (our match is over)."""
     peer = 1 - seat
-    game = match.number if len(match.results) < match.games else None
     if away >= limit:
         why = "the host says the match is over" if over else "the peer may have claimed the game"
         detail = f"this side was away for {away:.0f} s, past its {limit:g} s limit: {why}"
-        return _awarded({"end": "forfeit", "detail": detail, "by": seat}, game, peer)
+        return award_note({"end": "forfeit", "detail": detail, "by": seat}, match, peer)
     if not over:
         return None
     detail = f"the host ended the match when this side came back after {away:.0f} s, within its {limit:g} s limit"
     note: dict[str, object] = {"end": "abandoned", "detail": detail, "by": peer}
-    return _awarded(note, game, seat) if match.deal_known_to(peer) else note
-
-
-def _awarded(note: dict[str, object], game: int | None, winner: int) -> dict[str, object]:
-    return note if game is None else note | {"game": game, "winner": winner}
+    return award_note(note, match, seat) if match.deal_known_to(peer) else note
 
 
 def seconds_since_heard(record: Path, wall_now: float) -> float:

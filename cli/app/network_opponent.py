@@ -262,12 +262,7 @@ class NetworkOpponent:
         if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        if self.report is None:
-            match = self.duel.match
-            left_dealt = len(match.results) < match.games and match.deal_known_to(self.seat)
-            awarded = 1 - self.seat if left_dealt else None
-            return Report(self.session, match, self.duel.writer.path, "quit", awarded=awarded)
-        return self.report
+        return self.duel.quit_report() if self.report is None else self.report
 
     # --------------------------------------------------- the duel's side
 

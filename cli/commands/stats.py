@@ -17,14 +17,14 @@ if TYPE_CHECKING:
 
 HELP = N_("your record: games won, lost and drawn against each opponent and AI level")
 _AI = re.compile(r"AI \((\w+)\)")
-OUTCOMES = ("won", "claimed", "lost", "drawn", "unfinished")
-"""How a game ended for you, as the columns count it: ``claimed`` is a game your own record
-awards you (the opponent left or stayed away): your account alone, which the opponent never
-signed, counted apart from the wins both signed."""
 OUTCOME_HEADINGS = {
     "won": N_("Won"), "claimed": N_("Claimed"), "lost": N_("Lost"), "drawn": N_("Drawn"), "unfinished": N_("Unfinished")
 }  # fmt: skip
 """Each column's heading: the column of claims is shown only when there is one to count."""
+OUTCOMES = tuple(OUTCOME_HEADINGS)
+"""How a game ended for you, as the columns count it: ``claimed`` is a game your own record
+awards you (the opponent left or stayed away): your account alone, which the opponent never
+signed, counted apart from the wins both signed."""
 
 
 @dataclass
