@@ -41,6 +41,7 @@ from p2p.errors import (
 from p2p.handshake import DECISION_TIMEOUT, HANDSHAKE_TIMEOUT, JoinerHandshake, Session, Terms
 from p2p.identity import Identity, KnownPeers
 from p2p.invite import Address, Invite, new_secret
+from p2p.messages import FORFEIT_MS
 from p2p.reception import Approve, Reception, no_delay, perform, send_refusal
 from p2p.saved import SavedMatch
 from p2p.text import N_, Text
@@ -310,11 +311,11 @@ async def _connect(address: Address, timeout: float = FIRST_CONNECT_TIMEOUT) -> 
 
 
 async def _offered(
-    address: Address, invite: Invite, me: Identity, name: str, known: KnownPeers, timeout: float
+    address: Address, invite: Invite, me: Identity, name: str, known: KnownPeers, timeout: float, limit_ms: int
 ) -> tuple[Channel, JoinerHandshake]:
     """Connect to ``address`` and run the joiner's handshake up to the host's checked offer."""
     channel = await _connect(address, timeout)
-    machine = JoinerHandshake(me, name, invite.fingerprint, invite.secret, known.peers())
+    machine = JoinerHandshake(me, name, invite.fingerprint, invite.secret, known.peers(), limit_ms)
     await _to_offer(channel, machine)
     return channel, machine
 
@@ -392,7 +393,7 @@ class _Exhausted(Exception):
 
 
 async def _first_offer(
-    invite: Invite, me: Identity, name: str, known: KnownPeers, stagger: float
+    invite: Invite, me: Identity, name: str, known: KnownPeers, stagger: float, limit_ms: int
 ) -> tuple[Channel, JoinerHandshake]:
     """Dial every address of ``invite`` once, each ``stagger`` seconds after the previous one (at
     once when the previous one failed), and keep the first that brings the host's offer (RFC 8305)."""
@@ -401,7 +402,7 @@ async def _first_offer(
     errors: list[tuple[Address, P2PError]] = []
     try:
         _, channel, machine = await _dial(
-            plan, lambda address: _offered(address, invite, me, name, known, FIRST_CONNECT_TIMEOUT), errors
+            plan, lambda address: _offered(address, invite, me, name, known, FIRST_CONNECT_TIMEOUT, limit_ms), errors
         )
     except _Exhausted:
         raise _all_failed(errors) from None
@@ -428,11 +429,13 @@ async def join(
     decide: Callable[[Terms, str], Awaitable[bool]],
     stagger: float = STAGGER,
     asked: Callable[[str], None] = lambda code: None,
+    limit_ms: int = FORFEIT_MS,
 ) -> tuple[Channel, Session]:
     """Reach the host of ``invite`` (every address, staggered) and run the joiner's handshake;
     ``decide(terms, host_name)`` accepts or declines the rules; for a LAN invite (no secret),
-    ``asked(code)`` is called while the host's person decides, to compare the code."""
-    channel, machine = await _first_offer(invite, me, name, known, stagger)
+    ``asked(code)`` is called while the host's person decides, to compare the code; ``limit_ms``:
+    our forfeit limit, stated in the accept."""
+    channel, machine = await _first_offer(invite, me, name, known, stagger, limit_ms)
     return channel, await _accepted(channel, machine, known, decide, asked)
 
 
@@ -559,7 +562,8 @@ class Redial:
                 self._say_trouble()
 
     async def _offered(self, address: Address) -> tuple[Channel, JoinerHandshake]:
-        return await _offered(address, self.invite, self.me, self.name, self.known, REDIAL_CONNECT_TIMEOUT)
+        limit_ms = self.session.accept.limit_ms  # the match's limits stand: the same accept as before
+        return await _offered(address, self.invite, self.me, self.name, self.known, REDIAL_CONNECT_TIMEOUT, limit_ms)
 
     def _say_trouble(self) -> None:
         trouble = self.trouble

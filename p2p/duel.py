@@ -228,6 +228,8 @@ class Duel:
         """The last resume exchange: it holds the peer's claim while the peer is ahead of us."""
         self._claim: Forfeit | None = None
         self._claimable: Text | None = None
+        self._unstalled_cause = "absence"
+        """The cause (:attr:`Forfeit.cause`) of a claimable game that is not :attr:`_stalled`."""
         self.clock = Liveness(self.patience, self.now(), restored is None)
         """Keep-alives, silences, stalls, absences and forfeit claims, judged on :attr:`now`; whether
         :attr:`channel` is a resumed, usable connection (``clock.live``)."""
@@ -289,9 +291,11 @@ class Duel:
         if self._claimable is None:
             return False
         now = self.now()
-        stall = self._claimable is self._stalled and not self.clock.claim_has_grounds(now)
-        awards = stall or self.clock.absence_awards(now)
-        self._claim = Forfeit(Text(N_("{why}: the game was claimed by forfeit"), why=self._claimable), awards)
+        stalled = self._claimable is self._stalled
+        awards = (stalled and not self.clock.claim_has_grounds(now)) or self.clock.absence_awards(now)
+        cause = "stall" if stalled else self._unstalled_cause
+        why = Text(N_("{why}: the game was claimed by forfeit"), why=self._claimable)
+        self._claim = Forfeit(why, awards, cause)
         self.channel.stop_reading()  # wakes the reader, whose claim ends the match; the peer is still told
         return True
 
@@ -505,7 +509,8 @@ class Duel:
             elif not await self._race(self._owed_within(self.peer_timeout), reader):
                 template = N_("{name} did not send its {tag} within {seconds:g} s")
                 why = Text(template, name=self.peer_name, tag=due[0].TAG, seconds=self.peer_timeout)
-                raise Forfeit(why, not self.clock.claim_has_grounds(self.now()))  # not if we were stopped first
+                awards = not self.clock.claim_has_grounds(self.now())  # not if we were stopped first
+                raise Forfeit(why, awards, "stall")
         except (ConnectionClosed, PeerTimeout):
             if self.match.due() == due:  # the link did not come before the failure
                 raise
@@ -701,7 +706,7 @@ class Duel:
                 Text(template, why=why, limit=self.patience.forfeit_after), self.clock.absence_awards(self.now())
             )
         if self._claimable is None:
-            self._claimable = why
+            self._claimable, self._unstalled_cause = why, "absence"
         self.status(Text(N_("{why}: type /claim to claim the game by forfeit, or keep waiting"), why=why))
 
     async def _resume(self, cause: P2PError) -> None:
@@ -756,8 +761,8 @@ class Duel:
 
     def _lost(self, refusal: PeerAborted, away: float) -> None:
         """The peer came back after ``away`` seconds, but restarted without its saved match: it has
-        no match to resume. The game may be claimed now; as for any absence, only the host is
-        awarded it (docs/protocol.md, "Forfeits", rule 1)."""
+        no match to resume. The game may be claimed now, awarded as for any absence
+        (docs/protocol.md, "Forfeits", rule 1)."""
         template = N_(
             "{name} came back after {seconds:.0f} s away without the match ({detail}; its program was "
             "restarted and has no saved match)"
@@ -765,9 +770,9 @@ class Duel:
         why = Text(template, name=self.peer_name, seconds=away, detail=refusal.detail)
         if self.patience.auto_claim:
             raise Forfeit(
-                Text(N_("{why}: the game is claimed by forfeit"), why=why), self.clock.absence_awards(self.now())
+                Text(N_("{why}: the game is claimed by forfeit"), why=why), self.clock.absence_awards(self.now()), "lost"
             )
-        self._claimable = why
+        self._claimable, self._unstalled_cause = why, "lost"
         self.status(Text(N_("{why}: type /claim to claim the game by forfeit"), why=why))
 
     async def _exchange(self, channel: Channel) -> None:

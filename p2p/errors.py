@@ -168,14 +168,15 @@ class MatchLost(P2PError):
 class Forfeit(P2PError):
     """The peer stayed away (silent, unreachable or stalling) past the limit: we claim the game.
 
-    ``award``: whether the claim gives us the game. Only the host is awarded a game for the peer's
-    absence, so that two sides who each lost the other never both claim it (docs/protocol.md,
-    "Forfeits").
+    ``award``: whether the claim gives us the game: not when we may have been claimed against
+    first (docs/protocol.md, "Forfeits", rules 1 and 3). ``cause``: how the peer failed us,
+    ``absence`` (silent or unreachable), ``stall`` (connected, owing its link) or ``lost`` (back
+    without the match), so that the player is told in those words.
     """
 
-    def __init__(self, message: str, award: bool = True) -> None:
+    def __init__(self, message: str, award: bool = True, cause: str = "absence") -> None:
         super().__init__(message)
-        self.award = award
+        self.award, self.cause = award, cause
 
 
 class MatchRecordError(P2PError):

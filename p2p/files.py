@@ -3,6 +3,7 @@ what they claim to be, and held by one program at a time."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import sys
@@ -66,19 +67,50 @@ def hold(path: Path) -> BinaryIO | None:
     """``path`` opened (made if need be) and locked for this process alone, until the file is
     closed or the process ends however it ends (an ``flock``; a ``msvcrt`` lock on Windows), so a
     crashed program never leaves a stale lock; ``None`` when another holds it. Raises
-    :class:`OSError` when it cannot be opened."""
+    :class:`OSError` when it cannot be opened. A holder may remove the file as it lets go
+    (:func:`let_go`): a lock won on a file no longer at ``path`` is given up and taken again."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    file = path.open("ab")
+    for _ in range(_HOLD_TRIES):
+        file = path.open("ab")
+        try:
+            _lock(file)
+        except OSError:
+            file.close()
+            return None
+        if _still_at(file, path):
+            return file
+        file.close()  # the holder before us removed it between our open and our lock
+    return None
+
+
+_HOLD_TRIES = 8
+"""How often :func:`hold` opens the lock file again after finding it removed under its lock."""
+
+
+def _lock(file: BinaryIO) -> None:
+    if sys.platform == "win32":
+        import msvcrt
+
+        msvcrt.locking(file.fileno(), msvcrt.LK_NBLCK, 1)
+    else:
+        import fcntl
+
+        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _still_at(file: BinaryIO, path: Path) -> bool:
+    """Whether the open ``file`` is still the one at ``path`` (not removed or replaced)."""
     try:
-        if sys.platform == "win32":
-            import msvcrt
+        return os.path.samestat(os.fstat(file.fileno()), path.stat())
+    except FileNotFoundError:
+        return False
 
-            msvcrt.locking(file.fileno(), msvcrt.LK_NBLCK, 1)
-        else:
-            import fcntl
 
-            fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        file.close()
-        return None
-    return file
+def let_go(file: BinaryIO, path: Path) -> None:
+    """Give up the lock :func:`hold` took on ``path``, removing the file first (while still
+    holding it), so that finished matches leave no lock files behind; a program that opened it
+    meanwhile finds it gone and takes a fresh one."""
+    if sys.platform != "win32":  # an open file cannot be removed there: it stays, harmless
+        with contextlib.suppress(OSError):
+            path.unlink()
+    file.close()

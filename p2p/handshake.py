@@ -63,7 +63,19 @@ from p2p.errors import (
     RulesDeclined,
 )
 from p2p.identity import Identity, Peers
-from p2p.messages import PROTOCOL, Abort, Accept, Confirm, Confirmed, Hello, Knock, Message, Offer, expect
+from p2p.messages import (
+    FORFEIT_MS,
+    PROTOCOL,
+    Abort,
+    Accept,
+    Confirm,
+    Confirmed,
+    Hello,
+    Knock,
+    Message,
+    Offer,
+    expect,
+)
 from p2p.text import N_, Text
 from p2p.wire import encode
 
@@ -103,12 +115,15 @@ class Terms:
     games: int = 1
     host_seat: int = 0
     hints: bool = False
+    limit_ms: int = FORFEIT_MS
+    """The host's forfeit limit (its ``--timeout``, milliseconds): the match's is the longer of
+    this and the joiner's (:attr:`Session.forfeit_limit`)."""
 
     @classmethod
     def of(cls, offer: Offer) -> Terms:
         """The terms an offer proposes."""
         rules = Rules(offer.pickup, offer.sixes, offer.max_moves)
-        return cls(rules, offer.games, offer.host_seat, offer.hints)
+        return cls(rules, offer.games, offer.host_seat, offer.hints, offer.limit_ms)
 
 
 @dataclass(frozen=True)
@@ -128,6 +143,13 @@ class Session:
     def terms(self) -> Terms:
         """The agreed rules, game count and seats."""
         return Terms.of(self.offer)
+
+    @property
+    def forfeit_limit(self) -> float:
+        """Seconds a player may be away, or owe a link, before the game may be claimed from it:
+        the longer of the two sides' limits (``offer.limit_ms``, ``accept.limit_ms``), so that
+        both judge by one figure and neither is claimed sooner than it said it would claim."""
+        return max(self.offer.limit_ms, self.accept.limit_ms) / 1000
 
     @property
     def session_id(self) -> bytes:
@@ -369,7 +391,9 @@ class HostHandshake(_Machine):
         if self.proven and abort.reason == "declined":  # a proven knock is answered by the offer
             assert self.hello is not None
             return RulesDeclined(Text(N_("{name} declined the rules"), name=self.hello.name))
-        return clear_abort(abort, N_("the connection was ended ({reason}) before the joiner proved who it is"))
+        return clear_abort(
+            abort, N_("the connection was ended ({reason}) before the joiner proved who it is")
+        )
 
     def admit(self) -> list[Action]:
         """Let the confirmed joiner in: remember it (unless it is the joiner the gate is bound to
@@ -419,7 +443,8 @@ class HostHandshake(_Machine):
         unsigned = Offer(
             proto=PROTOCOL, program=program_version(), name=self.name, eph=self._eph, key=self.me.public,
             pickup=rules.pickup, sixes=rules.sixes, max_moves=rules.max_moves,
-            games=self.terms.games, host_seat=self.terms.host_seat, hints=self.terms.hints, sig=bytes(64),
+            games=self.terms.games, host_seat=self.terms.host_seat, hints=self.terms.hints,
+            limit_ms=self.terms.limit_ms, sig=bytes(64),
         )  # fmt: skip
         self.offer = unsigned.with_sig(sign(self.me.key, "offer-sig", offer_digest(self.hello, unsigned)))
         return [Send(self.offer)]
@@ -467,11 +492,21 @@ class JoinerHandshake(_Machine):
     """The joiner's side: :meth:`start`, then :meth:`offered` with the host's offer (it returns
     the terms to decide on), :meth:`accept` or :meth:`decline`, and :meth:`confirmed`."""
 
-    def __init__(self, me: Identity, name: str, host_fingerprint: str, secret: bytes, known: Peers) -> None:
+    def __init__(
+        self,
+        me: Identity,
+        name: str,
+        host_fingerprint: str,
+        secret: bytes,
+        known: Peers,
+        limit_ms: int = FORFEIT_MS,
+    ) -> None:
         """``secret``: the invite's, or :data:`LAN_SECRET` for a host found on the LAN; ``known``:
         the known peers as read before the connection (the host's name and key are checked
-        against them; the file is the driver's, told what to remember by :meth:`confirmed`)."""
+        against them; the file is the driver's, told what to remember by :meth:`confirmed`);
+        ``limit_ms``: this side's forfeit limit, stated in the accept."""
         self.me, self.host_fingerprint, self.secret, self.known = me, host_fingerprint, secret, known
+        self.limit_ms = limit_ms
         self._eph_key, eph = _ephemeral()
         self._nonce = os.urandom(32)
         self.hello = Hello(proto=PROTOCOL, program=program_version(), name=name, eph=eph)
@@ -546,7 +581,7 @@ class JoinerHandshake(_Machine):
     def accept(self) -> list[Action]:
         """The rules are accepted: the accept in clear, then the key confirmation sealed."""
         assert self.offer is not None
-        unsigned = Accept(key=self.me.public, sig=bytes(64))
+        unsigned = Accept(key=self.me.public, limit_ms=self.limit_ms, sig=bytes(64))
         accept = unsigned.with_sig(
             sign(self.me.key, "accept-sig", session_id(self.hello, self.offer, unsigned))
         )

@@ -49,15 +49,16 @@ def _bytes(size: int) -> Any:
     return _spec(check)
 
 
-def _int(low: int, high: int) -> Any:
-    def check(value: object, where: str) -> object:
-        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-            raise SchemaError(
-                Text(N_("{where}: must be a whole number {low}-{high}"), where=where, low=low, high=high)
-            )
-        return value
+def _whole(value: object, where: str, low: int, high: int) -> object:
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise SchemaError(
+            Text(N_("{where}: must be a whole number {low}-{high}"), where=where, low=low, high=high)
+        )
+    return value
 
-    return _spec(check)
+
+def _int(low: int, high: int) -> Any:
+    return _spec(lambda value, where: _whole(value, where, low, high))
 
 
 def _bool() -> Any:
@@ -80,6 +81,29 @@ def _flag() -> Any:
         return value
 
     return field(default=False, kw_only=True, metadata={"check": check, "omitted": False})
+
+
+FORFEIT_MS = 180_000
+"""A side's forfeit limit in milliseconds when its ``offer.limit_ms`` or ``accept.limit_ms`` is left
+out (the program's default ``--timeout`` of 180 s)."""
+MOST_FORFEIT_MS = 86_400_000
+"""The longest forfeit limit a side may state: a day."""
+
+
+def _limit_ms() -> Any:
+    """A forfeit limit in milliseconds, left out of the wire map when it is :data:`FORFEIT_MS`
+    (so a match with the default limits sends what it sent before the field existed); when
+    present it must not be the default, for the reason :func:`_flag` gives."""
+
+    def check(value: object, where: str) -> object:
+        _whole(value, where, 1, MOST_FORFEIT_MS)
+        if value == FORFEIT_MS:
+            raise SchemaError(
+                Text(N_("{where}: must be left out for the default {default}"), where=where, default=FORFEIT_MS)
+            )
+        return value
+
+    return field(default=FORFEIT_MS, kw_only=True, metadata={"check": check, "omitted": FORFEIT_MS})
 
 
 def _text(max_len: int, pattern: str | None = None) -> Any:
@@ -187,6 +211,8 @@ class Offer(Signed, tag="offer"):
     host_seat: int = _int(0, 1)
     hints: bool = _flag()
     """Whether the host allows the AI's hint in this match (left out: no hints, as before)."""
+    limit_ms: int = _limit_ms()
+    """The host's forfeit limit (its ``--timeout``); the match's is the longer of the two sides'."""
     sig: bytes = _sig()
 
 
@@ -195,6 +221,8 @@ class Accept(Signed, tag="accept"):
     """Joiner → host: the joiner's identity key and its signature: it accepts the offer."""
 
     key: bytes = _bytes(32)
+    limit_ms: int = _limit_ms()
+    """The joiner's forfeit limit (its ``--timeout``); the match's is the longer of the two sides'."""
     sig: bytes = _sig()
 
 

@@ -39,7 +39,7 @@ from typing import BinaryIO
 from p2p.crypto import base32, fingerprint, tagged_hash
 from p2p.errors import P2PError
 from p2p.fairdeal import Pledge
-from p2p.files import hold, read_regular, write_atomically
+from p2p.files import hold, let_go, read_regular, write_atomically
 from p2p.handshake import LAN_SECRET
 from p2p.identity import Identity
 from p2p.invite import MAX_ADDRESSES, SECRET_BYTES, Invite
@@ -116,17 +116,25 @@ class SavedMatch:
         can be written there for another program to spoil."""
         if self._held is None:
             try:
-                self._held = hold(self.path.with_name(self.path.name + ".lock"))
+                self._held = hold(self._lock_path)
             except OSError:
                 return True
             return self._held is not None
         return True
 
     def release(self) -> None:
-        """Let another program have this state file (this one will not play its match)."""
+        """Let another program have this state file (this one will not play its match, or is
+        done); the lock file goes too once no match is kept here (:func:`~p2p.files.let_go`)."""
         if self._held is not None:
-            self._held.close()
+            if self.path.exists():
+                self._held.close()
+            else:
+                let_go(self._held, self._lock_path)
             self._held = None
+
+    @property
+    def _lock_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".lock")
 
     def keep(self, game: int, pledge: Pledge) -> None:
         """Save our pledge for ``game`` (before its commitment is sent)."""

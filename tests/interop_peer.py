@@ -41,6 +41,8 @@ PROTOCOL = 3
 MAX_FRAME = 16 * 1024
 DEFAULT_TIMEOUT = 15.0
 """Seconds a blocking read or connect may take."""
+FORFEIT_MS = 180_000
+"""The forfeit limit a side states by leaving ``offer.limit_ms`` / ``accept.limit_ms`` out."""
 STALL_PING = 0.5
 """Seconds between the keep-alives of a side that stalls (well inside any side's dead limit)."""
 
@@ -59,9 +61,10 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "max_moves",
         "games",
         "host_seat",
+        "limit_ms",
         "sig",
     ),
-    "accept": ("key", "sig"),
+    "accept": ("key", "limit_ms", "sig"),
     "confirm": ("nonce", "mac"),
     "confirmed": ("mac",),
     "abort": ("reason", "detail"),
@@ -75,6 +78,9 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "bye": (),
     "resume": ("root", "links", "transcript", "sig"),
 }
+"""Each message's fields in their wire order."""
+OPTIONAL = {"limit_ms"}
+"""Fields left out for their default ("Optional flags"; this peer sends no hints and takes none)."""
 
 
 class InteropError(Exception):
@@ -161,7 +167,8 @@ def decode(payload: bytes) -> dict[str, Any]:
         raise InteropError(f"malformed frame from the peer: {exc}") from exc
     if not isinstance(message, dict) or message.get("t") not in FIELDS:
         raise InteropError(f"not a message of the protocol: {message!r}")
-    if set(message) != {"t", *FIELDS[message["t"]]}:
+    fields = {"t", *FIELDS[message["t"]]}
+    if not fields - OPTIONAL <= set(message) <= fields:
         raise InteropError(f"{message['t']} with the fields {sorted(message)}")
     return message
 
@@ -268,9 +275,15 @@ class Session:
 
 
 def handshake(
-    sock: socket.socket, invite: Invite, identity: Ed25519PrivateKey, name: str, proto: int = PROTOCOL
+    sock: socket.socket,
+    invite: Invite,
+    identity: Ed25519PrivateKey,
+    name: str,
+    proto: int = PROTOCOL,
+    limit_ms: int = FORFEIT_MS,
 ) -> Session:
-    """Hello + knock, check the offer, accept, confirm, check confirmed: the joiner's side."""
+    """Hello + knock, check the offer, accept (stating our forfeit limit ``limit_ms``), confirm,
+    check confirmed: the joiner's side."""
     line = Line(sock)
     eph = X25519PrivateKey.generate()
     hello = {
@@ -293,7 +306,7 @@ def handshake(
     t1 = tagged_hash("offer", enc(hello), enc(body(offer)))
     if not signed_by(offer["key"], offer["sig"], "offer-sig", t1):
         raise InteropError("the offer's signature does not verify over T1")
-    accept: dict[str, Any] = {"t": "accept", "key": raw(identity.public_key())}
+    accept: dict[str, Any] = {"t": "accept", "key": raw(identity.public_key())} | _stated(limit_ms)
     session_id = tagged_hash("session", t1, offer["sig"], enc(accept))
     accept["sig"] = sign(identity, "accept-sig", session_id)
     line.send(accept)
@@ -314,6 +327,16 @@ def handshake(
     )  # fmt: skip
 
 
+def _stated(limit_ms: int) -> dict[str, int]:
+    """The ``limit_ms`` field as sent: left out for the default (180 000 ms)."""
+    return {} if limit_ms == FORFEIT_MS else {"limit_ms": limit_ms}
+
+
+def stated_limit(message: dict[str, Any]) -> int:
+    """The forfeit limit an offer or accept states (milliseconds)."""
+    return int(message.get("limit_ms", FORFEIT_MS))
+
+
 def verification_code(secret: bytes, t1: bytes, nonce: bytes) -> str:
     """The first 8 bytes of ``H("code", secret, T1, nonce)``, big-endian, mod 10⁶: ``086 559``."""
     number = int.from_bytes(tagged_hash("code", secret, t1, nonce)[:8], "big") % 10**6
@@ -321,9 +344,16 @@ def verification_code(secret: bytes, t1: bytes, nonce: bytes) -> str:
 
 
 def serve(
-    sock: socket.socket, secret: bytes, identity: Ed25519PrivateKey, name: str, rules: Rules, games: int
+    sock: socket.socket,
+    secret: bytes,
+    identity: Ed25519PrivateKey,
+    name: str,
+    rules: Rules,
+    games: int,
+    limit_ms: int = FORFEIT_MS,
 ) -> Session:
-    """Check hello + knock, offer, check accept and confirm, send confirmed: the host's side (player 0)."""
+    """Check hello + knock, offer (stating our forfeit limit ``limit_ms``), check accept and
+    confirm, send confirmed: the host's side (player 0)."""
     line = Line(sock)
     hello, knock = line.receive(), line.receive()
     if hello["t"] != "hello" or hello["proto"] != PROTOCOL or knock["t"] != "knock":
@@ -334,7 +364,7 @@ def serve(
     offer: dict[str, Any] = {
         "t": "offer", "proto": PROTOCOL, "program": "interop-peer", "name": name, "eph": raw(eph.public_key()),
         "key": raw(identity.public_key()), "pickup": rules.pickup, "sixes": rules.sixes,
-        "max_moves": rules.max_moves, "games": games, "host_seat": 0,
+        "max_moves": rules.max_moves, "games": games, "host_seat": 0, **_stated(limit_ms),
     }  # fmt: skip
     t1 = tagged_hash("offer", enc(hello), enc(offer))
     offer["sig"] = sign(identity, "offer-sig", t1)
@@ -490,13 +520,15 @@ class Match:
         self.session.line.sock.close()
         self.reconnects += 1
         if self.invite is not None:
-            fresh = handshake(connect(self.invite, timeout), self.invite, self.identity, self.name)
+            limit_ms = stated_limit(self.session.messages["accept"])
+            sock = connect(self.invite, timeout)
+            fresh = handshake(sock, self.invite, self.identity, self.name, limit_ms=limit_ms)
         else:
             assert self.listening is not None, "a host takes its joiner back on its listener"
             listener, secret = self.listening
-            fresh = accepted(
-                listener, secret, self.identity, self.name, self.session.rules, self.session.games
-            )
+            limit_ms = stated_limit(self.session.messages["offer"])  # the same terms, for the same match
+            rules, games = self.session.rules, self.session.games
+            fresh = accepted(listener, secret, self.identity, self.name, rules, games, limit_ms)
         if fresh.peer_key != self.session.peer_key:
             raise InteropError("another peer key after the cut")
         self.session.line = fresh.line
@@ -668,13 +700,19 @@ def connect(invite: Invite, timeout: float) -> socket.socket:
 
 
 def accepted(
-    listener: socket.socket, secret: bytes, identity: Ed25519PrivateKey, name: str, rules: Rules, games: int
+    listener: socket.socket,
+    secret: bytes,
+    identity: Ed25519PrivateKey,
+    name: str,
+    rules: Rules,
+    games: int,
+    limit_ms: int = FORFEIT_MS,
 ) -> Session:
     """The next joiner on ``listener``, its handshake done (:func:`serve`)."""
     sock, _ = listener.accept()
     sock.settimeout(listener.gettimeout())
     try:
-        return serve(sock, secret, identity, name, rules, games)
+        return serve(sock, secret, identity, name, rules, games, limit_ms)
     except BaseException:
         sock.close()
         raise
@@ -687,10 +725,11 @@ def host(
     rules: Rules,
     games: int,
     deviation: Deviation = Deviation(),
+    limit_ms: int = FORFEIT_MS,
 ) -> Match:
     """Accept one joiner on ``listener`` and play the whole match as player 0 (departing from it as
-    ``deviation`` says)."""
-    session = accepted(listener, secret, identity, "ann", rules, games)
+    ``deviation`` says; stating the forfeit limit ``limit_ms``)."""
+    session = accepted(listener, secret, identity, "ann", rules, games, limit_ms)
     match = Match(session, identity, None, "ann", deviation, listening=(listener, secret))
     try:
         match.play()
@@ -700,13 +739,17 @@ def host(
 
 
 def join(
-    invite: Invite, name: str = "bob", timeout: float = DEFAULT_TIMEOUT, deviation: Deviation = Deviation()
+    invite: Invite,
+    name: str = "bob",
+    timeout: float = DEFAULT_TIMEOUT,
+    deviation: Deviation = Deviation(),
+    limit_ms: int = FORFEIT_MS,
 ) -> Match:
-    """Join the invite's first address and play the whole match (departing from it as ``deviation`` says)."""
+    """Join the invite's first address and play the whole match (departing from it as ``deviation``
+    says; stating the forfeit limit ``limit_ms``)."""
     identity = Ed25519PrivateKey.generate()
-    match = Match(
-        handshake(connect(invite, timeout), invite, identity, name), identity, invite, name, deviation
-    )
+    session = handshake(connect(invite, timeout), invite, identity, name, limit_ms=limit_ms)
+    match = Match(session, identity, invite, name, deviation)
     try:
         match.play()
     finally:

@@ -56,6 +56,20 @@ def test_why_a_match_ended_early_is_one_sentence_for_its_reader(session: Session
     assert award_words(left) == f"You won game 1 by forfeit: {peer} left after the deal."
 
 
+@pytest.mark.parametrize(
+    ("cause", "why"),
+    [("absence", "{peer} stayed away too long"), ("stall", "{peer} did not make its move in time"),
+     ("lost", "{peer} came back without the match")],
+)  # fmt: skip
+def test_a_claimed_game_says_how_the_peer_failed(session: Session, cause: str, why: str) -> None:
+    """A bot's summary once said "bob stayed away too long" of a peer that was connected all along
+    and never moved, and of one that came back without the match."""
+    said = why.format(peer=session.peer_name)
+    won = _report(session, "forfeit", Forfeit("claimed", cause=cause), awarded=session.seat)
+    assert award_words(won) == f"You won game 1 by forfeit: {said}."
+    assert ending_words(won) == f"{said}: the match ended."
+
+
 def test_the_host_is_not_told_the_joiners_advice() -> None:
     """Item 7: the host read "…did not prove the invite's secret: ask the host for a fresh invite"."""
     refusal = Text(

@@ -76,11 +76,15 @@ def _trumps(home: Path, *arguments: str) -> subprocess.Popen[str]:
     )
 
 
-def _leave(home: Path, real: int, deviation: Deviation, limit: float = LIMIT) -> tuple[Exception, Stayer]:
-    """Play one game against the real program in seat ``real`` (forfeit limit ``limit``), the
-    interop peer departing as ``deviation`` says: how the peer's side ended (:class:`Left`, or the
-    real program's ``abort``) and how the real program's did."""
+def _leave(
+    home: Path, real: int, deviation: Deviation, limit: float = LIMIT, peer_limit: float | None = None
+) -> tuple[Exception, Stayer]:
+    """Play one game against the real program in seat ``real`` (forfeit limit ``limit``; the
+    interop peer states ``peer_limit``, by default the same), the interop peer departing as
+    ``deviation`` says: how the peer's side ended (:class:`Left`, or the real program's
+    ``abort``) and how the real program's did."""
     bot = ("--bot", "easy", "--json", "--timeout", str(limit))
+    stated = round((limit if peer_limit is None else peer_limit) * 1000)
     with contextlib.ExitStack() as stack:
         if real == 0:
             process = _trumps(
@@ -89,7 +93,7 @@ def _leave(home: Path, real: int, deviation: Deviation, limit: float = LIMIT) ->
             stack.callback(_stop, process)
             assert process.stdout is not None
             invite = Invite.parse(process.stdout.readline().split("trumps join ", 1)[1])
-            play = functools.partial(interop_peer.join, invite, "bob", LIMIT, deviation)
+            play = functools.partial(interop_peer.join, invite, "bob", LIMIT, deviation, stated)
         else:
             identity, secret = Ed25519PrivateKey.generate(), os.urandom(20)
             listener = stack.enter_context(socket.create_server(("127.0.0.1", 0)))
@@ -98,7 +102,9 @@ def _leave(home: Path, real: int, deviation: Deviation, limit: float = LIMIT) ->
             process = _trumps(home, "join", line, "--name", "bob", *bot)
             stack.callback(_stop, process)
             voluntary = Rules(pickup="voluntary")  # not the default: the real joiner plays what is offered
-            play = functools.partial(interop_peer.host, listener, secret, identity, voluntary, 1, deviation)
+            play = functools.partial(
+                interop_peer.host, listener, secret, identity, voluntary, 1, deviation, stated
+            )
         with pytest.raises((Left, PeerAborted)) as ended:
             play()
         out, err = process.communicate(timeout=LIMIT)
@@ -156,6 +162,16 @@ def test_a_peer_connected_but_never_moving_is_claimed_against_past_the_limit(
     assert isinstance(claimed, PeerAborted) and claimed.reason == "forfeit"  # the staller reads the claim
     _assert_the_stayer_won(stayer, real, "forfeit")
     assert "did not send its move within" in str(stayer.summary["error"])  # a stall, not a dead line
+
+
+@SEATS
+def test_two_sides_stating_different_limits_both_judge_by_the_longer(tmp_path: Path, real: int) -> None:
+    """The real program says ``--timeout 2``, the peer states 4 s in its offer or accept: the
+    stall is claimed only after 4 s, so that the staller's own clock agrees it was claimable."""
+    claimed, stayer = _leave(tmp_path, real, Deviation(stall_before_move=2), STALL_LIMIT, 2 * STALL_LIMIT)
+    assert isinstance(claimed, PeerAborted) and claimed.reason == "forfeit"
+    _assert_the_stayer_won(stayer, real, "forfeit")
+    assert f"did not send its move within {2 * STALL_LIMIT:g} s" in str(stayer.summary["error"])
 
 
 @SEATS

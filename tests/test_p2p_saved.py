@@ -122,3 +122,24 @@ def test_a_second_program_cannot_hold_a_saved_match_another_one_holds(tmp_path: 
     assert first.hold() and not second.hold()
     first.release()
     assert second.hold()
+
+
+def test_a_finished_match_leaves_no_lock_file_and_a_waiting_program_takes_a_fresh_one(tmp_path: Path) -> None:
+    """Every joined invite once left a ``joined-….json.lock`` in the unfinished folder for ever.
+    The last holder removes it, while still holding it, once no match is kept; a program that
+    opened the old file in the meantime finds it gone and locks a new one."""
+    homes = Homes(tmp_path)
+    lock = homes.state.with_name(homes.state.name + ".lock")
+    paused, ended = load_saved(homes.state), load_saved(homes.state)
+    assert paused.hold()
+    paused.release()  # a paused match is still kept: its lock file stays
+    assert lock.exists() and ended.hold()
+    late = lock.open("ab")  # another program opened the lock file before the holder let it go
+    ended.discard()
+    ended.release()
+    assert not lock.exists()
+    fresh = SavedMatch(homes.state)  # a new match of another program
+    assert fresh.hold() and lock.exists()  # a new file: the one ``late`` holds is not it
+    assert not os.path.samestat(os.fstat(late.fileno()), lock.stat())
+    late.close()
+    fresh.release()

@@ -93,12 +93,27 @@ def left_why(report: Report) -> str:
     if report.end == "forfeit" and report.awarded != report.session.seat:
         return _("{name} claimed it: you did not move, or were away, for too long").format(name=peer)
     if report.end == "forfeit":
-        return _("{name} stayed away too long").format(name=peer)
+        return _(_CLAIMED_FOR[_cause(error)]).format(name=peer)
     if report.end == "cheat":
         return _("{name} broke the protocol after the deal").format(name=peer)
     if isinstance(error, PeerAborted) and error.reason == "forfeit":
         return _("{name} says you were away too long, and left after the deal").format(name=peer)
     return _("{name} left after the deal").format(name=peer)
+
+
+_CLAIMED_FOR = {
+    "absence": N_("{name} stayed away too long"),
+    "stall": N_("{name} did not make its move in time"),
+    "lost": N_("{name} came back without the match"),
+}
+"""Why we claimed a game, by :attr:`p2p.errors.Forfeit.cause`, as a clause."""
+
+
+def _cause(error: BaseException | None) -> str:
+    """How the peer failed us, when ``error`` is our claim (an absence otherwise)."""
+    from p2p.errors import Forfeit
+
+    return error.cause if isinstance(error, Forfeit) else "absence"
 
 
 def ending_words(report: Report) -> str | None:
@@ -131,7 +146,7 @@ def ending_words(report: Report) -> str | None:
             )
         return _("{name} ended the match: {detail}").format(name=peer, detail=error.detail or error.reason)
     if isinstance(error, Forfeit):
-        return _("{name} stayed away too long: the match ended.").format(name=peer)
+        return _("{why}: the match ended.").format(why=_(_CLAIMED_FOR[error.cause]).format(name=peer))
     if isinstance(error, (ConnectionClosed, PeerTimeout)):
         return _("The connection to {name} was lost and did not come back: the match ended.").format(
             name=peer

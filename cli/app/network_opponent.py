@@ -88,8 +88,8 @@ class NetworkOpponent:
         saved: SavedMatch | None = None,
         restored: Match | None = None,
     ) -> None:
-        """``reconnector``: how to get the peer back after a drop; ``patience``: its limits
-        (the forfeit is never claimed without the player's ``/claim``); ``choice``: the trump
+        """``reconnector``: how to get the peer back after a drop; ``patience``: its limits (by
+        default the match's forfeit limit; the forfeit is never claimed without the player's ``/claim``); ``choice``: the trump
         suits of ``--trump`` (``SH``), whose second choice holds while the first is played.
 
         ``saved``: where the duel keeps what a restart needs (it is then restart-safe, as a bot's
@@ -105,7 +105,7 @@ class NetworkOpponent:
         self.chat_file = None if saved is None else saved.path.with_name(saved.path.name + ".chat")
         """Where a restart-safe duel keeps its chat, so that a restarted screen shows it again."""
         self._continued = restored is not None
-        self.patience = replace(patience or Patience(), auto_claim=False)
+        self.patience = replace(patience or Patience(forfeit_after=session.forfeit_limit), auto_claim=False)
         self.duel = Duel(
             channel, session, me, self, home.records, None, None, reconnector, self.patience, self._status,
             saved, restored,

@@ -7,11 +7,19 @@ import re
 
 from cli.i18n import N_, _, translated
 from cli.options import add_match_options, add_trump_option, seconds
+from p2p.messages import FORFEIT_MS
 from p2p.text import Text
 
 DEFAULT_PORT = 47111
-BOT_TIMEOUT = 180.0
-"""Seconds a peer may be away or owe its move before a bot claims the game (``--timeout``)."""
+BOT_TIMEOUT = FORFEIT_MS / 1000
+"""Seconds a peer may be away or owe its move before a bot claims the game (``--timeout``): the
+default limit a side states in the handshake."""
+
+
+def stated_limit_ms(args: argparse.Namespace) -> int:
+    """The forfeit limit this side states in the handshake (``--timeout``, milliseconds): the
+    match then judges by the longer of the two sides' (:attr:`p2p.handshake.Session.forfeit_limit`)."""
+    return max(1, round((args.timeout or BOT_TIMEOUT) * 1000))
 
 
 def _port(text: str) -> int:

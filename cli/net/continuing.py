@@ -6,7 +6,6 @@ import re
 from typing import TYPE_CHECKING
 
 from cli.i18n import N_
-from cli.net.arguments import BOT_TIMEOUT
 from cli.net.words import yes_words
 from p2p.text import Text
 
@@ -24,12 +23,12 @@ if TYPE_CHECKING:
 
 
 def saved_match(
-    path: Path, me: Identity, invite: Invite | None, bot: bool, progress: Progress, limit: float
+    path: Path, me: Identity, invite: Invite | None, bot: bool, progress: Progress
 ) -> tuple[SavedMatch | None, Verified | None]:
     """What makes a duel restart-safe (kept in ``path``, held by this program while it plays),
     and the unfinished match found there, read back and checked against ``me`` and the host of
     ``invite`` (:class:`~p2p.saved.SavedMatchError` if it cannot be, or if another program holds
-    the file). One left longer ago than our forfeit ``limit`` is closed, lost by forfeit, and
+    the file). One left longer ago than its match's forfeit limit is closed, lost by forfeit, and
     said so (:func:`closed_late`). A person is asked first whether to continue it: on no, the
     match stays saved, and this duel keeps none (``None, None``: it cannot be continued after a
     restart while the other one waits)."""
@@ -45,7 +44,7 @@ def saved_match(
     if saved.record is None:  # no match kept there: this duel keeps its own
         return saved, None
     restored = restore(saved, me, invite)
-    if closed_late(saved, restored, limit, progress):
+    if closed_late(saved, restored, progress):
         return saved, None
     if bot or _continue_asked(restored, progress, path):
         return saved, restored
@@ -88,7 +87,7 @@ def _stopped_at(restored: Verified) -> dict[str, object]:
 
 
 def lan_saved_match(
-    home: Home, me: Identity, bot: bool, progress: Progress, limit: float
+    home: Home, me: Identity, bot: bool, progress: Progress
 ) -> tuple[SavedMatch, Verified] | None:
     """The unfinished match joined from the LAN list that ``trumps join`` without an invite
     continues (its host no longer announces it), or ``None``: there is none, or the person
@@ -108,7 +107,7 @@ def lan_saved_match(
         except SavedMatchError as exc:
             progress.say(exc)
             continue
-        if closed_late(saved, restored, limit, progress):
+        if closed_late(saved, restored, progress):
             saved.release()
         else:
             ready.append((saved, restored))
@@ -159,9 +158,9 @@ def _continue_chosen(matches: list[tuple[SavedMatch, Verified]], progress: Progr
     )
 
 
-def closed_late(saved: SavedMatch, restored: Verified, limit: float, progress: Progress, over: bool = False) -> bool:
+def closed_late(saved: SavedMatch, restored: Verified, progress: Progress, over: bool = False) -> bool:
     """Close the unfinished match ``restored`` if we come back to it too late: its peer was last
-    heard longer ago than our ``limit``, or the host answered our return that it is ``over``
+    heard longer ago than the match's forfeit limit, or the host answered our return that it is ``over``
     (docs/protocol.md, "Coming back after the limit"); say how it ended; whether it was closed."""
     import time
 
@@ -170,7 +169,7 @@ def closed_late(saved: SavedMatch, restored: Verified, limit: float, progress: P
     assert saved.record is not None
     session, match = restored.session, restored.match
     away = seconds_since_heard(saved.record, time.time())
-    note = late_return_end(away, limit, over, match, session.seat)
+    note = late_return_end(away, session.forfeit_limit, over, match, session.seat)
     if note is None:
         return False
     words = {"peer": session.names[1 - session.seat], "number": match.number, "record": saved.record}
@@ -193,7 +192,7 @@ def closed_late(saved: SavedMatch, restored: Verified, limit: float, progress: P
     return True
 
 
-async def back(way: Reconnector, restored: Verified, timeout: float | None) -> Channel:
+async def back(way: Reconnector, restored: Verified) -> Channel:
     """The peer of the continued match ``restored``, back on a fresh connection within the
     forfeit limit; past it, a :class:`~p2p.errors.ConnectionClosed` (the match stays saved).
     The host's sealed ``busy`` (our match is over) is a :class:`~p2p.errors.PeerBusy`."""
@@ -201,7 +200,7 @@ async def back(way: Reconnector, restored: Verified, timeout: float | None) -> C
 
     from p2p.errors import ConnectionClosed
 
-    limit = timeout or BOT_TIMEOUT
+    limit = restored.session.forfeit_limit
     try:
         async with asyncio.timeout(limit):
             return (await way.reconnect())[0]

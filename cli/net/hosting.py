@@ -7,7 +7,7 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from cli.i18n import N_, translated
-from cli.net.arguments import BOT_TIMEOUT
+from cli.net.arguments import stated_limit_ms
 from cli.net.continuing import back, saved_match, say_continuing
 from cli.net.progress import Progress
 from cli.net.running import Stage, fail, read_line, run_to_end, setup, stopped
@@ -48,11 +48,9 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
         return prepared
     home, me, name, play_duel = prepared
     rules = Rules(pickup=args.pickup or "forced", sixes=not args.no_sixes)
-    terms = Terms(rules, args.games or 1, hints=args.hints)
+    terms = Terms(rules, args.games or 1, hints=args.hints, limit_ms=stated_limit_ms(args))
     try:
-        saved, restored = saved_match(
-            hosted_file(home.unfinished), me, None, bool(args.bot), progress, args.timeout or BOT_TIMEOUT
-        )
+        saved, restored = saved_match(hosted_file(home.unfinished), me, None, bool(args.bot), progress)
     except SavedMatchError as exc:
         if args.bot:
             return fail(progress, "host", exc, args.json)
@@ -121,7 +119,7 @@ def run_host(args: argparse.Namespace, play: Play | None = None) -> int:
             _say_reach(args.advertise is None, mapping.result, invite.addresses[0][0], port, progress)
             way_back = RouterMinded(listener, mapping)
             if restored is not None:
-                channel, session = await back(way_back, restored, args.timeout), restored.session
+                channel, session = await back(way_back, restored), restored.session
             else:
                 async with (
                     contextlib.AsyncExitStack() as announcing

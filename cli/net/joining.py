@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from cli.i18n import N_, _
-from cli.net.arguments import BOT_TIMEOUT, DEFAULT_PORT
+from cli.net.arguments import DEFAULT_PORT, stated_limit_ms
 from cli.net.continuing import back, closed_late, lan_saved_match, saved_match, say_continuing
 from cli.net.progress import Progress
 from cli.net.running import Stage, fail, read_line, run_to_end, setup, stopped
@@ -149,12 +149,11 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
     if isinstance(prepared, int):
         return prepared
     home, me, name, play_duel = prepared
-    limit = args.timeout or BOT_TIMEOUT
     saved: SavedMatch | None
     restored: Verified | None
     try:
         # a match joined from the LAN list continues first: its host no longer announces it
-        lan_match = None if invite is not None else lan_saved_match(home, me, bool(args.bot), progress, limit)
+        lan_match = None if invite is not None else lan_saved_match(home, me, bool(args.bot), progress)
         if lan_match is not None:
             saved, restored = lan_match
             assert saved.invite is not None
@@ -162,7 +161,7 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         else:
             invite = invite or _choose_host(args, progress)
             state = joined_file(home.unfinished, invite)
-            saved, restored = saved_match(state, me, invite, bool(args.bot), progress, limit)
+            saved, restored = saved_match(state, me, invite, bool(args.bot), progress)
     except P2PError as exc:
         return fail(progress, "join", exc, args.json)
     except KeyboardInterrupt as exc:  # at a question, or while browsing
@@ -206,9 +205,9 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
                 report=progress.say,
             )
             try:
-                channel = await back(redial, restored, args.timeout)
+                channel = await back(redial, restored)
             except PeerBusy:  # the host's sealed word: our match is over
-                closed_late(saved, restored, limit, progress, over=True)
+                closed_late(saved, restored, progress, over=True)
                 raise
             except ConnectionClosed:  # said as it was: the host may never have left
                 if redial.trouble is None:
@@ -219,11 +218,13 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
                 )
                 peer = session.names[1 - session.seat]
                 raise ConnectionClosed(
-                    Text(template, peer=peer, seconds=limit, trouble=redial.trouble)
+                    Text(template, peer=peer, seconds=session.forfeit_limit, trouble=redial.trouble)
                 ) from None
             return await play_duel(channel, session, me, home, redial, saved, restored)
         try:
-            channel, session = await join(invite, me, name, KnownPeers(home.peers_file), decide, asked=asked)
+            channel, session = await join(
+                invite, me, name, KnownPeers(home.peers_file), decide, asked=asked, limit_ms=stated_limit_ms(args)
+            )
         except (ConnectionClosed, PeerTimeout) as exc:
             raise await _why_unreached(invite, exc) from None
         handshaken = time.monotonic()

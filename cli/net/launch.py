@@ -15,12 +15,10 @@ def run_command(args: argparse.Namespace, command: str) -> int:
     from cli.net.hosting import run_host
     from cli.net.joining import run_join
     from cli.options import has_terminal
-    from p2p.liveness import Patience
 
     runner = run_host if command == "host" else run_join
     if args.bot is not None:
         return runner(args)
     if not has_terminal(command, _("use --bot LEVEL to let the AI play")):
         return 2
-    patience = Patience(forfeit_after=args.timeout) if args.timeout else None
-    return runner(args, functools.partial(play_duel, trump=args.trump, patience=patience))
+    return runner(args, functools.partial(play_duel, trump=args.trump))

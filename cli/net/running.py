@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from cli.app.trump_choice import names_second, trump_clash, trump_prefs
 from cli.i18n import N_, translated
-from cli.net.arguments import BOT_TIMEOUT
 from cli.net.progress import Progress
 from p2p.text import Text, ntext
 
@@ -333,8 +332,6 @@ def bot_play(args: argparse.Namespace, progress: Progress) -> Play:
     from p2p.players import BotPlayer
 
     player = BotPlayer(args.bot, args.trump)
-    timeout = args.timeout or BOT_TIMEOUT
-    patience = Patience(forfeit_after=timeout, dead_after=min(Patience.dead_after, timeout))
 
     async def play(
         channel: Channel,
@@ -346,8 +343,10 @@ def bot_play(args: argparse.Namespace, progress: Progress) -> Play:
         restored: Verified | None,
     ) -> Report:
         announce(session, progress)
+        limit = session.forfeit_limit
+        patience = Patience(forfeit_after=limit, dead_after=min(Patience.dead_after, limit))
         duel = Duel(
-            channel, session, me, player, home.records, timeout, None, reconnector, patience, progress.status(),
+            channel, session, me, player, home.records, limit, None, reconnector, patience, progress.status(),
             saved, None if restored is None else restored.match,
         )  # fmt: skip
         try:
