@@ -23,7 +23,7 @@ from p2p.liveness import Liveness, Patience
 from p2p.match import Match, position_hash, sign_resume
 from p2p.messages import Commit, Message, MoveMsg, Ping, Reveal, Signed
 from p2p.players import BotPlayer
-from tests.test_p2p_helpers import Side, Unwatched, accept_all, memory_pair, run
+from tests.support.peers import Side, Unwatched, accept_all, memory_pair, run
 
 
 class Comeback(Unwatched):
@@ -409,17 +409,17 @@ def test_a_records_folder_that_cannot_be_written_stops_the_duel_in_one_line(tmp_
     name is in the way; a full disk is the same). The first link to record raised the
     ``OSError``, saving the error note raised it again, and ``trumps join`` ended in a traceback.
     Now it says so in one line."""
-    from tests.test_p2p_e2e import LIMIT, _host, _join
+    from tests.support.programs import PROGRAM_LIMIT, host_program, join_program
 
     blocked = tmp_path / "bob" / "data" / "trumps" / "matches"
     blocked.parent.mkdir(parents=True)
     blocked.write_text("in the way")
 
     async def scenario() -> tuple[int | None, str]:
-        host, invite = await _host(tmp_path)
+        host, invite = await host_program(tmp_path)
         try:
-            joiner = await _join(tmp_path, invite)
-            _, err = await asyncio.wait_for(joiner.communicate(), LIMIT)
+            joiner = await join_program(tmp_path, invite)
+            _, err = await asyncio.wait_for(joiner.communicate(), PROGRAM_LIMIT)
             return joiner.returncode, err.decode()
         finally:
             host.kill()

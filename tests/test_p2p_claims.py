@@ -28,7 +28,8 @@ from p2p.messages import Ping
 from p2p.reception import host_handshake, perform
 from p2p.record import RecordWriter
 from p2p.saved import SavedMatch
-from tests.test_p2p_helpers import Side, accept_all, memory_line, memory_pair, run
+from tests.support.lines import memory_line
+from tests.support.peers import Side, accept_all, memory_pair, run
 
 # ------------------------------------------------------------------ fsync of the directory
 

@@ -37,8 +37,9 @@ from p2p.match import Match, rematch_root
 from p2p.messages import PROTOCOL, Accept, Commit, Confirm, Hello, Knock, Offer, Reveal, parse, to_json
 from p2p.reception import perform
 from p2p.wire import decode, encode
-from tests.test_p2p_handshake import Pair, _sent
-from tests.test_p2p_helpers import Side, run
+from tests.support.handshakes import sent
+from tests.support.peers import Side, run
+from tests.test_p2p_handshake import Pair
 
 TERMS = Terms(Rules(), 2)
 
@@ -203,15 +204,15 @@ def test_a_first_flight_recorded_before_a_host_restart_gets_an_offer_and_no_furt
     stranger gets nothing"). It goes no further: the new offer has a fresh ``eph``, so the
     recorded accept signed another ``S``, and nothing is bound."""
     pair = Pair(tmp_path)
-    flight = _sent(pair.joiner.start())
+    flight = sent(pair.joiner.start())
     for message in flight:
         pair.host.receive(message)
     assert pair.host.offer is not None
     pair.joiner.offered(pair.host.offer)
-    accept, confirm = _sent(pair.joiner.accept())
+    accept, confirm = sent(pair.joiner.accept())
     restarted = HostHandshake(pair.ann, "ann", TERMS, pair.secret)  # same invite, no knocks kept
     assert restarted.receive(flight[0]) == []
-    assert _sent(restarted.receive(flight[1])) and restarted.proven  # the offer, again
+    assert sent(restarted.receive(flight[1])) and restarted.proven  # the offer, again
     with pytest.raises(BadHandshakeSignature):
         restarted.receive(accept)
     assert restarted.session is None and restarted.offer is not None

@@ -17,7 +17,7 @@ from p2p.match import rematch_of
 from p2p.messages import Reveal
 from p2p.players import BotPlayer
 from p2p.record import earlier_matches, verify
-from tests.test_p2p_helpers import Side, bot_duel, ipv6_available, memory_pair, run
+from tests.support.peers import Side, bot_duel, ipv6_available, memory_pair, run
 
 
 def _check_agreement(host_report: Report, join_report: Report) -> None:

@@ -25,7 +25,8 @@ from p2p.match import Match, final_digest, position_hash, rematch_of, rematch_ro
 from p2p.messages import Commit, Final, MoveMsg, Reveal, Signed, to_json
 from p2p.record import RecordWriter, verify
 from p2p.wire import encode
-from tests.test_p2p_helpers import RecordRow, Side, connect_pair, run
+from tests.support.handshakes import session_pair
+from tests.support.peers import RecordRow, Side
 
 
 def play(
@@ -93,13 +94,9 @@ class Duelists:
 
 
 def handshake_session(host: Side, joiner: Side, terms: Terms) -> Session:
-    async def handshake() -> Session:
-        pair = await connect_pair(host, joiner, terms)
-        await pair.host_channel.close()
-        await pair.join_channel.close()
-        return pair.host_session
-
-    return run(handshake())
+    """The host's session of a handshake between two homes, each remembering the other (the
+    machines' exchange in memory: no socket)."""
+    return session_pair(host.me, joiner.me, terms, (host.name, joiner.name), (host.known, joiner.known)).host
 
 
 @pytest.fixture(scope="module")

@@ -3,11 +3,10 @@ the invite secret, versions, and the attacks of the security review (issue 11, f
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from engine import Rules
 from p2p.admission import Gate
@@ -33,17 +32,11 @@ from p2p.handshake import (
 )
 from p2p.identity import Identity, KnownPeers, Peers
 from p2p.invite import new_secret
-from p2p.messages import PROTOCOL, Abort, Accept, Confirm, Confirmed, Hello, Knock, Message, Offer
+from p2p.messages import PROTOCOL, Abort, Accept, Confirm, Confirmed, Hello, Knock, Offer
+from tests.support.handshakes import identity, sent
 
 TERMS = Terms(Rules(), 3)
 
-
-def _identity() -> Identity:
-    return Identity.from_key(Ed25519PrivateKey.generate())
-
-
-def _sent(actions: Sequence[object]) -> list[Message]:
-    return [action.message for action in actions if isinstance(action, Send)]
 
 
 class Pair:
@@ -51,7 +44,7 @@ class Pair:
 
     def __init__(self, tmp_path: Path, secret: bytes | None = None, name: str = "bob") -> None:
         self.secret = new_secret()
-        self.ann, self.bob = _identity(), _identity()
+        self.ann, self.bob = identity(), identity()
         self.host_known = KnownPeers(tmp_path / "ann-peers.json")
         self.join_known = KnownPeers(tmp_path / f"{name}-peers.json")
         self.host = HostHandshake(self.ann, "ann", TERMS, self.secret)
@@ -61,17 +54,17 @@ class Pair:
 
     def to_offer(self) -> Offer:
         """Hello and knock in; the host's offer out."""
-        out = [message for sent in _sent(self.joiner.start()) for message in _sent(self.host.receive(sent))]
+        out = [message for opening in sent(self.joiner.start()) for message in sent(self.host.receive(opening))]
         assert len(out) == 1 and isinstance(out[0], Offer)
         return out[0]
 
     def complete(self) -> tuple[Session, Session]:
         offer = self.to_offer()
         self.joiner.offered(offer)
-        for message in _sent(self.joiner.accept()):
+        for message in sent(self.joiner.accept()):
             self.host.receive(message)
         assert self.host.session is not None
-        (confirmed,) = _sent(self.host.admit())
+        (confirmed,) = sent(self.host.admit())
         self.remembered = self.joiner.confirmed(confirmed)
         assert self.joiner.session is not None
         return self.host.session, self.joiner.session
@@ -92,8 +85,8 @@ def test_mallory_replacing_the_accept_is_refused_before_anything_is_bound(tmp_pa
     pair = Pair(tmp_path)
     offer = pair.to_offer()
     pair.joiner.offered(offer)
-    bobs = _sent(pair.joiner.accept())
-    mallory = _identity()
+    bobs = sent(pair.joiner.accept())
+    mallory = identity()
     unsigned = Accept(key=mallory.public, sig=bytes(64))
     forged = unsigned.with_sig(
         sign(mallory.key, "accept-sig", session_id(pair.joiner.hello, offer, unsigned))
@@ -110,7 +103,7 @@ def test_a_confirmation_with_another_nonce_than_committed_is_refused(tmp_path: P
     """The nonce under the verification code was committed in the knock: it cannot be chosen later."""
     pair = Pair(tmp_path)
     pair.joiner.offered(pair.to_offer())
-    accept, confirm = _sent(pair.joiner.accept())
+    accept, confirm = sent(pair.joiner.accept())
     pair.host.receive(accept)
     assert isinstance(confirm, Confirm)
     with pytest.raises(HandshakeError, match="key confirmation failed"):
@@ -122,7 +115,7 @@ def test_a_stranger_without_the_secret_learns_nothing_and_gets_one_answer(tmp_pa
     """Flaws 2 and 7: without the invite secret there is no offer (no host name, key or rules), and
     the refusal is the same whatever name is claimed."""
     pair = Pair(tmp_path, secret=new_secret(), name=name)
-    hello, knock = _sent(pair.joiner.start())
+    hello, knock = sent(pair.joiner.start())
     assert pair.host.receive(hello) == []
     with pytest.raises(InviteRefused):
         pair.host.receive(knock)
@@ -135,7 +128,7 @@ def test_a_stranger_without_the_secret_learns_nothing_and_gets_one_answer(tmp_pa
 
 def test_a_recorded_hello_and_knock_cannot_be_replayed(tmp_path: Path) -> None:
     pair = Pair(tmp_path)
-    hello, knock = _sent(pair.joiner.start())
+    hello, knock = sent(pair.joiner.start())
     pair.host.receive(hello)
     pair.host.receive(knock)
     again = HostHandshake(pair.ann, "ann", TERMS, pair.secret, pair.host.seen)
@@ -146,7 +139,7 @@ def test_a_recorded_hello_and_knock_cannot_be_replayed(tmp_path: Path) -> None:
 
 def test_a_knock_for_another_hello_is_refused(tmp_path: Path) -> None:
     pair = Pair(tmp_path)
-    _, knock = _sent(pair.joiner.start())
+    _, knock = sent(pair.joiner.start())
     other = JoinerHandshake(pair.bob, "bob", pair.ann.fingerprint, pair.secret, Peers())
     pair.host.receive(other.hello)
     with pytest.raises(InviteRefused):
@@ -166,7 +159,7 @@ def test_a_version_2_host_refusal_is_told_in_our_own_words(tmp_path: Path) -> No
     """A protocol-2 host reads our hello (its fields are protocol 2's) and answers "incompatible" in
     clear: anyone on the path could have sent that, so its detail is not shown, only our version."""
     pair = Pair(tmp_path)
-    hello, _ = _sent(pair.joiner.start())
+    hello, _ = sent(pair.joiner.start())
     assert isinstance(hello, Hello) and set(hello.to_wire()) == {"t", "proto", "program", "name", "eph"}
     detail = (
         "the peer runs trumps 0.1.0 with protocol 3; this is trumps 0.0.9 with protocol 2: "
@@ -180,7 +173,7 @@ def test_a_version_2_host_refusal_is_told_in_our_own_words(tmp_path: Path) -> No
 def test_the_joiner_binds_the_host_only_after_its_confirmation(tmp_path: Path) -> None:
     pair = Pair(tmp_path)
     pair.joiner.offered(pair.to_offer())
-    for message in _sent(pair.joiner.accept()):
+    for message in sent(pair.joiner.accept()):
         pair.host.receive(message)
     with pytest.raises(HandshakeError, match="host's key confirmation failed"):
         pair.joiner.confirmed(Confirmed(mac=bytes(32)))
@@ -190,9 +183,9 @@ def test_the_joiner_binds_the_host_only_after_its_confirmation(tmp_path: Path) -
 def test_a_look_alike_of_a_known_name_is_that_name(tmp_path: Path) -> None:
     """Flaw 2: "b\u043eb" with a Cyrillic o is bob to the eye, so it meets bob's key."""
     known = KnownPeers(tmp_path / "peers.json")
-    known.check("bob", _identity().public)
+    known.check("bob", identity().public)
     with pytest.raises(IdentityChanged, match="looks like bob"):
-        known.check("b\u043eb", _identity().public)
+        known.check("b\u043eb", identity().public)
     assert set(known.load()) == {"bob"}
 
 
@@ -226,15 +219,15 @@ def test_the_documents_derivations_give_what_the_machines_send(
 
     monkeypatch.setattr(handshake, "X25519PrivateKey", Ephemeral)
     pair = Pair(tmp_path)  # the joiner's machine is made first, then the host's
-    hello, knock = _sent(pair.joiner.start())
-    (offer,) = [m for sent in (hello, knock) for m in _sent(pair.host.receive(sent))]
+    hello, knock = sent(pair.joiner.start())
+    (offer,) = [m for opening in (hello, knock) for m in sent(pair.host.receive(opening))]
     pair.joiner.offered(offer)
     actions = pair.joiner.accept()
-    accept, confirm = _sent(actions)
+    accept, confirm = sent(actions)
     (seal,) = [action for action in actions if isinstance(action, Seal)]
     pair.host.receive(accept)
     pair.host.receive(confirm)
-    (confirmed,) = _sent(pair.host.admit())
+    (confirmed,) = sent(pair.host.admit())
     assert isinstance(hello, Hello) and isinstance(knock, Knock)
     assert isinstance(offer, Offer) and isinstance(accept, Accept)
     assert isinstance(confirm, Confirm) and isinstance(confirmed, Confirmed)
@@ -307,7 +300,7 @@ def test_the_joiner_refuses_a_host_whose_look_alike_it_knows(tmp_path: Path) -> 
     """The known peers the joiner is handed decide as the file did: "\u0430nn" (a Cyrillic a)
     with another key than the known ann's is refused before the rules are shown."""
     pair = Pair(tmp_path)
-    pair.joiner.known = Peers({"\u0430nn": _identity().public})
+    pair.joiner.known = Peers({"\u0430nn": identity().public})
     with pytest.raises(IdentityChanged, match="looks like \u0430nn"):
         pair.joiner.offered(pair.to_offer())
     assert pair.joiner.refusal is not None and pair.joiner.refusal.reason == "identity"
@@ -333,7 +326,7 @@ def test_a_third_person_with_the_invite_hears_busy_before_any_rules(tmp_path: Pa
     tells them apart: no offer, the ``busy`` in clear at once, which the joiner shows in its own
     words (nothing proves who sent a clear abort, so it names nobody, and a redial tries again)."""
     pair, _ = _bound_pair(tmp_path, name)
-    hello, knock = _sent(pair.joiner.start())
+    hello, knock = sent(pair.joiner.start())
     pair.host.receive(hello)
     with pytest.raises(PeerBusy):
         pair.host.receive(knock)
@@ -349,11 +342,11 @@ def test_the_friends_name_with_another_key_gets_the_sealed_busy_at_its_accept(tm
     """Mallory holds the invite and calls herself bob: her name gets her the offer, but her accept
     names her own key, and the host answers it at once with a sealed ``busy`` (sealed under the
     keys her accept made, which she can open), without waiting for her confirmation."""
-    mallory = _identity()
+    mallory = identity()
     pair, _ = _bound_pair(tmp_path, key=mallory)
     pair.joiner.offered(pair.to_offer())
     actions = pair.joiner.accept()
-    accept, _ = _sent(actions)
+    accept, _ = sent(actions)
     (joiner_seal,) = [action for action in actions if isinstance(action, Seal)]
     with pytest.raises(PeerBusy):
         pair.host.receive(accept)
@@ -375,7 +368,7 @@ def test_once_the_match_is_over_even_its_joiner_gets_busy_at_its_accept(tmp_path
     pair, gate = _bound_pair(tmp_path)
     gate.over = True
     pair.joiner.offered(pair.to_offer())
-    accept, _ = _sent(pair.joiner.accept())
+    accept, _ = sent(pair.joiner.accept())
     with pytest.raises(PeerBusy, match="came back after the match was over"):
         pair.host.receive(accept)
     assert pair.host.refusal is not None
@@ -389,9 +382,9 @@ def test_a_joiner_who_wins_meanwhile_makes_the_other_confirmation_busy(tmp_path:
     gate = Gate("ann")
     pair.host.gate = gate
     pair.joiner.offered(pair.to_offer())
-    accept, confirm = _sent(pair.joiner.accept())
+    accept, confirm = sent(pair.joiner.accept())
     pair.host.receive(accept)
-    gate.bind("carol", _identity().public)
+    gate.bind("carol", identity().public)
     with pytest.raises(PeerBusy):
         pair.host.receive(confirm)
     assert pair.host.session is None

@@ -44,7 +44,7 @@ from p2p.invite import Invite, new_secret
 from p2p.messages import Abort, Accept, Hello, Message, Offer, Ping, Resume, parse
 from p2p.record import verify
 from p2p.wire import FRAME_DEADLINE, decode, encode, frame
-from tests.test_p2p_helpers import Side, accept_all, bot_duel, run
+from tests.support.peers import Side, accept_all, bot_duel, run
 
 RESUME = Resume(root=bytes(32), links=3, transcript=bytes(32), sig=bytes(64))
 

@@ -28,8 +28,8 @@ from p2p.identity import Peers
 from p2p.invite import Invite, new_secret
 from p2p.messages import Abort, Confirm, Message, Offer
 from p2p.reception import perform
-from tests.test_p2p_handshake import _identity, _sent
-from tests.test_p2p_helpers import Side, accept_all, run
+from tests.support.handshakes import identity, sent
+from tests.support.peers import Side, accept_all, run
 
 TERMS = Terms(Rules(), 2)
 
@@ -39,18 +39,18 @@ class Lan:
 
     def __init__(self, tmp_path: Path, lan: bool, secret: bytes = LAN_SECRET) -> None:
         self.invite_secret = new_secret()
-        self.ann = _identity()
+        self.ann = identity()
         self.host = HostHandshake(self.ann, "ann", TERMS, self.invite_secret, lan=lan)
-        self.joiner = JoinerHandshake(_identity(), "bob", self.ann.fingerprint, secret, Peers())
+        self.joiner = JoinerHandshake(identity(), "bob", self.ann.fingerprint, secret, Peers())
 
     def to_offer(self) -> Offer:
-        out = [message for sent in _sent(self.joiner.start()) for message in _sent(self.host.receive(sent))]
+        out = [message for opening in sent(self.joiner.start()) for message in sent(self.host.receive(opening))]
         assert len(out) == 1 and isinstance(out[0], Offer)
         return out[0]
 
     def to_confirm(self) -> list[Message]:
         self.joiner.offered(self.to_offer())
-        return _sent(self.joiner.accept())
+        return sent(self.joiner.accept())
 
 
 def _stranger_refusal(tmp_path: Path) -> object:
@@ -77,7 +77,7 @@ def test_an_announcing_host_takes_a_lan_knock_unproven_and_both_get_the_code(tmp
     assert pair.host.session is not None
     assert pair.host.lan_knock and not pair.host.proven  # evictable, and it needs the person's yes
     assert pair.joiner.lan and pair.joiner.code == pair.host.session.code  # compared before the yes
-    (confirmed,) = _sent(pair.host.admit())
+    (confirmed,) = sent(pair.host.admit())
     pair.joiner.confirmed(confirmed)
     assert pair.joiner.session is not None and pair.joiner.session.code == pair.host.session.code
 
@@ -85,7 +85,7 @@ def test_an_announcing_host_takes_a_lan_knock_unproven_and_both_get_the_code(tmp
 def test_an_invite_join_to_an_announcing_host_is_still_proven(tmp_path: Path) -> None:
     pair = Lan(tmp_path, lan=True)
     pair.joiner = JoinerHandshake(
-        _identity(), "bob", pair.ann.fingerprint, pair.invite_secret, Peers()
+        identity(), "bob", pair.ann.fingerprint, pair.invite_secret, Peers()
     )
     pair.to_offer()
     assert pair.host.proven and not pair.host.lan_knock and not pair.joiner.lan
@@ -360,7 +360,7 @@ def test_the_lan_knock_is_the_documents_formulas_with_the_empty_secret(tmp_path:
     offer = pair.to_offer()
     hello, knock = pair.joiner.hello, pair.joiner.knock
     pair.joiner.offered(offer)
-    accept, confirm = _sent(pair.joiner.accept())
+    accept, confirm = sent(pair.joiner.accept())
     for message in (accept, confirm):
         pair.host.receive(message)
     assert isinstance(confirm, Confirm) and pair.host.session is not None
@@ -384,7 +384,7 @@ def test_lan_knocks_leave_nothing_in_the_hosts_replay_set(tmp_path: Path) -> Non
         pair.to_offer()
     assert seen == set()
     pair.joiner = JoinerHandshake(
-        _identity(), "bob", pair.ann.fingerprint, pair.invite_secret, Peers()
+        identity(), "bob", pair.ann.fingerprint, pair.invite_secret, Peers()
     )
     pair.host = HostHandshake(pair.ann, "ann", TERMS, pair.invite_secret, seen, lan=True)
     pair.to_offer()
@@ -396,9 +396,9 @@ def test_a_replayed_lan_knock_gets_an_offer_it_cannot_use(tmp_path: Path) -> Non
     host's fresh offer is not what the recorded accept signed, and no confirm opens without the
     joiner's ephemeral secret, so the replay ends before any question to the host's person."""
     pair = Lan(tmp_path, lan=True)
-    recorded = [*_sent(pair.joiner.start()), *pair.to_confirm()]
+    recorded = [*sent(pair.joiner.start()), *pair.to_confirm()]
     again = HostHandshake(pair.ann, "ann", TERMS, pair.invite_secret, lan=True)
-    assert again.receive(recorded[0]) == [] and _sent(again.receive(recorded[1]))  # an offer
+    assert again.receive(recorded[0]) == [] and sent(again.receive(recorded[1]))  # an offer
     with pytest.raises(BadHandshakeSignature):
         again.receive(recorded[2])
     assert again.session is None

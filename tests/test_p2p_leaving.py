@@ -26,7 +26,7 @@ from p2p.messages import Abort, Commit, Message, MoveMsg, Ping, Resume, Reveal, 
 from p2p.players import BotPlayer
 from p2p.record import verify
 from p2p.text import Text
-from tests.test_p2p_helpers import Side, Unwatched, connect_pair, memory_pair, run
+from tests.support.peers import Side, Unwatched, connect_pair, memory_pair, run
 
 
 class _Bogus(Ping):

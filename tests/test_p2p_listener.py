@@ -11,7 +11,6 @@ import json
 import os
 import re
 import resource
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,11 +27,11 @@ from p2p.handshake import Terms, knock_proof
 from p2p.invite import Invite
 from p2p.messages import PROTOCOL, Hello, Knock
 from p2p.wire import encode, frame
-from tests.test_p2p_helpers import Side, accept_all, run
+from tests.support.peers import Side, accept_all, run
+from tests.support.programs import TRUMPS, program_env
 
 pytestmark = pytest.mark.net
 
-TRUMPS = [sys.executable, "-m", "cli"]
 
 
 def test_a_third_person_with_the_invite_hears_busy_before_being_asked_the_rules(tmp_path: Path) -> None:
@@ -88,9 +87,6 @@ def test_a_full_descriptor_table_at_accept_is_a_refused_connection_not_a_traceba
 
 # ------------------------------------------------------------------ the flood
 
-
-def _env(home: Path) -> dict[str, str]:
-    return os.environ | {"XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data")}
 
 
 def _limited() -> None:
@@ -166,14 +162,14 @@ def test_a_1024_descriptor_host_holds_its_match_through_a_flood_of_proven_first_
         host = await asyncio.create_subprocess_exec(
             *TRUMPS, "host", "--port", "0", "--bind", "127.0.0.1", "--no-map", "--no-announce", "--bot", "easy",
             "--json", "--name", "ann", "--games", "8", stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "ann"), preexec_fn=_limited,
+            stderr=asyncio.subprocess.PIPE, env=program_env(tmp_path / "ann"), preexec_fn=_limited,
         )  # fmt: skip
         assert host.stdout is not None and host.stderr is not None
         line = (await asyncio.wait_for(host.stdout.readline(), 30)).decode()
         invite = Invite.parse(line.split("trumps join ", 1)[1])
         joiner = await asyncio.create_subprocess_exec(
             *TRUMPS, "join", str(invite), "--bot", "easy", "--json", "--name", "bob",
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "bob"),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=program_env(tmp_path / "bob"),
         )  # fmt: skip
         records = tmp_path / "ann" / "data" / "trumps" / "matches"
         async with asyncio.timeout(30):  # the match is on: the host's record has its first links

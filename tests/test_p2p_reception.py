@@ -17,9 +17,10 @@ from p2p.identity import Peers
 from p2p.invite import new_secret
 from p2p.messages import Offer
 from p2p.reception import Reception, perform
+from tests.support.handshakes import identity
+from tests.support.lines import memory_streams
+from tests.support.peers import Side, memory_pair, run
 from tests.test_p2p_claims import _VirtualTime
-from tests.test_p2p_handshake import _identity
-from tests.test_p2p_helpers import Side, memory_pair, memory_streams, run
 
 TERMS = Terms(Rules(), 1)
 
@@ -46,7 +47,7 @@ async def _proven_flight(
     serving = reception.serve(*host_end, lambda address, error: refusals.append(error))
     served.append(asyncio.ensure_future(serving))
     channel = Channel(*join_end)
-    machine = JoinerHandshake(_identity(), "bob", reception.me.fingerprint, secret, Peers())
+    machine = JoinerHandshake(identity(), "bob", reception.me.fingerprint, secret, Peers())
     await perform(channel, machine.start())
     return channel
 

@@ -16,7 +16,8 @@ from cli.home import Home
 from cli.main import main
 from p2p.errors import MatchRecordError
 from p2p.record import verify
-from tests.test_p2p_helpers import RecordRow, Side, bot_duel, memory_pair, run
+from tests.support.peers import RecordRow, Side, bot_duel, memory_pair, run
+from tests.support.programs import program_env
 
 
 @pytest.fixture(scope="module")
@@ -121,9 +122,6 @@ def test_verify_command(record: str, tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "cannot read" in capsys.readouterr().err
 
 
-def _env(home: Path) -> dict[str, str]:
-    return os.environ | {"XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data")}
-
 
 @pytest.mark.net
 def test_host_and_join_commands_play_a_bot_match(tmp_path: Path) -> None:
@@ -131,7 +129,7 @@ def test_host_and_join_commands_play_a_bot_match(tmp_path: Path) -> None:
     host = subprocess.Popen(
         [*trumps, "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "easy", "--games", "2", "--json",
          "--name", "ann", "--no-sixes", "--timeout", "10"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(tmp_path / "ann"),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=program_env(tmp_path / "ann"),
     )  # fmt: skip
     try:
         assert host.stdout is not None
@@ -140,7 +138,7 @@ def test_host_and_join_commands_play_a_bot_match(tmp_path: Path) -> None:
         invite = invite_line.split("trumps join ", 1)[1].strip()
         joiner = subprocess.run(
             [*trumps, "join", invite, "--bot", "easy", "--json", "--name", "bob", "--timeout", "10"],
-            capture_output=True, text=True, timeout=30, env=_env(tmp_path / "bob"),
+            capture_output=True, text=True, timeout=30, env=program_env(tmp_path / "bob"),
         )  # fmt: skip
         host_out, host_err = host.communicate(timeout=30)
     finally:
@@ -154,12 +152,12 @@ def test_host_and_join_commands_play_a_bot_match(tmp_path: Path) -> None:
     for summary in (mine, theirs):
         assert verify(Path(summary["record"]).read_text()).complete
     peers = subprocess.run(
-        [*trumps, "peers"], capture_output=True, text=True, timeout=30, env=_env(tmp_path / "bob")
+        [*trumps, "peers"], capture_output=True, text=True, timeout=30, env=program_env(tmp_path / "bob")
     )
     assert "ann" in peers.stdout
     forget = [*trumps, "peers", "forget", "ann"]
-    assert subprocess.run(forget, capture_output=True, timeout=30, env=_env(tmp_path / "bob")).returncode == 0
-    assert subprocess.run(forget, capture_output=True, timeout=30, env=_env(tmp_path / "bob")).returncode == 1
+    assert subprocess.run(forget, capture_output=True, timeout=30, env=program_env(tmp_path / "bob")).returncode == 0
+    assert subprocess.run(forget, capture_output=True, timeout=30, env=program_env(tmp_path / "bob")).returncode == 1
 
 
 def test_join_with_a_bad_invite_says_so(capsys: pytest.CaptureFixture[str]) -> None:

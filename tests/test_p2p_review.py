@@ -37,9 +37,10 @@ from p2p.messages import Accept, Bye, Confirm, Confirmed, Hello, Knock, Message,
 from p2p.record import RecordWriter, verify
 from p2p.wire import decode, encode
 from tests import test_p2p_evidence as evidence
+from tests.support.handshakes import identity, sent
+from tests.support.peers import run
 from tests.test_p2p_evidence import _final_of, _forged, _proves_nothing, _rows
-from tests.test_p2p_handshake import TERMS, Pair, _identity, _sent
-from tests.test_p2p_helpers import run
+from tests.test_p2p_handshake import TERMS, Pair
 from tests.test_p2p_leaving import _joiner_leaves
 
 duelists, record = evidence.duelists, evidence.record  # the fixtures: an honest two-game record
@@ -83,9 +84,9 @@ def test_an_invisible_character_does_not_make_a_new_name(tmp_path: Path, invisib
     parse({"t": "hello", "proto": 3, "program": "x", "name": name, "eph": bytes(32)})  # the schema lets it in
     assert skeleton(name) == skeleton("bob")
     peers = KnownPeers(tmp_path / "peers.json")
-    peers.check("bob", _identity().public)
+    peers.check("bob", identity().public)
     with pytest.raises(IdentityChanged, match="looks like bob"):
-        peers.check(name, _identity().public)
+        peers.check(name, identity().public)
 
 
 def test_a_schema_error_never_repeats_a_peers_control_characters() -> None:
@@ -154,7 +155,7 @@ def test_a_knock_recorded_at_another_host_run_gets_no_offer(tmp_path: Path) -> N
     host's new run, whose ``seen`` set is empty: the knock's MAC is under the old secret.
     Check: the proof in ``HostHandshake._knock`` (``mac_ok`` under this run's secret)."""
     pair = Pair(tmp_path)
-    hello, knock = _sent(pair.joiner.start())
+    hello, knock = sent(pair.joiner.start())
     rerun = HostHandshake(pair.ann, "ann", TERMS, new_secret())
     rerun.receive(hello)
     with pytest.raises(InviteRefused):
@@ -166,7 +167,7 @@ def test_the_hosts_own_offer_reflected_back_is_not_a_hello(tmp_path: Path) -> No
     """Reflection in clear: the host's offer sent back as the first message of a connection (it
     carries every hello field and more) is refused unanswered. Check: ``expect(…, Hello)``."""
     offer = Pair(tmp_path).to_offer()
-    host = HostHandshake(_identity(), "ann", TERMS, new_secret())
+    host = HostHandshake(identity(), "ann", TERMS, new_secret())
     with pytest.raises(SchemaError):
         host.receive(offer)
     assert host.hello is None and host.refusal is None
@@ -188,7 +189,7 @@ def test_a_confirm_sealed_for_an_earlier_session_does_not_open(tmp_path: Path) -
     sealed frame of a new one: every session has fresh ephemeral keys, so fresh direction keys
     (nonces restart at 0 under a new key). Check: the X25519 shared secret in the key schedule."""
     secret = new_secret()
-    keys = [SessionKeys.derive(_identity().public, secret, bytes(32)) for _ in range(2)]
+    keys = [SessionKeys.derive(identity().public, secret, bytes(32)) for _ in range(2)]
     earlier = Sealer(keys[0].joiner_to_host, keys[0].host_to_joiner)
     recorded = earlier.seal(encode(Confirm(nonce=bytes(32), mac=bytes(32)).to_wire()))
     with pytest.raises(TamperedFrame):
@@ -201,7 +202,7 @@ def test_a_resume_claim_before_the_confirmation_is_refused_and_binds_nothing(tmp
     Check: ``expect(…, Confirm)`` in ``HostHandshake._confirm``."""
     pair = Pair(tmp_path)
     pair.joiner.offered(pair.to_offer())
-    accept = _sent(pair.joiner.accept())[0]
+    accept = sent(pair.joiner.accept())[0]
     pair.host.receive(accept)
     with pytest.raises(SchemaError):
         pair.host.receive(Resume(root=bytes(32), links=0, transcript=bytes(32), sig=bytes(64)))
@@ -213,13 +214,13 @@ def test_a_knock_changed_by_someone_holding_the_secret_fails_the_confirmation(tm
     commitment with one of their own, to steer the verification code. The host then holds another
     commitment than bob's nonce. Check: ``H("code-nonce", nonce) == knock.commit`` in ``_confirm``."""
     pair = Pair(tmp_path)
-    hello, _ = _sent(pair.joiner.start())
+    hello, _ = sent(pair.joiner.start())
     commit = tagged_hash("code-nonce", bytes(32))
-    out = _sent(pair.host.receive(hello)) + _sent(
+    out = sent(pair.host.receive(hello)) + sent(
         pair.host.receive(Knock(proof=knock_proof(pair.secret, pair.joiner.hello, commit), commit=commit))
     )
     pair.joiner.offered(out[0])
-    accept, confirm = _sent(pair.joiner.accept())
+    accept, confirm = sent(pair.joiner.accept())
     pair.host.receive(accept)
     with pytest.raises(HandshakeError, match="key confirmation failed"):
         pair.host.receive(confirm)
@@ -324,7 +325,7 @@ def test_a_degenerate_ephemeral_key_is_refused_before_any_key_is_used(tmp_path: 
     hello = Hello(proto=3, program="x", name="mallory", eph=bytes(32))
     commit = tagged_hash("code-nonce", bytes(32))
     pair.host.receive(hello)
-    (offer,) = _sent(pair.host.receive(Knock(proof=knock_proof(pair.secret, hello, commit), commit=commit)))
+    (offer,) = sent(pair.host.receive(Knock(proof=knock_proof(pair.secret, hello, commit), commit=commit)))
     assert isinstance(offer, Offer)
     unsigned = Accept(key=pair.bob.public, sig=bytes(64))
     accept = unsigned.with_sig(sign(pair.bob.key, "accept-sig", session_id(hello, offer, unsigned)))
@@ -372,9 +373,9 @@ def test_ascii_look_alikes_of_a_known_name_meet_its_key(tmp_path: Path, known: s
     capital i) were new names, though TR39's confusables give them the skeletons of "mallory" and
     "Alice". Check: :data:`p2p.identity._ASCII_LOOK_ALIKES` in :func:`skeleton`."""
     peers = KnownPeers(tmp_path / "peers.json")
-    peers.check(known, _identity().public)
+    peers.check(known, identity().public)
     with pytest.raises(IdentityChanged, match="looks like"):
-        peers.check(look_alike, _identity().public)
+        peers.check(look_alike, identity().public)
 
 
 @pytest.mark.parametrize(
@@ -397,9 +398,9 @@ def test_latin_look_alikes_of_a_known_name_meet_its_key(tmp_path: Path, known: s
     letter with a hook, the Latin alpha) are in no confusables table, so "\u0299ob" was a new name
     beside bob. Check: :func:`p2p.identity._plain_latin` in :func:`skeleton`."""
     peers = KnownPeers(tmp_path / "peers.json")
-    peers.check(known, _identity().public)
+    peers.check(known, identity().public)
     with pytest.raises(IdentityChanged, match="looks like"):
-        peers.check(look_alike, _identity().public)
+        peers.check(look_alike, identity().public)
 
 
 @pytest.mark.parametrize(
@@ -482,7 +483,7 @@ def test_only_a_sealed_abort_is_shown_with_its_detail(tmp_path: Path) -> None:
     before = pair.joiner.aborted(PeerAborted("declined", said))
     assert isinstance(before, ConnectionClosed) and said not in str(before) and "(declined)" in str(before)
     pair.joiner.offered(pair.to_offer())
-    pair.host.receive(_sent(pair.joiner.accept())[0])
+    pair.host.receive(sent(pair.joiner.accept())[0])
     after = pair.joiner.aborted(PeerAborted("declined", said))
     assert isinstance(after, PeerAborted) and after.detail == said
     sealed = pair.host.declined(PeerAborted("confirm", "the host's key confirmation failed"))

@@ -39,7 +39,8 @@ from p2p.match import Match, position_hash
 from p2p.messages import Chat, Commit, Hello, MoveMsg, Reveal, Signed
 from p2p.players import BotPlayer
 from p2p.record import verify
-from tests.test_p2p_helpers import Meddler, Pair, Side, accept_all, bot_duel, connect_pair, run
+from tests.support.lines import Meddler
+from tests.support.peers import Pair, Side, accept_all, bot_duel, connect_pair, run
 
 pytestmark = pytest.mark.net
 
