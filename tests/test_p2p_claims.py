@@ -1,6 +1,6 @@
 """Claims docs/protocol.md and docs/operations.md make about files, timeouts and buffers, each tested so that it would
 fail if the claim were false: atomic writes fsync the directory after the rename; the handshake's
-10 s, 30 s and 600 s limits (on a virtual clock, exact); the bound on what a connection buffers."""
+10 s, 30 s and 600 s limits (on a virtual clock, to the second); the bound on what a connection buffers."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from p2p.messages import Ping
 from p2p.reception import host_handshake, perform
 from p2p.record import RecordWriter
 from p2p.saved import SavedMatch
+from tests.support.clock import run_in_virtual_time
 from tests.support.lines import memory_line
 from tests.support.peers import Side, accept_all, memory_pair, run
 
@@ -122,47 +123,21 @@ def test_an_atomic_write_syncs_the_file_then_the_directory_holding_its_new_name(
 # ------------------------------------------------------------------ handshake limits, exactly
 
 
-class _VirtualTime(asyncio.SelectorEventLoop):
-    """An event loop whose clock stands still while anything is ready to run, and jumps to the
-    next timer when nothing is: a timeout fires at exactly its time, at once. Only for drivers
-    over the in-memory line (no socket may have bytes on the way while the clock jumps)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.now = 0.0
-
-    def time(self) -> float:
-        return self.now
-
-    # The base loop's ready queue, timer heap and _run_once are private: typeshed has no types for them.
-    def _run_once(self) -> None:
-        ready: Any = self._ready  # type: ignore[attr-defined]  # private, untyped in typeshed
-        timers: Any = self._scheduled  # type: ignore[attr-defined]  # private, untyped in typeshed
-        pending = [timer.when() for timer in timers if not timer.cancelled()]
-        if not ready and pending:
-            self.now = max(self.now, min(pending))
-        super()._run_once()  # type: ignore[misc]  # private, untyped in typeshed
-
-
 def _gave_up_at(
     work: Callable[[Channel, Channel], Coroutine[Any, Any, object]],
 ) -> tuple[float, BaseException]:
     """Run ``work`` on both ends of a fresh in-memory line in virtual time: when (seconds after
     the start) and with what it failed."""
-    loop = _VirtualTime()
 
-    async def timed() -> tuple[float, BaseException]:
+    async def timed() -> BaseException:
         ours, theirs = memory_line()
         try:
-            await asyncio.wait_for(work(ours, theirs), 10 * DECISION_TIMEOUT)
+            await work(ours, theirs)
         except PeerTimeout as exc:
-            return loop.time(), exc
+            return exc
         raise AssertionError("the handshake did not give up")
 
-    try:
-        return loop.run_until_complete(timed())
-    finally:
-        loop.close()
+    return run_in_virtual_time(timed(), horizon=10 * DECISION_TIMEOUT)
 
 
 async def _silent() -> None:
@@ -319,10 +294,10 @@ def test_a_flood_fills_at_most_the_readers_bound_and_an_oversized_frame_is_refus
                 (host_channel, join_channel) if flooded == "host" else (join_channel, host_channel)
             )
             sent = await _flood(hostile)
-            held = len(victim.reader._buffer)  # type: ignore[attr-defined]  # what asyncio's reader holds
             transport = victim.writer.transport
             assert isinstance(transport, asyncio.ReadTransport)
             reading = transport.is_reading()
+            held = len(await victim.reader.read(_READER_BOUND + 1))  # read() takes what it holds, no more
             with pytest.raises(FrameTooLarge) as refused:
                 await victim.recv(5)
             await victim.send(Ping())  # no crash: the side still sends (a resume would follow)

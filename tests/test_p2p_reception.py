@@ -17,10 +17,10 @@ from p2p.identity import Peers
 from p2p.invite import new_secret
 from p2p.messages import Offer
 from p2p.reception import Reception, perform
+from tests.support.clock import run_in_virtual_time
 from tests.support.handshakes import identity
 from tests.support.lines import memory_streams
 from tests.support.peers import Side, memory_pair, run
-from tests.test_p2p_claims import _VirtualTime
 
 TERMS = Terms(Rules(), 1)
 
@@ -96,21 +96,17 @@ def test_once_the_match_is_on_a_proven_flight_may_take_30_s_to_accept_not_600(
     after 30 s instead of holding a descriptor for ten minutes."""
     ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
     secret, refusals = new_secret(), list[P2PError]()
-    loop = _VirtualTime()
 
     async def scenario() -> float:
         reception = _reception(ann, secret)
         if bound:
             await _bound(ann, bob, reception)
-        start, served = loop.time(), list[asyncio.Task[object]]()
+        start, served = asyncio.get_running_loop().time(), list[asyncio.Task[object]]()
         await _proven_flight(reception, secret, refusals, served)
         while not refusals:
             await asyncio.sleep(1)
         await _ended(served)
-        return loop.time() - start
+        return asyncio.get_running_loop().time() - start
 
-    try:
-        waited = loop.run_until_complete(scenario())
-    finally:
-        loop.close()
+    _, waited = run_in_virtual_time(scenario(), horizon=2 * limit)
     assert isinstance(refusals[0], PeerTimeout) and limit <= waited < limit + 1.5
