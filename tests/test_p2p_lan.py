@@ -1,7 +1,7 @@
 """The LAN knock (a joiner that found the host by discovery and has no invite secret), attacked:
 a bot host or a host that does not announce gives it the stranger's refusal, the host's person
-decides after key confirmation, a declined source is not asked again, and a flood of LAN
-strangers costs the person a bounded number of questions, one at a time."""
+decides after key confirmation, a declined source is not asked again, a flood of LAN strangers
+costs the person a bounded number of questions, one at a time, and a relay cannot grind the code."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine import Rules
-from p2p.admission import MAX_QUESTIONS, Approvals
+from p2p.admission import MAX_LAN_OFFERS, MAX_QUESTIONS, Approvals
 from p2p.channel import Channel
 from p2p.connect import Listener, join, join_on, listening_socket
 from p2p.errors import (
@@ -23,11 +23,24 @@ from p2p.errors import (
     PeerAborted,
     PeerBusy,
 )
-from p2p.handshake import LAN_SECRET, HostHandshake, JoinerHandshake, Send, Session, Terms
+from p2p.handshake import (
+    LAN_SECRET,
+    HostHandshake,
+    JoinerHandshake,
+    Send,
+    Session,
+    Terms,
+)
 from p2p.identity import Peers
 from p2p.invite import Invite, new_secret
-from p2p.messages import Abort, Confirm, Message, Offer
+from p2p.messages import (
+    Abort,
+    Confirm,
+    Message,
+    Offer,
+)
 from p2p.reception import perform
+from p2p.wire import encode
 from tests.support.handshakes import identity, sent
 from tests.support.peers import Side, accept_all, run
 
@@ -348,7 +361,6 @@ def test_the_lan_knock_is_the_documents_formulas_with_the_empty_secret(tmp_path:
     import hashlib
     import hmac
 
-    from p2p.wire import encode
 
     def h(tag: str, *parts: bytes) -> bytes:
         digest = hashlib.sha256()
@@ -477,3 +489,112 @@ def test_a_lan_knock_beyond_the_pending_bounds_is_closed_with_no_answer(tmp_path
 
     fifth, dropped = run(scenario())
     assert isinstance(fifth, ConnectionClosed) and isinstance(dropped, ConnectionClosed)
+
+
+@pytest.mark.net
+def test_strangers_using_up_the_hosts_questions_cannot_keep_its_lan_joiner_from_coming_back(
+    tmp_path: Path,
+) -> None:
+    """Attack: before the friend joins from the LAN list, a stranger knocks from seven addresses
+    (and is told no, or hangs up: the same), so that the friend's question is the host's eighth
+    and last. The friend plays; at the first cut its return was refused like any stranger's
+    (``welcome`` counted the questions used up), so the match could not resume and the host was
+    awarded the friend's absence. The LAN joiner's own return is taken whatever the questions
+    ("The LAN knock": "then only the LAN joiner's own return")."""
+    from p2p.admission import MAX_QUESTIONS
+    from tests.test_p2p_lan import _join_from, _lan_invite
+
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+
+    async def approve(name: str, address: str, code: str) -> bool:
+        return name == "bob"
+
+    async def scenario() -> str:
+        sock = listening_socket("127.0.0.1", 0)
+        port = sock.getsockname()[1]
+        async with Listener(sock, ann.me, "ann", Terms(Rules(), 1), ann.known, approve=approve) as listener:
+            for number in range(2, MAX_QUESTIONS + 1):  # seven strangers' questions, each a no
+                eve = Side.make(tmp_path, f"eve{number}")
+                assert isinstance(await _join_from(ann, port, f"127.0.0.{number}", eve), P2PError)
+            channel, _ = await join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all)
+            host_channel, _ = await listener.first()
+            await channel.close()  # the line drops; bob comes back
+            back, _ = await asyncio.wait_for(
+                join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all), 10
+            )
+            returned, session = await asyncio.wait_for(listener.reconnect(), 10)
+            for line in (host_channel, back, returned):
+                await line.close()
+            return session.hello.name
+
+    assert run(scenario()) == "bob"
+
+
+async def _never_asked(name: str, address: str, code: str) -> bool:
+    raise AssertionError("the attacker never confirms, so the host's person is never asked")
+
+
+async def _code_of_one_offer(port: int, source: str, mallory: Side, fingerprint: str) -> str | None:
+    """Mallory knocks with the empty secret, reads the host's offer and works out the code the
+    host's screen would show for this session, alone: the secret is public and the nonce its own.
+    It sends nothing more and hangs up; ``None`` if the host gave it no offer."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    channel = Channel(reader, writer)
+    machine = JoinerHandshake(mallory.me, "bob", fingerprint, LAN_SECRET, mallory.known.peers())
+    try:
+        await perform(channel, machine.start())
+        offer = await channel.recv(5)
+        if not isinstance(offer, Offer):
+            return None
+        machine.offered(offer)
+        machine.accept()  # computed here, none of it sent
+        return machine.code
+    except P2PError:
+        return None
+    finally:
+        channel.abort()
+
+
+@pytest.mark.net
+def test_a_lan_relay_cannot_grind_the_hosts_code_for_free(tmp_path: Path) -> None:
+    """Flaw: docs/protocol.md ("The LAN knock", now docs/protocol-rationale.md) argued that a relay's every retry at matching the
+    joiner's code costs one of the host's few questions. But the code of a session is known to its
+    joiner as soon as the host's offer is in (the LAN secret is public, the nonce the joiner's own,
+    ``T1`` the offer), and the host asks its person only after the joiner confirms. Mallory,
+    relaying bob to a fake "ann", knows bob's code once bob confirms; then it knocks at the real
+    ann again and again, reading each offer's code and hanging up, until one equals bob's: only
+    that session is confirmed and put to ann's person, whose screen then shows bob's code. Nothing
+    bounded the tries (each a fresh connection after the last: never more than one pending), so
+    about 10⁶ handshakes, minutes of the host's time while bob waits up to 600 s, matched the
+    codes. Now each offer to a LAN knock costs one of :data:`MAX_LAN_OFFERS` for the whole
+    ``trumps host`` run (16 a source), so a relay matches the codes with probability at most
+    64 in 10⁶. Check: ``Approvals.offered`` in ``Listener._flown``."""
+    mallory = Side.make(tmp_path, "mallory")
+    tries = MAX_LAN_OFFERS + 32
+
+    async def scenario() -> list[str | None]:
+        ann = Side.make(tmp_path, "ann")
+        sock = listening_socket("127.0.0.1", 0)
+        port = sock.getsockname()[1]
+        async with Listener(sock, ann.me, "ann", TERMS, ann.known, approve=_never_asked):
+            return [
+                await _code_of_one_offer(port, f"127.0.3.{n % 8 + 1}", mallory, ann.me.fingerprint)
+                for n in range(tries)
+            ]
+
+    codes = run(scenario())
+    learnt = [code for code in codes if code is not None]
+    assert len(learnt) == MAX_LAN_OFFERS  # before: every one of the tries, each a fresh code
+
+
+def test_the_joiner_of_the_last_lan_offer_is_still_asked() -> None:
+    """The bound on offers (above) must not take the question from the joiner that got the last
+    offer: its offer is counted already when it confirms and its question opens."""
+    approvals = Approvals(max_offers_per_source=1, max_offers=2)
+    assert approvals.welcome("10.0.0.5") and approvals.may_offer("10.0.0.5")
+    approvals.offered("10.0.0.5")
+    assert not approvals.welcome("10.0.0.5")  # no more offers from there: the stranger's refusal
+    assert approvals.open("10.0.0.5")  # but the joiner holding the offer is asked
+    approvals.answer("10.0.0.5", accepted=False)
+    approvals.offered("10.0.0.6")
+    assert not approvals.welcome("10.0.0.7") and approvals.open("10.0.0.6")

@@ -17,12 +17,26 @@ import pytest
 from engine import Game, Move, Rules
 from p2p.channel import Channel
 from p2p.duel import Duel, Report
-from p2p.errors import ProtocolViolation
+from p2p.errors import (
+    ProtocolViolation,
+)
 from p2p.fairdeal import Pledge
 from p2p.handshake import Session, Terms
 from p2p.liveness import Patience
 from p2p.match import Match, position_hash
-from p2p.messages import Abort, Commit, Message, MoveMsg, Ping, Resume, Reveal, Signed, expect
+from p2p.messages import (
+    Abort,
+    Bye,
+    Commit,
+    Message,
+    MoveMsg,
+    Ping,
+    Rematch,
+    Resume,
+    Reveal,
+    Signed,
+    expect,
+)
 from p2p.players import BotPlayer
 from p2p.record import verify
 from p2p.text import Text
@@ -262,3 +276,24 @@ def test_a_peer_back_without_the_match_is_an_absence_awarded_unless_we_stalled_f
     assert re.search(r"came back after 1[67]\d s away without the match", str(report.error))
     note = json.loads(report.record.read_text().splitlines()[-1])
     assert note["end"] == end and note.get("winner") == awarded
+
+
+@pytest.mark.net
+@pytest.mark.parametrize(
+    "deviation",
+    [
+        Bye(),  # "I hold the whole match": a lie before the end
+        Rematch(want=True),
+        Resume(root=bytes(32), links=1, transcript=bytes(32), sig=bytes(64)),  # a claim on a live line
+    ],
+    ids=["bye", "rematch", "resume"],
+)
+def test_a_message_out_of_place_mid_match_is_the_peers_violation(tmp_path: Path, deviation: Message) -> None:
+    """A joiner holding the deal sends, sealed and mid-game, a message that has no place there: a
+    ``bye`` (which would let it leave with the host waiting in vain), a ``rematch`` or a ``resume``
+    claim outside a reconnection. The host ends the match as a cheat and keeps the game. Checks:
+    ``Duel._heard`` (a ``bye`` before the end; anything but a link), ``Match.apply`` (a claim
+    is not the link due)."""
+    end, awarded, note = run(_joiner_leaves(tmp_path, "moves", deviation))
+    assert (end, awarded) == ("cheat", 0)
+    assert note["end"] == "cheat" and note["winner"] == 0 and note["by"] == 1
