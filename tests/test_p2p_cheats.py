@@ -1,6 +1,6 @@
-"""Cheats and a meddled line, end to end over loopback: every cheat ends the match with evidence
-the verifier checks, forged evidence proves nothing, and each kind of frame altered in transit
-gets its own error."""
+"""Cheats and a meddled line, over the in-memory line (the duel's decisions need no socket): every
+cheat ends the match with evidence the verifier checks, forged evidence proves nothing, and each
+kind of frame altered in transit gets its own error."""
 
 from __future__ import annotations
 
@@ -35,9 +35,7 @@ from p2p.messages import Chat, Commit, MoveMsg, Reveal, Signed
 from p2p.players import BotPlayer
 from p2p.record import verify
 from tests.support.lines import Meddler
-from tests.support.peers import Pair, Side, bot_duel, connect_pair, run
-
-pytestmark = pytest.mark.net
+from tests.support.peers import Pair, Side, bot_duel, memory_pair, run
 
 
 class SlowBot(BotPlayer):
@@ -135,7 +133,7 @@ async def _play_until(
 )
 def test_cheats_end_the_match_with_evidence(tmp_path: Path, attack: str, error: type[CheatError]) -> None:
     async def scenario() -> tuple[Report, PeerAborted]:
-        pair = await connect_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "mallory"))
+        pair = await memory_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "mallory"))
         return await _cheat(pair, attack)
 
     report, aborted = run(scenario())
@@ -154,7 +152,7 @@ def test_cheats_end_the_match_with_evidence(tmp_path: Path, attack: str, error: 
 def test_forged_evidence_in_the_savers_note_proves_nothing(tmp_path: Path) -> None:
     """The saver writes an unsigned out-of-turn move "by" its peer into its own end note:
     verify shows the note but does not say the evidence proves a cheat."""
-    report, _ = run(bot_duel(tmp_path, games=1))
+    report, _ = run(bot_duel(tmp_path, games=1, bind=None))
     lines = report.record.read_text().splitlines()
     cut = next(
         i for i, line in enumerate(lines[1:], 1) if json.loads(line).get("link", {}).get("t") == "move"
@@ -175,7 +173,7 @@ def test_forged_evidence_in_the_savers_note_proves_nothing(tmp_path: Path) -> No
 
 
 async def _send_two_chats(tmp_path: Path, meddle: Meddler) -> Report:
-    pair = await connect_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), meddle=meddle)
+    pair = await memory_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), meddle=meddle)
     host = Duel(
         pair.host_channel, pair.host_session, pair.host.me, BotPlayer("easy"), pair.host.home.records, 5
     )
@@ -224,7 +222,7 @@ def test_frames_altered_in_transit_are_refused(tmp_path: Path, meddle: Meddler, 
 
 def test_a_bit_flipped_mid_game_stops_both_sides(tmp_path: Path) -> None:
     host_report, join_report = run(
-        bot_duel(tmp_path, games=1, meddle=lambda i, f: [_flip(f)] if i == 3 else [f])
+        bot_duel(tmp_path, games=1, bind=None, meddle=lambda i, f: [_flip(f)] if i == 3 else [f])
     )
     assert host_report.end == "corrupted" and type(host_report.error) is TamperedFrame
     assert join_report.end in ("abandoned", "aborted")

@@ -1,6 +1,7 @@
-"""What the handshake refuses, end to end over loopback (the kernel's connections, the real
-drivers): the wrong host, changed keys, Mallory on the path, a stranger without the secret,
-declined rules, other protocols, garbage; and no text of a stranger's choosing is ever shown."""
+"""What the handshake refuses: the wrong host, changed keys, declined rules and other protocols
+decided over the memory line (the machines, or the host's reception driven in memory); Mallory on
+the path, a stranger without the secret, garbage and the clear aborts end to end over loopback (the
+kernel's connections, the real listener); and no text of a stranger's choosing is ever shown."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from engine import Rules
 from p2p.channel import Channel
-from p2p.connect import Listener, join, listening_socket
+from p2p.connect import Listener, join, join_on, listening_socket
 from p2p.crypto import sign
 from p2p.errors import (
     LINE_ERRORS,
@@ -40,30 +41,28 @@ from p2p.messages import (
     parse,
 )
 from p2p.wire import decode, encode, frame
+from tests.support.handshakes import identity, session_pair
 from tests.support.hosts import connect_to, loopback_listener, refusal_errors
-from tests.support.peers import Side, accept_all, bot_duel, connect_pair, run
-
-pytestmark = pytest.mark.net
+from tests.support.peers import Side, accept_all, bot_duel, memory_connection, reception_of, run
 
 
-def test_wrong_fingerprint_is_refused_by_the_joiner(tmp_path: Path) -> None:
+def test_wrong_fingerprint_is_refused_by_the_joiner() -> None:
     with pytest.raises(FingerprintMismatch, match="not the host who sent the invite"):
-        run(connect_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), fingerprint="a" * 32))
+        session_pair(identity(), identity(), invited="a" * 32)
 
 
 def test_a_changed_joiner_key_is_refused_loudly_by_the_host(tmp_path: Path) -> None:
     ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
-    run(connect_pair(ann, bob))
+    session_pair(ann.me, bob.me, known=(ann.known, bob.known))
     impostor = Side.make(tmp_path / "elsewhere", "bob")
     refused: list[P2PError] = []
+    secret = new_secret()
 
     async def second() -> PeerAborted:
-        sock = listening_socket("127.0.0.1", 0)
-        async with Listener(sock, ann.me, "ann", Terms(Rules()), ann.known) as listener:
-            invite = listener.invite([("127.0.0.1", sock.getsockname()[1])])
-            with pytest.raises(PeerAborted) as aborted:  # the host's refusal comes sealed
-                await join(invite, impostor.me, "bob", impostor.known, accept_all)
-            refused.extend(error for _, error in listener.refusals)
+        serving, channel = memory_connection(reception_of(ann, secret), lambda _, error: refused.append(error))
+        with pytest.raises(PeerAborted) as aborted:  # the host's refusal comes sealed
+            await join_on(channel, ann.invite(0, secret, "memory"), impostor.me, "bob", impostor.known, accept_all)
+        assert await serving is None
         return aborted.value
 
     assert run(second()).reason == "identity"
@@ -72,41 +71,38 @@ def test_a_changed_joiner_key_is_refused_loudly_by_the_host(tmp_path: Path) -> N
 
 def test_a_changed_host_key_is_refused_loudly_by_the_joiner(tmp_path: Path) -> None:
     ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
-    run(connect_pair(ann, bob))
+    session_pair(ann.me, bob.me, known=(ann.known, bob.known))
     new_ann = Side.make(tmp_path / "elsewhere", "ann")  # a valid invite, but a new key for "ann"
     with pytest.raises(IdentityChanged, match="trumps peers forget ann"):
-        run(connect_pair(new_ann, bob))
+        session_pair(new_ann.me, bob.me, known=(new_ann.known, bob.known))
 
 
 def test_declined_rules_end_the_joiner_and_the_host_keeps_waiting(tmp_path: Path) -> None:
     """A decline is unauthenticated (anyone reaching the port could send one): the host reports it
-    and keeps listening, and the next joiner still gets the match."""
+    and keeps receiving, and the next joiner still gets the match."""
     ann, bob, cat = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), Side.make(tmp_path, "cat")
     seen: list[Terms] = []
     refused: list[P2PError] = []
+    secret = new_secret()
 
     async def decline(terms: Terms, name: str) -> bool:
         seen.append(terms)
         return False
 
-    async def scenario() -> None:
-        sock = listening_socket("127.0.0.1", 0)
-        async with Listener(
-            sock, ann.me, "ann", Terms(games=3, rules=Rules(sixes=False)), ann.known
-        ) as listener:
-            invite = listener.invite([("127.0.0.1", sock.getsockname()[1])])
-            with pytest.raises(RulesDeclined):
-                await join(invite, bob.me, "bob", bob.known, decline)
-            while not listener.refusals:
-                await asyncio.sleep(0.01)
-            refused.extend(error for _, error in listener.refusals)
-            channel, _ = await join(invite, cat.me, "cat", cat.known, accept_all)
-            host_channel, session = await listener.first()
-            assert session.hello.name == "cat"
-            await channel.close()
-            await host_channel.close()
+    async def scenario() -> str:
+        reception = reception_of(ann, secret, Terms(games=3, rules=Rules(sixes=False)))
+        invite = ann.invite(0, secret, "memory")
+        serving, channel = memory_connection(reception, lambda _, error: refused.append(error))
+        with pytest.raises(RulesDeclined):
+            await join_on(channel, invite, bob.me, "bob", bob.known, decline)
+        assert await serving is None
+        serving, channel = memory_connection(reception, lambda _, error: refused.append(error))
+        await join_on(channel, invite, cat.me, "cat", cat.known, accept_all)
+        let_in = await serving
+        assert let_in is not None
+        return let_in[1].hello.name
 
-    run(scenario())
+    assert run(scenario()) == "cat"
     assert seen[0].games == 3 and not seen[0].rules.sixes
     assert len(refused) == 1 and isinstance(refused[0], RulesDeclined) and "bob declined" in str(refused[0])
 
@@ -116,23 +112,19 @@ def test_an_incompatible_peer_gets_a_clear_refusal(tmp_path: Path) -> None:
     refused: list[P2PError] = []
 
     async def scenario() -> None:
-        sock = listening_socket("127.0.0.1", 0)
-        async with Listener(sock, ann.me, "ann", Terms(Rules()), ann.known) as listener:
-            reader, writer = await asyncio.open_connection("127.0.0.1", sock.getsockname()[1])
-            channel = Channel(reader, writer)
-            await channel.send(Hello(proto=99, program="9.9", name="future", eph=bytes(32)))
-            with pytest.raises(PeerAborted, match="protocol 99") as aborted:
-                await channel.recv(5)
-            assert aborted.value.reason == "incompatible"
-            await channel.close()
-            while not listener.refusals:
-                await asyncio.sleep(0.01)
-            refused.extend(error for _, error in listener.refusals)
+        serving, channel = memory_connection(reception_of(ann, new_secret()), lambda _, error: refused.append(error))
+        await channel.send(Hello(proto=99, program="9.9", name="future", eph=bytes(32)))
+        with pytest.raises(PeerAborted, match="protocol 99") as aborted:
+            await channel.recv(5)
+        assert aborted.value.reason == "incompatible"
+        await channel.close()
+        assert await serving is None
 
     run(scenario())
     assert isinstance(refused[0], IncompatiblePeer)
 
 
+@pytest.mark.net
 def test_garbage_connections_are_refused_and_the_host_keeps_listening(tmp_path: Path) -> None:
     ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
     refused: list[tuple[str, P2PError]] = []

@@ -24,7 +24,7 @@ from p2p.handshake import Action, HostHandshake, JoinerHandshake, Remember, Seal
 from p2p.identity import Identity, KnownPeers, Peers
 from p2p.invite import new_secret
 from p2p.messages import Message
-from tests.support.lines import memory_streams
+from tests.support.lines import Meddler, memory_streams
 
 
 def identity() -> Identity:
@@ -49,10 +49,11 @@ class SessionPair:
     host_remembered: list[Remember] = field(default_factory=list)
     join_remembered: list[Remember] = field(default_factory=list)
 
-    def channels(self) -> tuple[Channel, Channel]:
+    def channels(self, meddle: Meddler | None = None) -> tuple[Channel, Channel]:
         """The host's and the joiner's channels, joined by memory and carrying on from the
-        handshake (call it inside the event loop that will use them)."""
-        host_end, join_end = memory_streams()
+        handshake (call it inside the event loop that will use them); ``meddle`` rewrites what the
+        joiner sends."""
+        host_end, join_end = memory_streams(meddle)
         return Channel(*host_end, codec=self.host_codec), Channel(*join_end, codec=self.join_codec)
 
 
@@ -89,17 +90,19 @@ def session_pair(
     terms: Terms | None = None,
     names: tuple[str, str] = ("ann", "bob"),
     known: tuple[KnownPeers | None, KnownPeers | None] = (None, None),
+    invited: str | None = None,
 ) -> SessionPair:
     """A whole handshake between ``host`` and ``joiner`` (named ``names``) over ``terms``, with
     an invite secret of its own: each machine's output framed, sealed and read back by the other
     side's codec, in the order the drivers carry them out. ``known``: the host's and the
     joiner's known peers, which each remembers the other in (and the joiner checks the host
-    against) as the drivers do; ``None`` keeps nothing."""
+    against) as the drivers do; ``None`` keeps nothing. ``invited``: the host's fingerprint as the
+    joiner's invite gives it (the host's own unless said). Raises what a machine refuses with."""
     secret = new_secret()
     host_known, join_known = known
     host_machine = HostHandshake(host, names[0], terms or Terms(Rules(), 1), secret)
     join_machine = JoinerHandshake(
-        joiner, names[1], host.fingerprint, secret, join_known.peers() if join_known else Peers()
+        joiner, names[1], invited or host.fingerprint, secret, join_known.peers() if join_known else Peers()
     )
     hosting, joining = _Side(host_known), _Side(join_known)
     joining.perform(join_machine.start(), hosting)

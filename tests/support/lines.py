@@ -12,7 +12,8 @@ from typing import Any
 from p2p.channel import Channel
 
 Meddler = Callable[[int, bytes], list[bytes]]
-"""Given the index of a sealed joiner→host frame (0 first) and the whole frame, what to forward."""
+"""Given the index of a sealed joiner→host frame after the handshake (0 first) and the whole frame,
+what to forward."""
 
 
 async def meddling_proxy(target_port: int, meddle: Meddler) -> tuple[asyncio.Server, int]:
@@ -127,9 +128,14 @@ class MemoryWriter(asyncio.ReadTransport):
     It is also its own transport (``abort``; reading paused as a socket's is), as a ``Channel``
     expects of a stream writer."""
 
-    def __init__(self, peer: asyncio.StreamReader) -> None:
+    def __init__(self, peer: asyncio.StreamReader, meddle: Meddler | None = None) -> None:
+        """``meddle``: what to feed the peer for each frame written (a channel writes one frame at a
+        time), numbered from 0: a meddler on the line, in memory."""
         super().__init__()
         self.peer = peer
+        self.meddle = meddle
+        self.written = 0
+        """How many frames were written."""
         self.transport = self
         self.closed = False
         self.reverse: MemoryWriter | None = None
@@ -145,8 +151,11 @@ class MemoryWriter(asyncio.ReadTransport):
             self.reverse.unread = True
 
     def write(self, data: bytes) -> None:
-        if not self.closed and not self.unread:
-            self.peer.feed_data(data)
+        if self.closed or self.unread:
+            return
+        for out in [data] if self.meddle is None else self.meddle(self.written, data):
+            self.peer.feed_data(out)
+        self.written += 1
 
     async def drain(self) -> None:
         await asyncio.sleep(0)  # let the reader run, as a socket would
@@ -165,11 +174,14 @@ class MemoryWriter(asyncio.ReadTransport):
         return ("memory", 0) if name == "peername" else default
 
 
-def memory_streams() -> tuple[tuple[asyncio.StreamReader, Any], tuple[asyncio.StreamReader, Any]]:
+def memory_streams(
+    meddle: Meddler | None = None,
+) -> tuple[tuple[asyncio.StreamReader, Any], tuple[asyncio.StreamReader, Any]]:
     """Both ends of a line joined by memory, each a stream reader and its writer (a
-    :class:`MemoryWriter`, which stands in for an ``asyncio.StreamWriter``): no socket at all."""
+    :class:`MemoryWriter`, which stands in for an ``asyncio.StreamWriter``): no socket at all.
+    ``meddle`` rewrites the frames the second end writes to the first (joiner to host)."""
     readers = asyncio.StreamReader(), asyncio.StreamReader()
-    writers = MemoryWriter(readers[1]), MemoryWriter(readers[0])
+    writers = MemoryWriter(readers[1]), MemoryWriter(readers[0], meddle)
     writers[0].reverse, writers[1].reverse = writers[1], writers[0]
     return (readers[0], writers[0]), (readers[1], writers[1])
 

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from cli.home import Home
 from engine import Rules
+from p2p.admission import FIRST_FLIGHT_TIMEOUT, Admission
 from p2p.channel import Channel
 from p2p.connect import host, join, listening_socket
 from p2p.duel import Duel, Report
@@ -19,9 +20,11 @@ from p2p.handshake import Session, Terms
 from p2p.identity import Identity, KnownPeers, load_identity
 from p2p.invite import Invite, new_secret
 from p2p.players import BotPlayer, Player
+from p2p.reception import Reception, RefusalNote
 from p2p.text import Text
+from p2p.wire import FRAME_DEADLINE
 from tests.support.handshakes import session_pair
-from tests.support.lines import Meddler, meddling_proxy
+from tests.support.lines import Meddler, meddling_proxy, memory_streams
 
 LIMIT = 20.0
 """Seconds any one network test may take before it fails."""
@@ -162,18 +165,43 @@ async def bot_duel(
     ann, bob = Side.make(root, "ann"), Side.make(root, "bob")
     terms = Terms(rules or Rules(), games)
     if bind is None:
-        pair = await memory_pair(ann, bob, terms)
+        pair = await memory_pair(ann, bob, terms, meddle)
     else:
         pair = await connect_pair(ann, bob, terms, bind, meddle)
     return await pair.play(BotPlayer(levels[0], seed=seed), BotPlayer(levels[1], seed=seed + 1))
 
 
-async def memory_pair(host_side: Side, join_side: Side, terms: Terms | None = None) -> Pair:
+async def memory_pair(
+    host_side: Side, join_side: Side, terms: Terms | None = None, meddle: Meddler | None = None
+) -> Pair:
     """Both ends of a handshake between two homes, joined by memory: the machines' own exchange
     (:func:`~tests.support.handshakes.session_pair`), each side remembering the other as its
-    driver would. A coroutine only because the channels belong to the running event loop."""
+    driver would; ``meddle`` rewrites what the joiner sends after the handshake. A coroutine only
+    because the channels belong to the running event loop."""
     pair = session_pair(
         host_side.me, join_side.me, terms, (host_side.name, join_side.name), (host_side.known, join_side.known)
     )
-    host_channel, join_channel = pair.channels()
+    host_channel, join_channel = pair.channels(meddle)
     return Pair(host_side, join_side, host_channel, pair.host, join_channel, pair.joiner)
+
+
+def reception_of(side: Side, secret: bytes, terms: Terms | None = None, admission: Admission | None = None) -> Reception:
+    """``side``'s reception of joiners under the invite ``secret``, as its listener makes it (the
+    default frame and first-flight limits), with no person to ask about LAN knocks."""
+    return Reception(
+        side.me, side.name, terms or Terms(Rules(), 1), side.known, secret,
+        Admission() if admission is None else admission, FRAME_DEADLINE, FIRST_FLIGHT_TIMEOUT, approve=None,
+    )  # fmt: skip
+
+
+Serving = asyncio.Future[tuple[Channel, Session, bool] | None]
+"""One connection's serving by a reception: its channel, session and whether its joiner came back,
+once let in; ``None`` once refused."""
+
+
+def memory_connection(reception: Reception, refused: RefusalNote) -> tuple[Serving, Channel]:
+    """A connection to ``reception`` over the memory line (call it inside the event loop): the
+    future of its serving (what :meth:`~p2p.reception.Reception.serve` returns, its refusals told
+    to ``refused``) and the joiner's end, in clear."""
+    host_end, join_end = memory_streams()
+    return asyncio.ensure_future(reception.serve(*host_end, refused)), Channel(*join_end)
