@@ -15,20 +15,18 @@ from pathlib import Path
 import pytest
 
 from engine import Rules
-from p2p.connect import Listener, join, listening_socket
+from p2p.connect import join_on
 from p2p.errors import (
     ConnectionClosed,
     P2PError,
 )
 from p2p.files import write_atomically
-from p2p.handshake import (
-    Terms,
-)
 from p2p.identity import KnownPeers, load_identity
+from p2p.invite import new_secret
 from p2p.match import Match
 from p2p.record import RecordWriter
 from p2p.saved import SavedMatch
-from tests.support.peers import Side, accept_all, memory_pair, run
+from tests.support.peers import Side, accept_all, memory_connection, memory_pair, reception_of, run
 
 
 @dataclass(frozen=True)
@@ -148,7 +146,6 @@ DAMAGED_PEERS: dict[str, Callable[[str, bytes], object]] = {
 }
 
 
-@pytest.mark.net
 @pytest.mark.parametrize("whose", ["host", "joiner"])
 @pytest.mark.parametrize("damage", DAMAGED_PEERS)
 def test_a_damaged_known_peers_file_refuses_in_a_line_and_hangs_nobody(
@@ -159,7 +156,7 @@ def test_a_damaged_known_peers_file_refuses_in_a_line_and_hangs_nobody(
     ``KeyError`` or ``RecursionError``, which no handshake expects: on the joiner a traceback, on
     the host a handshake task dying unseen with its connection left open, the joiner waiting in
     vain for the confirmation. Now a damaged file is refused as a :class:`~p2p.errors.P2PError` naming
-    it: the host refuses that connection (one line in its report), the joiner says it in one line;
+    it: the host's reception refuses that connection (one line in its report), the joiner says it in one line;
     a missing ``first_seen`` is the first meeting's date unknown, and the match goes on."""
     ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
     damaged, peer = (ann, bob) if whose == "host" else (bob, ann)
@@ -168,20 +165,24 @@ def test_a_damaged_known_peers_file_refuses_in_a_line_and_hangs_nobody(
     damaged.home.peers_file.write_text(text.replace("[[]]", "[" * 100_000 + "]" * 100_000))
 
     async def scenario() -> list[tuple[str, P2PError]]:
-        sock = listening_socket("127.0.0.1", 0)
-        async with Listener(sock, ann.me, "ann", Terms(Rules(), 1), ann.known) as listener:
-            invite = listener.invite([("127.0.0.1", sock.getsockname()[1])])
-            joining = asyncio.wait_for(join(invite, bob.me, "bob", bob.known, accept_all), 5)
-            if damage == "no first_seen":  # nothing wrong with the key: both get the match
-                channel, _ = await joining
-                await asyncio.wait_for(listener.first(), 5)
-                await channel.close()
-                return []
-            with pytest.raises(P2PError) as refused:
-                await joining
-            if whose == "joiner":
-                assert f"the known-peers file {bob.home.peers_file}" in str(refused.value)
-            return list(listener.refusals)
+        refusals: list[tuple[str, P2PError]] = []
+        secret = new_secret()
+        serving, channel = memory_connection(
+            reception_of(ann, secret), lambda address, error: refusals.append((address, error))
+        )
+        invite = ann.invite(0, secret, "memory")
+        joining = asyncio.wait_for(join_on(channel, invite, bob.me, "bob", bob.known, accept_all), 5)
+        if damage == "no first_seen":  # nothing wrong with the key: both get the match
+            await joining
+            assert await asyncio.wait_for(serving, 5) is not None
+            return []
+        with pytest.raises(P2PError) as refused:
+            await joining
+        if whose == "joiner":
+            assert f"the known-peers file {bob.home.peers_file}" in str(refused.value)
+        await channel.close()  # a joiner refusing its own file sent nothing: the line is closed here
+        assert await asyncio.wait_for(serving, 5) is None  # the host's handshake ended: nobody hangs
+        return refusals
 
     refusals = run(scenario())
     if whose == "host" and damage != "no first_seen":
@@ -190,7 +191,6 @@ def test_a_damaged_known_peers_file_refuses_in_a_line_and_hangs_nobody(
         ]
 
 
-@pytest.mark.net
 @pytest.mark.parametrize("whose", ["host", "joiner"])
 def test_a_known_peers_file_that_cannot_be_saved_is_said_in_a_line(
     tmp_path: Path, whose: str, monkeypatch: pytest.MonkeyPatch
@@ -200,7 +200,8 @@ def test_a_known_peers_file_that_cannot_be_saved_is_said_in_a_line(
     the handshake task, after the joiner's ``confirmed`` had gone out: nobody was told, and the
     host waited for its first joiner for ever. Now it is a :class:`~p2p.errors.P2PError` naming
     the file, which ends that side with one line; the host remembers before it confirms, so its
-    joiner sees the connection close instead of a match that cannot begin."""
+    joiner sees the connection close instead of a match that cannot begin (its reception raises it,
+    and the listener with it)."""
     import p2p.identity
     from p2p.files import write_atomically as writes
 
@@ -215,19 +216,18 @@ def test_a_known_peers_file_that_cannot_be_saved_is_said_in_a_line(
     monkeypatch.setattr(p2p.identity, "write_atomically", write)
 
     async def scenario() -> P2PError:
-        sock = listening_socket("127.0.0.1", 0)
-        async with Listener(sock, ann.me, "ann", Terms(Rules(), 1), ann.known) as listener:
-            invite = listener.invite([("127.0.0.1", sock.getsockname()[1])])
-            joining = asyncio.ensure_future(join(invite, bob.me, "bob", bob.known, accept_all))
-            with pytest.raises(P2PError) as failed:
-                if whose == "host":
-                    await asyncio.wait_for(listener.first(), 5)
-                else:
-                    await asyncio.wait_for(joining, 5)
-            if whose == "host":
-                with pytest.raises(ConnectionClosed):
-                    await joining
-            return failed.value
+        secret = new_secret()
+        serving, channel = memory_connection(reception_of(ann, secret), lambda address, error: None)
+        invite = ann.invite(0, secret, "memory")
+        joining = asyncio.ensure_future(join_on(channel, invite, bob.me, "bob", bob.known, accept_all))
+        with pytest.raises(P2PError) as failed:
+            await asyncio.wait_for(serving if whose == "host" else joining, 5)
+        if whose == "host":
+            with pytest.raises(ConnectionClosed):
+                await joining
+        else:
+            await asyncio.wait_for(serving, 5)
+        return failed.value
 
     error = run(scenario())
     assert str(error) == f"cannot save the known-peers file {full}: [Errno 28] No space left on device"

@@ -1,7 +1,8 @@
 """A peer that ends the match on its own authority once it could know the deal loses the game.
 
-A scripted joiner plays by hand against a bot host and walks away at chosen
-points: the host's report and record must award the unfinished game to it.
+A scripted joiner plays by hand against a bot host, over the in-memory line, and
+walks away at chosen points: the host's report and record must award the
+unfinished game to it.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from p2p.messages import (
 from p2p.players import BotPlayer
 from p2p.record import verify
 from p2p.text import Text
-from tests.support.peers import Side, Unwatched, connect_pair, memory_pair, run
+from tests.support.peers import Side, Unwatched, memory_pair, run
 
 
 class _Bogus(Ping):
@@ -56,7 +57,7 @@ async def _joiner_leaves(
     """Play seat 1 by hand and send ``leaving`` at ``when`` ("reveal": the host's reveal is in,
     ours is not; "moves": after two moves); the host's end, award and end note."""
     ann, bob = Side.make(root, "ann"), Side.make(root, "bob")
-    pair = await connect_pair(ann, bob, Terms(Rules(), 1))
+    pair = await memory_pair(ann, bob, Terms(Rules(), 1))
     host = Duel(pair.host_channel, pair.host_session, ann.me, BotPlayer("easy", seed=1), ann.home.records, 10)
     hosting = asyncio.create_task(host.run())
     channel, session = pair.join_channel, pair.join_session
@@ -100,7 +101,6 @@ async def _joiner_leaves(
     return report.end, report.awarded, json.loads(text.splitlines()[-1])
 
 
-@pytest.mark.net
 def test_a_baseless_forfeit_claim_is_leaving_and_loses_the_game(tmp_path: Path) -> None:
     """Attack (issue 19): the host has just sent its move when the joiner, who has seen the deal,
     claims that the host was away. The host owed nothing for long and kept the line alive, so the
@@ -111,7 +111,6 @@ def test_a_baseless_forfeit_claim_is_leaving_and_loses_the_game(tmp_path: Path) 
     assert note["end"] == "abandoned" and note["winner"] == 0 and note["by"] == 1
 
 
-@pytest.mark.net
 def test_a_pause_is_not_leaving_it_awards_nothing_even_after_the_deal(tmp_path: Path) -> None:
     """``abort pause`` (the peer's program got SIGTERM or SIGHUP and keeps the match on disk) is
     waited out as a broken line; a duel that cannot wait (no way back) ends it as one: abandoned,
@@ -123,7 +122,6 @@ def test_a_pause_is_not_leaving_it_awards_nothing_even_after_the_deal(tmp_path: 
     assert "bob's program stopped" in str(note["detail"])
 
 
-@pytest.mark.net
 @pytest.mark.parametrize(
     ("when", "leaving", "end"),
     [
@@ -140,11 +138,10 @@ def test_a_peer_that_could_know_the_deal_loses_the_game_whatever_it_says(
     assert note["end"] == end and note["winner"] == 0 and note["game"] == 1 and note["by"] == 1
 
 
-@pytest.mark.net
 def test_a_malformed_sealed_message_is_the_peers_violation_not_the_lines(tmp_path: Path) -> None:
     async def scenario() -> None:
         ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
-        pair = await connect_pair(ann, bob, Terms(Rules(), 1))
+        pair = await memory_pair(ann, bob, Terms(Rules(), 1))
         await pair.join_channel.send(_Bogus())
         with pytest.raises(ProtocolViolation, match="malformed message in a sealed frame"):
             await pair.host_channel.recv(5)
@@ -162,14 +159,13 @@ class _Staller(BotPlayer):
         raise AssertionError("unreachable")
 
 
-@pytest.mark.net
 def test_a_connected_peer_that_never_moves_can_be_claimed_against(tmp_path: Path) -> None:
     """A person's side offers the claim once the peer owes its link past the limit; keep-alives do not
     withdraw the offer; the claim awards the game, and the staller's side does not count it as won."""
 
     async def scenario() -> tuple[Report, Report, Text | None]:
         ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
-        pair = await connect_pair(ann, bob, Terms(Rules(), 1))
+        pair = await memory_pair(ann, bob, Terms(Rules(), 1))
         patience = Patience(
             keepalive=0.1, silent_after=0.5, dead_after=5, forfeit_after=0.6, auto_claim=False
         )
@@ -278,7 +274,6 @@ def test_a_peer_back_without_the_match_is_an_absence_awarded_unless_we_stalled_f
     assert note["end"] == end and note.get("winner") == awarded
 
 
-@pytest.mark.net
 @pytest.mark.parametrize(
     "deviation",
     [

@@ -32,7 +32,7 @@ from tests.support.programs import program_env
 
 @pytest.fixture(scope="module")
 def record(tmp_path_factory: pytest.TempPathFactory) -> str:
-    host_report, _ = run(bot_duel(tmp_path_factory.mktemp("rec"), games=2, seed=11))
+    host_report, _ = run(bot_duel(tmp_path_factory.mktemp("rec"), games=2, bind=None, seed=11))
     return host_report.record.read_text()
 
 
@@ -174,11 +174,10 @@ def test_join_with_a_bad_invite_says_so(capsys: pytest.CaptureFixture[str]) -> N
     assert "is not an invite" in capsys.readouterr().err
 
 
-@pytest.mark.net
 def test_verify_shows_whose_keys_and_whether_this_home_knows_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    host, _ = run(bot_duel(tmp_path, games=1))
+    host, _ = run(bot_duel(tmp_path, games=1, bind=None))
     ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
     monkeypatch.setattr(Home, "default", classmethod(lambda cls: ann.home))
     assert main(["verify", str(host.record)]) == 0
@@ -326,7 +325,7 @@ def test_verify_reads_only_a_regular_file(tmp_path: Path, kind: str, capsys: pyt
 
 @pytest.fixture(scope="module")
 def record_text(tmp_path_factory: pytest.TempPathFactory) -> str:
-    host_report, _ = run(bot_duel(tmp_path_factory.mktemp("fuzzrec"), games=1, seed=21))
+    host_report, _ = run(bot_duel(tmp_path_factory.mktemp("fuzzrec"), games=1, bind=None, seed=21))
     return host_report.record.read_text()
 
 
