@@ -39,10 +39,10 @@ from p2p.messages import (
     Message,
     Offer,
 )
-from p2p.reception import perform
+from p2p.reception import Reception, perform
 from p2p.wire import encode
 from tests.support.handshakes import identity, sent
-from tests.support.peers import Side, accept_all, run
+from tests.support.peers import Side, accept_all, memory_connection, reception_of, run
 
 TERMS = Terms(Rules(), 2)
 
@@ -182,37 +182,45 @@ def test_an_approved_lan_joiner_plays_after_comparing_the_code(tmp_path: Path) -
     assert shown == [mine.code] and mine.code == theirs.code and mine.session_id == theirs.session_id
 
 
-@pytest.mark.net
+async def _lan_join(reception: Reception, ann: Side, side: Side, name: str | None = None) -> Session:
+    """``side`` (as ``name``) knocks at ``reception`` over the memory line with the LAN secret, as
+    a joiner that found ann on the LAN: its session, or what refused it raised, once the host's
+    serving of the connection has ended."""
+    serving, channel = memory_connection(reception, lambda address, error: None)
+    invite = Invite((("memory", 0),), ann.me.fingerprint, LAN_SECRET)
+    try:
+        return await join_on(channel, invite, side.me, name or side.name, side.known, accept_all)
+    finally:
+        await channel.close()
+        await asyncio.wait_for(serving, 5)
+
+
 def test_a_bot_host_refuses_a_lan_joiner_in_words_for_one_who_has_no_invite(tmp_path: Path) -> None:
     """Refused as any stranger is, but told what it is to do: it knocked from the list, never had
     an invite (not "did not prove the invite's secret: ask for a fresh invite")."""
-    bob = Side.make(tmp_path, "bob")
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
 
     async def scenario() -> P2PError:
-        ann, listener, port = _host(tmp_path, None)
-        async with listener:
-            with pytest.raises(InviteRefused) as refused:
-                await join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all)
-            return refused.value
+        with pytest.raises(InviteRefused) as refused:
+            await _lan_join(reception_of(ann, new_secret(), TERMS), ann, bob)
+        return refused.value
 
     refusal = str(run(scenario()))
     assert "takes no joiner from your network's list" in refusal and "ask the host for its invite line" in refusal
     assert "secret" not in refusal
 
 
-@pytest.mark.net
 def test_a_declined_lan_joiner_is_refused_and_not_asked_about_again(tmp_path: Path) -> None:
-    bob = Side.make(tmp_path, "bob")
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
     person = Person(answer=False)
 
     async def scenario() -> tuple[P2PError, P2PError, bool, dict[str, dict[str, str]]]:
-        ann, listener, port = _host(tmp_path, person)
-        async with listener:
-            with pytest.raises(PeerAborted) as declined:
-                await join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all)
-            with pytest.raises(InviteRefused) as again:
-                await join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all)
-            return declined.value, again.value, listener.playing is None, ann.known.load()
+        reception = reception_of(ann, new_secret(), TERMS, approve=person)
+        with pytest.raises(PeerAborted) as declined:
+            await _lan_join(reception, ann, bob)
+        with pytest.raises(InviteRefused) as again:
+            await _lan_join(reception, ann, bob)
+        return declined.value, again.value, reception.playing is None, ann.known.load()
 
     declined, again, nobody, remembered = run(scenario())
     assert isinstance(declined, PeerAborted) and declined.reason == "declined"
@@ -220,18 +228,15 @@ def test_a_declined_lan_joiner_is_refused_and_not_asked_about_again(tmp_path: Pa
     assert len(person.asked) == 1 and nobody and "bob" not in remembered  # nothing bound
 
 
-@pytest.mark.net
 def test_a_look_alike_lan_joiner_meets_the_known_key_before_the_person_is_asked(tmp_path: Path) -> None:
-    bob, eve = Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
+    ann, bob, eve = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
     person = Person(answer=True)
 
     async def scenario() -> P2PError:
-        ann, listener, port = _host(tmp_path, person)
         ann.known.check("bob", bob.me.public)
-        async with listener:
-            with pytest.raises(PeerAborted) as refused:
-                await join(_lan_invite(ann, port), eve.me, "b\u043eb", eve.known, accept_all)
-            return refused.value
+        with pytest.raises(PeerAborted) as refused:
+            await _lan_join(reception_of(ann, new_secret(), TERMS, approve=person), ann, eve, "b\u043eb")
+        return refused.value
 
     refused = run(scenario())
     assert isinstance(refused, PeerAborted) and refused.reason == "identity" and not person.asked

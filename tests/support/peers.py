@@ -20,7 +20,7 @@ from p2p.handshake import Session, Terms
 from p2p.identity import Identity, KnownPeers, load_identity
 from p2p.invite import Invite, new_secret
 from p2p.players import BotPlayer, Player
-from p2p.reception import Reception, RefusalNote
+from p2p.reception import Approve, Reception, RefusalNote
 from p2p.text import Text
 from p2p.wire import FRAME_DEADLINE
 from tests.support.handshakes import session_pair
@@ -185,12 +185,19 @@ async def memory_pair(
     return Pair(host_side, join_side, host_channel, pair.host, join_channel, pair.joiner)
 
 
-def reception_of(side: Side, secret: bytes, terms: Terms | None = None, admission: Admission | None = None) -> Reception:
+def reception_of(
+    side: Side,
+    secret: bytes,
+    terms: Terms | None = None,
+    admission: Admission | None = None,
+    approve: Approve | None = None,
+) -> Reception:
     """``side``'s reception of joiners under the invite ``secret``, as its listener makes it (the
-    default frame and first-flight limits), with no person to ask about LAN knocks."""
+    default frame and first-flight limits); ``approve``: the person asked about LAN knocks (none:
+    they get the stranger's refusal)."""
     return Reception(
         side.me, side.name, terms or Terms(Rules(), 1), side.known, secret,
-        Admission() if admission is None else admission, FRAME_DEADLINE, FIRST_FLIGHT_TIMEOUT, approve=None,
+        Admission() if admission is None else admission, FRAME_DEADLINE, FIRST_FLIGHT_TIMEOUT, approve,
     )  # fmt: skip
 
 
