@@ -1,5 +1,6 @@
-"""Two peers for the tests: their homes and identities, and both ends of a handshaken connection
-(over loopback by the real drivers, or in memory by the machines alone) to play a duel on."""
+"""Two peers for the tests: their homes and identities, both ends of a handshaken connection
+(over loopback by the real drivers, or in memory by the machines alone) to play a duel on, and a
+host's reception serving connections over the memory line."""
 
 from __future__ import annotations
 
