@@ -1,7 +1,9 @@
-"""What the handshake refuses: the wrong host, changed keys, declined rules and other protocols
-decided over the memory line (the machines, or the host's reception driven in memory); Mallory on
-the path, a stranger without the secret, garbage and the clear aborts end to end over loopback (the
-kernel's connections, the real listener); and no text of a stranger's choosing is ever shown."""
+"""What the handshake refuses, and that no text of a stranger's choosing is ever shown. Decided over
+the memory line (the machines, or the host's reception served in memory): the wrong host, changed
+keys and look-alike names, declined rules, other protocols, a stranger's clear abort, an abort
+slipped in mid-match. End to end over loopback (the kernel's connections, the real listener):
+garbage, Mallory's proxy, a stranger without the secret, an abort injected on the path, the
+look-alike's refusal line."""
 
 from __future__ import annotations
 
@@ -40,9 +42,10 @@ from p2p.messages import (
     Offer,
     parse,
 )
-from p2p.wire import decode, encode, frame
+from p2p.wire import FrameBuffer, decode, encode, frame
 from tests.support.handshakes import identity, session_pair
-from tests.support.hosts import connect_to, loopback_listener, refusal_errors
+from tests.support.hosts import loopback_listener, refusal_errors
+from tests.support.lines import memory_streams
 from tests.support.peers import Side, accept_all, bot_duel, memory_connection, reception_of, run
 
 
@@ -254,19 +257,19 @@ def test_a_stranger_without_the_secret_gets_nothing_not_even_busy(tmp_path: Path
     assert set(known.load()) == {"bob"}
 
 
-@pytest.mark.net
 def test_a_look_alike_name_meets_the_known_key(tmp_path: Path) -> None:
     """Flaw 2: after a match with bob, a stranger holding the invite as "b\\u043eb" (Cyrillic o)
     is refused as bob's changed identity, and nothing is bound to its key."""
-    bob, eve = Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
+    ann, bob, eve = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
+    secret = new_secret()
 
     async def scenario() -> PeerAborted:
-        ann, listener, port = loopback_listener(tmp_path)
         ann.known.check("bob", bob.me.public)
-        async with listener:
-            with pytest.raises(PeerAborted) as refused:
-                await join(listener.invite([("127.0.0.1", port)]), eve.me, "b\u043eb", eve.known, accept_all)
-            return refused.value
+        serving, channel = memory_connection(reception_of(ann, secret), lambda address, error: None)
+        with pytest.raises(PeerAborted) as refused:
+            await join_on(channel, ann.invite(0, secret, "memory"), eve.me, "b\u043eb", eve.known, accept_all)
+        assert await serving is None and ann.known.load().keys() == {"bob"}  # nothing bound to eve's key
+        return refused.value
 
     refused = run(scenario())
     assert refused.reason == "identity" and "looks like bob" in str(refused)
@@ -349,15 +352,20 @@ CHOSEN = "ann says: new invite at evil.x"
 """A stranger's text short enough for a hello's ``name`` or ``program`` (32 characters)."""
 
 
-async def _first_refusal(listener: Listener) -> P2PError:
-    for _ in range(500):
-        if listener.refusals:
-            break
-        await asyncio.sleep(0.01)
-    return refusal_errors(listener)[0]
+async def _stranger_refused(ann: Side, sent: bytes) -> tuple[P2PError, bytes]:
+    """A stranger writes ``sent`` at ann's reception over the memory line: why the host refused
+    it, and the bytes it answered before closing the connection."""
+    refusals: list[P2PError] = []
+    reception = reception_of(ann, new_secret())
+    host_end, (reader, writer) = memory_streams()
+    serving = asyncio.ensure_future(reception.serve(*host_end, lambda address, error: refusals.append(error)))
+    writer.write(sent)
+    assert await asyncio.wait_for(serving, 5) is None  # refused: the host closed its end
+    answered = await reader.read()  # all it wrote, up to that close
+    writer.close()
+    return refusals[0], answered
 
 
-@pytest.mark.net
 @pytest.mark.parametrize("reason", ["declined", "fingerprint", "cheat", "nonsense"])
 def test_a_clear_abort_from_a_stranger_puts_no_text_of_its_own_in_the_hosts_log(
     tmp_path: Path, reason: str
@@ -369,22 +377,13 @@ def test_a_clear_abort_from_a_stranger_puts_no_text_of_its_own_in_the_hosts_log(
     only after a proven knock. Now the host names only the reason code (of the list) in its own
     words, a decline before the offer included. Check: ``self.offer`` in ``HostHandshake.declined``."""
     hello = Hello(proto=3, program="x", name=CHOSEN, eph=bytes(range(32)))
-
-    async def scenario() -> P2PError:
-        _, listener, port = loopback_listener(tmp_path)
-        async with listener:
-            abort = {"t": "abort", "reason": reason, "detail": INJECTED}
-            writer = await connect_to(port, frame(encode(hello.to_wire())) + frame(encode(abort)))
-            error = await _first_refusal(listener)
-            writer.transport.abort()
-            return error
-
-    error = run(scenario())
+    abort = {"t": "abort", "reason": reason, "detail": INJECTED}
+    sent = frame(encode(hello.to_wire())) + frame(encode(abort))
+    error, _ = run(_stranger_refused(Side.make(tmp_path, "ann"), sent))
     assert "ann says" not in str(error) and not isinstance(error, RulesDeclined)
     assert isinstance(error, ConnectionClosed) and (f"({reason})" in str(error)) == (reason != "nonsense")
 
 
-@pytest.mark.net
 def test_a_strangers_hello_of_another_protocol_puts_no_text_of_its_own_in_the_hosts_log(
     tmp_path: Path,
 ) -> None:
@@ -392,24 +391,16 @@ def test_a_strangers_hello_of_another_protocol_puts_no_text_of_its_own_in_the_ho
     ann says: … with protocol 2"), 32 characters of anyone's choosing on the host's refusal line
     (and in the abort sent back). Now only the protocol numbers are named. Check: ``incompatible``."""
     hello = Hello(proto=2, program=CHOSEN, name="eve", eph=bytes(range(32)))
-
-    async def scenario() -> tuple[P2PError, Message]:
-        _, listener, port = loopback_listener(tmp_path)
-        async with listener:
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            writer.write(frame(encode(hello.to_wire())))
-            error = await _first_refusal(listener)
-            size = int.from_bytes(await reader.readexactly(4), "big")
-            answer = parse(decode(await reader.readexactly(size)))
-            writer.transport.abort()
-            return error, answer
-
-    error, answer = run(scenario())
+    error, answered = run(_stranger_refused(Side.make(tmp_path, "ann"), frame(encode(hello.to_wire()))))
+    frames = FrameBuffer()
+    frames.receive_data(answered)
+    payload = frames.next_frame()
+    assert payload is not None
+    answer = parse(decode(payload))
     assert isinstance(error, IncompatiblePeer) and "protocol 2" in str(error) and "ann says" not in str(error)
     assert isinstance(answer, Abort) and answer.reason == "incompatible" and "ann says" not in answer.detail
 
 
-@pytest.mark.net
 def test_an_offer_of_another_protocol_puts_no_text_of_its_own_before_the_joiner(tmp_path: Path) -> None:
     """Flaw: whoever answers at the invite's address (on the path, or holding it) sent an offer with
     ``proto`` 2 and a ``program`` of its choosing, and the joiner's error showed that text before
@@ -420,30 +411,27 @@ def test_an_offer_of_another_protocol_puts_no_text_of_its_own_before_the_joiner(
         max_moves=1000, games=1, host_seat=0, hints=False, sig=bytes(64),
     )  # fmt: skip
 
-    async def fake_host(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
-            for _ in range(2):  # hello, knock
-                await reader.readexactly(int.from_bytes(await reader.readexactly(4), "big"))
-            writer.write(frame(encode(forged.to_wire())))
-            await writer.drain()
-            await reader.read()  # until the joiner hangs up
-        writer.close()
-
     async def scenario() -> P2PError:
-        server = await asyncio.start_server(fake_host, "127.0.0.1", 0)
-        invite = ann.invite(server.sockets[0].getsockname()[1], new_secret())
+        host_end, join_end = memory_streams()
+        fake_host = Channel(*host_end)
+
+        async def answering() -> None:
+            await fake_host.recv(5)  # the hello
+            await fake_host.recv(5)  # the knock
+            await fake_host.send(forged)
+
+        answer = asyncio.ensure_future(answering())
         try:
             with pytest.raises(P2PError) as failed:
-                await join(invite, bob.me, "bob", bob.known, accept_all)
+                await join_on(Channel(*join_end), ann.invite(0, new_secret(), "memory"), bob.me, "bob", bob.known, accept_all)
         finally:
-            server.close()
+            await answer
         return failed.value
 
     error = run(scenario())
     assert isinstance(error, IncompatiblePeer) and "protocol 2" in str(error) and "ann says" not in str(error)
 
 
-@pytest.mark.net
 def test_a_clear_abort_injected_mid_match_is_a_broken_line_not_the_peers_word(tmp_path: Path) -> None:
     """Someone on the path slips a clear ``abort cheat`` between the joiner's sealed frames mid-game:
     the host opens it as a sealed frame, which it is not, so it is a line error (the kind a match
@@ -451,7 +439,7 @@ def test_a_clear_abort_injected_mid_match_is_a_broken_line_not_the_peers_word(tm
     abort: its reason and text are not read. Check: every frame after the accept goes through
     ``Sealer.open``."""
     injected = frame(encode({"t": "abort", "reason": "cheat", "detail": INJECTED}))
-    host_report, _ = run(bot_duel(tmp_path, games=1, meddle=lambda i, f: [injected, f] if i == 3 else [f]))
+    host_report, _ = run(bot_duel(tmp_path, games=1, bind=None, meddle=lambda i, f: [injected, f] if i == 3 else [f]))
     assert isinstance(host_report.error, LINE_ERRORS) and host_report.end == "corrupted"
     assert "ann says" not in str(host_report.error)
     assert "ann says" not in host_report.record.read_text()
