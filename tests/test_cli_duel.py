@@ -23,15 +23,15 @@ from p2p.invite import Invite
 from p2p.messages import MoveMsg
 from p2p.record import verify
 from tests.screen_table import Notes
-from tests.test_p2p_e2e import LIMIT, TRUMPS, _env, _host, _join, _outcome
-from tests.test_p2p_helpers import Side, connect_pair, run
+from tests.support.peers import Side, connect_pair, run
+from tests.support.programs import PROGRAM_LIMIT, TRUMPS, host_program, join_program, outcome, program_env
 from tests.test_p2p_screen import first_deals
 
 
 async def _until(stream: asyncio.StreamReader, text: bytes) -> bytes:
     seen = b""
     while text not in seen:
-        chunk = await asyncio.wait_for(stream.read(1024), LIMIT)
+        chunk = await asyncio.wait_for(stream.read(1024), PROGRAM_LIMIT)
         assert chunk, seen
         seen += chunk
     return seen
@@ -45,7 +45,7 @@ async def _on_a_terminal(
     main, terminal = pty.openpty()
     process = await asyncio.create_subprocess_exec(
         *TRUMPS, *argv, stdin=terminal, stdout=terminal,
-        stderr=terminal if stderr_too else asyncio.subprocess.PIPE, env=_env(home),
+        stderr=terminal if stderr_too else asyncio.subprocess.PIPE, env=program_env(home),
     )  # fmt: skip
     os.close(terminal)
     reader = asyncio.StreamReader()
@@ -66,16 +66,16 @@ def test_ctrl_c_at_the_rules_question_ends_the_joiner_at_once_in_one_line(tmp_pa
     """Defect 4: the joiner's question is on a terminal; Ctrl-C (SIGINT) ends it without Enter."""
 
     async def scenario() -> tuple[int, str]:
-        host, invite = await _host(tmp_path, "--timeout", "5")
+        host, invite = await host_program(tmp_path, "--timeout", "5")
         try:
             joiner, _terminal, reader = await _join_on_a_terminal(tmp_path, invite)
             await _until(reader, b"Accept these rules? [y/N]")
             joiner.send_signal(signal.SIGINT)
-            _out, err = await asyncio.wait_for(joiner.communicate(), LIMIT)  # no Enter is ever typed
+            _out, err = await asyncio.wait_for(joiner.communicate(), PROGRAM_LIMIT)  # no Enter is ever typed
             return joiner.returncode or 0, err.decode()
         finally:
             host.send_signal(signal.SIGINT)
-            await asyncio.wait_for(host.communicate(), LIMIT)
+            await asyncio.wait_for(host.communicate(), PROGRAM_LIMIT)
 
     status, err = asyncio.run(scenario())
     assert status == 130
@@ -86,17 +86,17 @@ def test_ctrl_c_at_the_rules_question_ends_the_joiner_at_once_in_one_line(tmp_pa
 @pytest.mark.net
 def test_ctrl_d_at_the_rules_question_declines_on_a_line_of_its_own(tmp_path: Path) -> None:
     async def scenario() -> tuple[int, bytes, str]:
-        host, invite = await _host(tmp_path, "--timeout", "5")
+        host, invite = await host_program(tmp_path, "--timeout", "5")
         try:
             joiner, main, reader = await _join_on_a_terminal(tmp_path, invite)
             await _until(reader, b"Accept these rules? [y/N] ")
             os.write(main, b"\x04")  # Ctrl-D
             seen = await _until(reader, b"\n")
-            _out, err = await asyncio.wait_for(joiner.communicate(), LIMIT)
+            _out, err = await asyncio.wait_for(joiner.communicate(), PROGRAM_LIMIT)
             return joiner.returncode or 0, seen, err.decode()
         finally:
             host.send_signal(signal.SIGINT)
-            await asyncio.wait_for(host.communicate(), LIMIT)
+            await asyncio.wait_for(host.communicate(), PROGRAM_LIMIT)
 
     status, seen, err = asyncio.run(scenario())
     assert status == 1 and err.splitlines()[-1] == "trumps join: you declined the host's rules", err
@@ -106,9 +106,9 @@ def test_ctrl_d_at_the_rules_question_declines_on_a_line_of_its_own(tmp_path: Pa
 @pytest.mark.net
 def test_a_host_stopped_before_anyone_joined_does_not_mention_a_record(tmp_path: Path) -> None:
     async def scenario() -> tuple[int, str]:
-        host, _invite = await _host(tmp_path)
+        host, _invite = await host_program(tmp_path)
         host.send_signal(signal.SIGINT)
-        _out, err = await asyncio.wait_for(host.communicate(), LIMIT)
+        _out, err = await asyncio.wait_for(host.communicate(), PROGRAM_LIMIT)
         return host.returncode or 0, err.decode()
 
     status, err = asyncio.run(scenario())
@@ -156,9 +156,9 @@ def test_headless_sides_say_who_kept_the_suit_both_asked_for(tmp_path: Path) -> 
     """Defect 3: ``--trump S`` on both sides; each stderr says who got spades and why."""
 
     async def scenario() -> list[tuple[int, dict[str, object], str]]:
-        host, invite = await _host(tmp_path, "--trump", "S")
-        joiner = await _join(tmp_path, invite, "--trump", "♤")
-        return list(await asyncio.gather(_outcome(host), _outcome(joiner)))
+        host, invite = await host_program(tmp_path, "--trump", "S")
+        joiner = await join_program(tmp_path, invite, "--trump", "♤")
+        return list(await asyncio.gather(outcome(host), outcome(joiner)))
 
     (host_status, _host_summary, host_err), (join_status, _joiner, join_err) = asyncio.run(scenario())
     assert host_status == join_status == 0, (host_err, join_err)
@@ -200,15 +200,15 @@ def test_without_name_a_duel_goes_by_the_remembered_name(tmp_path: Path) -> None
     async def scenario() -> list[tuple[int, dict[str, object], str]]:
         host = await asyncio.create_subprocess_exec(
             *TRUMPS, "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "easy", "--json",
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "ann"),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=program_env(tmp_path / "ann"),
         )  # fmt: skip
         assert host.stdout is not None
-        line = (await asyncio.wait_for(host.stdout.readline(), LIMIT)).decode()
+        line = (await asyncio.wait_for(host.stdout.readline(), PROGRAM_LIMIT)).decode()
         joiner = await asyncio.create_subprocess_exec(
             *TRUMPS, "join", line.split("trumps join ", 1)[1].strip(), "--bot", "easy", "--json",
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "bob"),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=program_env(tmp_path / "bob"),
         )  # fmt: skip
-        return list(await asyncio.gather(_outcome(host), _outcome(joiner)))
+        return list(await asyncio.gather(outcome(host), outcome(joiner)))
 
     (_, host, host_err), (_, joiner, _) = asyncio.run(scenario())
     assert host["players"] == joiner["players"] == ["Ann Lee", "Bob"], host_err
@@ -218,16 +218,16 @@ def test_without_name_a_duel_goes_by_the_remembered_name(tmp_path: Path) -> None
         host = await asyncio.create_subprocess_exec(
             *TRUMPS, "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "easy", "--json",
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            env=_env(tmp_path / "carol"),
+            env=program_env(tmp_path / "carol"),
         )  # fmt: skip
         assert host.stdout is not None
-        line = (await asyncio.wait_for(host.stdout.readline(), LIMIT)).decode()
+        line = (await asyncio.wait_for(host.stdout.readline(), PROGRAM_LIMIT)).decode()
         joiner = await asyncio.create_subprocess_exec(
             *TRUMPS, "join", line.split("trumps join ", 1)[1].strip(), "--bot", "medium", "--json",
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            env=_env(tmp_path / "dave"),
+            env=program_env(tmp_path / "dave"),
         )  # fmt: skip
-        return list(await asyncio.gather(_outcome(host), _outcome(joiner)))
+        return list(await asyncio.gather(outcome(host), outcome(joiner)))
 
     (status, carol, carol_err), _dave = asyncio.run(nameless_bots())
     assert status == 0 and carol["players"] == ["AI (easy)", "AI (medium)"], carol_err
@@ -239,7 +239,7 @@ def test_a_refused_name_is_told_why_and_ctrl_d_at_the_question_ends_in_one_line(
         main, terminal = pty.openpty()
         host = await asyncio.create_subprocess_exec(
             *TRUMPS, "host", "--port", "0", "--bind", "127.0.0.1", "--no-announce", "--no-map",
-            stdin=terminal, stdout=terminal, stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "nameless"),
+            stdin=terminal, stdout=terminal, stderr=asyncio.subprocess.PIPE, env=program_env(tmp_path / "nameless"),
         )  # fmt: skip
         os.close(terminal)
         try:
@@ -247,10 +247,10 @@ def test_a_refused_name_is_told_why_and_ctrl_d_at_the_question_ends_in_one_line(
             seen = await _until(host.stderr, b"characters): ")
             os.write(main, b"x" * 30 + b"\n")
             while seen.count(b"characters): ") < 2:  # asked again, after the reason
-                seen += await asyncio.wait_for(host.stderr.read(1024), LIMIT)
+                seen += await asyncio.wait_for(host.stderr.read(1024), PROGRAM_LIMIT)
             os.write(main, b"\x04")  # Ctrl-D
-            rest = await asyncio.wait_for(host.stderr.read(), LIMIT)
-            await asyncio.wait_for(host.wait(), LIMIT)
+            rest = await asyncio.wait_for(host.stderr.read(), PROGRAM_LIMIT)
+            await asyncio.wait_for(host.wait(), PROGRAM_LIMIT)
         finally:
             os.close(main)
         return host.returncode or 0, (seen + rest).decode()
@@ -355,9 +355,9 @@ def test_the_rules_are_put_in_words_for_the_person_deciding() -> None:
 @pytest.mark.net
 def test_the_joiner_is_asked_about_the_hints_rule(tmp_path: Path) -> None:
     async def scenario() -> list[tuple[int, dict[str, object], str]]:
-        host, invite = await _host(tmp_path, "--hints")
-        joiner = await _join(tmp_path, invite)
-        return list(await asyncio.gather(_outcome(host), _outcome(joiner)))
+        host, invite = await host_program(tmp_path, "--hints")
+        joiner = await join_program(tmp_path, invite)
+        return list(await asyncio.gather(outcome(host), outcome(joiner)))
 
     (_, host, host_err), (_, _joiner, join_err) = asyncio.run(scenario())
     assert "ann proposes one game, " in join_err and ", AI hints allowed, each use shown to the other player." in join_err
@@ -398,10 +398,10 @@ def test_join_dash_reads_the_invite_from_stdin_and_keeps_its_secret_out_of_the_p
     Outcome = tuple[int, dict[str, object], str]
 
     async def scenario() -> tuple[Invite, list[bytes], Outcome, Outcome]:
-        host, invite = await _host(tmp_path, "--games", "2")
+        host, invite = await host_program(tmp_path, "--games", "2")
         joiner = await asyncio.create_subprocess_exec(
             *TRUMPS, "join", "-", "--bot", "easy", "--json", "--name", "bob", stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "bob"),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=program_env(tmp_path / "bob"),
         )  # fmt: skip
         assert joiner.stdin is not None
         records = tmp_path / "bob" / "data" / "trumps" / "matches"
@@ -409,11 +409,11 @@ def test_join_dash_reads_the_invite_from_stdin_and_keeps_its_secret_out_of_the_p
         joiner.stdin.write(f"trumps join {invite}\n".encode())  # as the host printed it, pasted
         await joiner.stdin.drain()
         joiner.stdin.close()
-        async with asyncio.timeout(LIMIT):  # the match is on
+        async with asyncio.timeout(PROGRAM_LIMIT):  # the match is on
             while not any(path.read_text().count("\n") > 2 for path in records.glob("*.jsonl")):
                 await asyncio.sleep(0.05)
         seen.append(Path(f"/proc/{joiner.pid}/cmdline").read_bytes())
-        return invite, seen, await _outcome(host), await _outcome(joiner)
+        return invite, seen, await outcome(host), await outcome(joiner)
 
     invite, seen, (host_status, host, host_err), (join_status, joiner, join_err) = run(scenario())
     assert host_status == join_status == 0 and host["transcript"] == joiner["transcript"], (host_err, join_err)
@@ -441,18 +441,18 @@ def test_join_dash_with_nothing_on_stdin_stops_in_one_line(
 @pytest.mark.net
 def test_join_dash_on_a_terminal_asks_for_the_invite_then_for_the_rules(tmp_path: Path) -> None:
     async def scenario() -> int:
-        host, invite = await _host(tmp_path, "--timeout", "5")
+        host, invite = await host_program(tmp_path, "--timeout", "5")
         try:
             joiner, main, reader = await _join_on_a_terminal(tmp_path, "-")
             await _until(reader, b"Paste the invite: ")
             os.write(main, f"  trumps join {invite}\n".encode())
             await _until(reader, b"Accept these rules? [y/N]")
             joiner.send_signal(signal.SIGINT)
-            await asyncio.wait_for(joiner.communicate(), LIMIT)
+            await asyncio.wait_for(joiner.communicate(), PROGRAM_LIMIT)
             return joiner.returncode or 0
         finally:
             host.send_signal(signal.SIGINT)
-            await asyncio.wait_for(host.communicate(), LIMIT)
+            await asyncio.wait_for(host.communicate(), PROGRAM_LIMIT)
 
     assert asyncio.run(scenario()) == 130
 
@@ -472,8 +472,8 @@ def test_a_restarted_host_prints_its_invite_on_a_line_of_its_own_on_a_terminal(t
         )  # fmt: skip
         seen = await _until(reader, b"Continuing the unfinished match with bob")
         seen += await _until(reader, b"\n")
-        await asyncio.wait_for(again.wait(), LIMIT)
-        await _outcome(joiner)
+        await asyncio.wait_for(again.wait(), PROGRAM_LIMIT)
+        await outcome(joiner)
         return seen
 
     lines = asyncio.run(scenario()).decode().splitlines()

@@ -14,8 +14,8 @@ from p2p.errors import ConnectionClosed, Forfeit, InviteRefused, P2PError, PeerA
 from p2p.handshake import INVITE_REFUSAL, Session, Terms
 from p2p.match import Match
 from p2p.text import N_, Text
+from tests.support.peers import Side
 from tests.test_p2p_evidence import handshake_session
-from tests.test_p2p_helpers import Side
 
 
 @pytest.fixture(scope="module")

@@ -22,8 +22,8 @@ from cli.home import Home
 from cli.main import main
 from engine import Game, Rules
 from p2p.handshake import Session, Terms
+from tests.support.peers import Side, bot_duel, run
 from tests.test_p2p_evidence import handshake_session, play
-from tests.test_p2p_helpers import Side, bot_duel, run
 
 
 @pytest.fixture(scope="module")

@@ -18,9 +18,9 @@ from cli.main import main
 from cli.printable import printable
 from engine import Rules
 from p2p.handshake import Terms
+from tests.support.peers import Side
 from tests.test_cli_app import Driver, ScriptedOpponent, run
 from tests.test_p2p_evidence import handshake_session, play
-from tests.test_p2p_helpers import Side
 
 EVIL = "\x1b[1A\x1b[2K\r\u202e\x9b2J\x07"
 """Cursor up, erase the line, back to its start, right-to-left override, a C1 CSI, a bell."""

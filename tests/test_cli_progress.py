@@ -64,3 +64,26 @@ def test_what_follows_a_question_left_unanswered_starts_on_a_new_line() -> None:
     progress.say("Connecting…")
     progress.flush()
     assert terminal.screen == "Join which one? [1-2] Connecting…\n"
+
+
+def test_progress_lines_never_block_on_a_pipe_nobody_reads() -> None:
+    """Flaw 8: a headless host's stderr may be a pipe nobody reads. Its lines go through a bounded
+    queue written by a thread: once the pipe is full they are dropped, and the caller (the event
+    loop) never waits. 5000 lines are far more than a pipe holds."""
+    import os
+    import threading
+
+    from cli.net.progress import Progress
+
+    read_end, write_end = os.pipe()
+    progress = Progress(capacity=16, stream=os.fdopen(write_end, "w"))
+
+    def say_lines() -> None:
+        for _ in range(5000):
+            progress.say("x" * 100)
+
+    caller = threading.Thread(target=say_lines)
+    caller.start()
+    caller.join(30)
+    assert not caller.is_alive()
+    os.close(read_end)

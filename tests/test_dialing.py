@@ -1,16 +1,27 @@
 """When the joiner dials which address of an invite (p2p/dialing.py), fed outcomes and a clock: a
-restarted host is found again about a second after it listens, whatever its black-hole addresses do."""
+restarted host is found again about a second after it listens, whatever its black-hole addresses do;
+and over loopback, every address dialled, the one that answers kept, a silent one holding up nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import heapq
+import time
+from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from p2p.connect import REDIAL_CONNECT_TIMEOUT, _all_failed
+from p2p.connect import REDIAL_CONNECT_TIMEOUT, _all_failed, join, listening_socket
 from p2p.dialing import FAST_MAX, SLOW_MAX, DialPlan, Outcome
-from p2p.errors import ConnectionClosed, PeerTimeout
+from p2p.errors import (
+    ConnectionClosed,
+    PeerTimeout,
+)
+from p2p.invite import Invite, new_secret
+from tests.support.hosts import loopback_listener
+from tests.support.peers import Side, accept_all, run
 
 PUBLIC, LAN, V6 = ("11.0.0.1", 47111), ("10.1.0.10", 47111), ("2001:db8:1::a", 47111)
 RTT = 0.05
@@ -123,3 +134,62 @@ def test_every_address_failing_is_one_line_with_ipv6_in_brackets() -> None:
     assert str(error) == (
         "no address of the invite answered ([2001:db8:1::a]:47111: no answer; 10.1.0.10:47111: refused)"
     )
+
+
+@pytest.mark.net
+def test_the_joiner_dials_every_address_and_keeps_the_one_that_answers(tmp_path: Path) -> None:
+    """The invite's list: the first address is dead (nothing listens there), the second is the host."""
+    bob = Side.make(tmp_path, "bob")
+    dead = listening_socket("127.0.0.1", 0)
+    dead_port = dead.getsockname()[1]
+    dead.close()
+
+    async def scenario() -> tuple[str, str]:
+        _, listener, port = loopback_listener(tmp_path)
+        async with listener:
+            invite = listener.invite([("127.0.0.1", dead_port), ("127.0.0.1", port)])
+            channel, session = await join(invite, bob.me, "bob", bob.known, accept_all)
+            host_channel, host_session = await listener.first()
+            await channel.close()
+            await host_channel.close()
+            return session.code, host_session.code
+
+    mine, theirs = run(scenario())
+    assert mine == theirs
+
+
+@pytest.mark.net
+def test_when_every_address_fails_one_line_names_each(tmp_path: Path) -> None:
+    bob = Side.make(tmp_path, "bob")
+    ports = []
+    for _ in range(2):
+        dead = listening_socket("127.0.0.1", 0)
+        ports.append(dead.getsockname()[1])
+        dead.close()
+    invite = Invite(tuple(("127.0.0.1", port) for port in ports), bob.me.fingerprint, new_secret())
+    with pytest.raises(ConnectionClosed, match="no address of the invite answered") as failed:
+        run(join(invite, bob.me, "bob", bob.known, accept_all, stagger=0.05))
+    assert all(f"127.0.0.1:{port}" in str(failed.value) for port in ports) and "\n" not in str(failed.value)
+
+
+@pytest.mark.net
+def test_a_silent_first_address_does_not_hold_up_the_second(tmp_path: Path) -> None:
+    """The first address accepts and says nothing (a wrong machine, a black hole): the second is
+    dialled 50 ms later without waiting for the first to time out, and wins."""
+    bob = Side.make(tmp_path, "bob")
+
+    async def scenario() -> float:
+        silent = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+        _, listener, port = loopback_listener(tmp_path)
+        async with listener:
+            invite = listener.invite([("127.0.0.1", silent.sockets[0].getsockname()[1]), ("127.0.0.1", port)])
+            start = time.monotonic()
+            channel, _ = await join(invite, bob.me, "bob", bob.known, accept_all, stagger=0.05)
+            took = time.monotonic() - start
+            host_channel, _ = await listener.first()
+            await channel.close()
+            await host_channel.close()
+        silent.close()
+        return took
+
+    assert run(scenario()) < 5.0  # far below the 30 s the silent address would take to time out

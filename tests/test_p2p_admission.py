@@ -1,4 +1,5 @@
-"""Admission and refusal reports, as pure decisions fed keys, sources and a fake clock (no sockets)."""
+"""Admission and refusal reports, as pure decisions fed keys, sources and a fake clock (no sockets):
+floods from one address, one network or many never evict the friend nor take its reserved slot."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from collections.abc import Callable, Hashable
 
 import pytest
 
-from p2p.admission import Admission, RefusalLog, source_of
+from p2p.admission import MAX_ARRIVING, Admission, RefusalLog, source_of
 
 
 def _pending(admission: Admission, key: str | int, source: str) -> list[Hashable] | None:
@@ -136,3 +137,79 @@ def test_the_playing_joiners_source_keeps_its_proven_handshake_against_a_flood()
     for i in range(30):
         _proven(admission, i, f"10.{i}.0.1")
     assert "back" in admission and len(admission) == 4
+
+
+@pytest.mark.parametrize(
+    ("address", "source"),
+    [
+        ("2001:DB8:0:1::5", "2001:db8:0:1::/64"),
+        ("2001:db8:0:1:ffff:ffff:ffff:ffff", "2001:db8:0:1::/64"),
+        ("fe80::1%eth0", "fe80::/64"),
+        ("::ffff:192.0.2.7", "192.0.2.7"),
+        ("0:0:0:0:0:ffff:c000:0207", "192.0.2.7"),
+    ],
+)
+def test_one_source_however_its_address_is_written(address: str, source: str) -> None:
+    """A flooder varying the interface half of its /64 or writing its IPv4 address mapped into
+    IPv6 stays one source. Check: :func:`source_of` (the /64, ``ipv4_mapped``)."""
+    assert source_of(address) == source
+
+
+def test_a_flood_from_other_sources_never_takes_the_reserved_slot() -> None:
+    """The playing joiner's source keeps its slot while strangers from many /64s fill the pool again
+    and again, in either stage. Check: ``_Stage.room`` drops the oldest *not* from the reserved source."""
+    back = source_of("2001:db8:0:1::5")
+    admission = Admission(reserved=back, max_arriving=16)
+    assert admission.arrive("bob", back) == []
+    assert admission.arrive("lan-bob", back) == [] and admission.flown("lan-bob", proven=False) == []
+    for n in range(201):
+        stranger = source_of(f"2001:db8:1:{n}::9")
+        admission.arrive(n, stranger)
+        if n % 2:  # half of them LAN knocks, pending
+            assert admission.flown(n, proven=False) is not None
+    assert "bob" in admission and "lan-bob" in admission
+    assert admission.arriving == 16 and len(admission) == 32
+
+
+def test_a_burst_from_four_addresses_cannot_evict_the_friend_before_its_knock_is_read() -> None:
+    """Flaw: the friend's connection is unproven until its knock has been read, one event-loop turn
+    or a round trip after it was accepted. 16 connections from just 4 addresses arriving meanwhile
+    (one accept batch) dropped it, the oldest unproven one, so a sustained flood from 4 machines kept
+    the friend out. Now each source beyond its share replaces its own oldest first-flight slot."""
+    admission = Admission()
+    admission.arrive("friend", source_of("198.51.100.7"))
+    for n in range(64):
+        admission.arrive(n, source_of(f"192.0.2.{n % 4}"))
+    assert "friend" in admission and admission.arriving == 17
+
+
+@pytest.mark.parametrize(
+    ("friend", "flood"),
+    [("2001:db8:9::7", "2001:db8:1:{n:x}::9"), ("198.51.100.7", "192.0.2.{n}")],
+    ids=["64s-of-one-48", "addresses-of-one-24"],
+)
+def test_a_burst_from_many_addresses_of_one_network_cannot_evict_the_friend(friend: str, flood: str) -> None:
+    """The burst above, from 64 /64s of one /48 (or 64 addresses of one IPv4 /24), which one hosting
+    account holds: each /64 is its own source (its own share), but the pool makes room out of the
+    network holding the most. Check: :func:`p2p.admission.network_of` in ``Admission.arrive``."""
+    admission = Admission(max_arriving=16)
+    admission.arrive("friend", source_of(friend))
+    for n in range(64):
+        admission.arrive(n, source_of(flood.format(n=n)))
+    assert "friend" in admission and len(admission) == 16
+
+
+def test_a_flood_from_many_networks_cannot_evict_the_friend_before_its_knock_is_read() -> None:
+    """Flaw: the pool of 16 unproven handshakes counted a connection from its accept, before its
+    first flight (hello + knock) was read. A flood from 16 networks or more (one connection each,
+    so no network holds more than the friend's) then dropped the oldest: 16 arrivals between the
+    friend's accept and the reading of its knock evicted it, whatever its proof."""
+    admission = Admission()
+    admission.arrive("friend", source_of("198.51.100.7"))
+    for n in range(40):
+        admission.arrive(n, source_of(f"10.{n}.0.1"))  # 40 /24s, one connection each
+    assert "friend" in admission
+    assert admission.flown("friend", proven=True) == []  # its knock proved the secret
+    for n in range(40, 1040):
+        admission.arrive(n, source_of(f"10.{n // 256}.{n % 256}.1"))
+    assert "friend" in admission and admission.arriving == MAX_ARRIVING  # bounded, and it stays

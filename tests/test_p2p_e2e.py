@@ -7,11 +7,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import shutil
 import signal
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,51 +17,21 @@ import pytest
 
 from p2p.invite import Invite
 from p2p.record import verify
-from tests.test_p2p_helpers import Fault, FaultyLine
+from tests.support.lines import Fault, FaultyLine
+from tests.support.programs import PROGRAM_LIMIT, TRUMPS, host_program, join_program, outcome, program_env
 
 pytestmark = pytest.mark.net
 
-TRUMPS = [sys.executable, "-m", "cli"]
-LIMIT = 40.0
-
-
-def _env(home: Path) -> dict[str, str]:
-    return os.environ | {"XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data")}
-
-
-async def _host(root: Path, *options: str) -> tuple[asyncio.subprocess.Process, Invite]:
-    host = await asyncio.create_subprocess_exec(
-        *TRUMPS, "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "easy", "--json", "--name", "ann",
-        *options, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=_env(root / "ann"),
-    )  # fmt: skip
-    assert host.stdout is not None
-    line = (await asyncio.wait_for(host.stdout.readline(), LIMIT)).decode()
-    return host, Invite.parse(line.split("trumps join ", 1)[1])
-
-
-async def _join(root: Path, invite: Invite, *options: str) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
-        *TRUMPS, "join", str(invite), "--bot", "easy", "--json", "--name", "bob", *options,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=_env(root / "bob"),
-    )  # fmt: skip
-
-
-async def _outcome(process: asyncio.subprocess.Process) -> tuple[int, dict[str, object], str]:
-    out, err = await asyncio.wait_for(process.communicate(), LIMIT)
-    lines = out.decode().splitlines()
-    return process.returncode or 0, json.loads(lines[-1]), err.decode()
-
-
 def test_headless_bots_resume_after_the_line_is_cut(tmp_path: Path) -> None:
     async def scenario() -> list[tuple[int, dict[str, object], str]]:
-        host, invite = await _host(tmp_path, "--games", "3", "--timeout", "20")
+        host, invite = await host_program(tmp_path, "--games", "3", "--timeout", "20")
         line = FaultyLine(invite.addresses[0][1], {0: Fault("cut", 2500), 1: Fault("cut", 9000)})
         port = await line.start()
         try:
-            joiner = await _join(
+            joiner = await join_program(
                 tmp_path, replace(invite, addresses=(("127.0.0.1", port),)), "--timeout", "20"
             )
-            return list(await asyncio.gather(_outcome(host), _outcome(joiner)))
+            return list(await asyncio.gather(outcome(host), outcome(joiner)))
         finally:
             line.close()
 
@@ -80,7 +48,7 @@ def test_headless_bots_resume_after_the_line_is_cut(tmp_path: Path) -> None:
 async def _kill_mid_match(root: Path, invite: Invite) -> int:
     """Start a joiner, kill it (SIGKILL) well into the match; the lines its record had then."""
     records = root / "bob" / "data" / "trumps" / "matches"
-    joiner = await _join(root, invite)
+    joiner = await join_program(root, invite)
     seen = 0
     while seen < 40:  # a deal or two and many moves
         await asyncio.sleep(0.02)
@@ -94,9 +62,9 @@ def test_a_peer_killed_mid_match_leaves_both_records_verifiable(tmp_path: Path) 
     records = tmp_path / "bob" / "data" / "trumps" / "matches"
 
     async def scenario() -> tuple[tuple[int, dict[str, object], str], int]:
-        host, invite = await _host(tmp_path, "--games", "99", "--timeout", "1.5")
+        host, invite = await host_program(tmp_path, "--games", "99", "--timeout", "1.5")
         seen = await _kill_mid_match(tmp_path, invite)
-        return await _outcome(host), seen
+        return await outcome(host), seen
 
     (status, host, err), seen = asyncio.run(scenario())
     assert status == 0 and host["end"] == "forfeit", err  # won by forfeit: a result, status 0
@@ -118,11 +86,11 @@ def test_a_restarted_peer_without_its_saved_match_cannot_resume_and_the_game_is_
     tmp_path: Path,
 ) -> None:
     async def scenario() -> tuple[tuple[int, dict[str, object], str], tuple[int, dict[str, object], str]]:
-        host, invite = await _host(tmp_path, "--games", "99", "--timeout", "30")
+        host, invite = await host_program(tmp_path, "--games", "99", "--timeout", "30")
         await _kill_mid_match(tmp_path, invite)
         shutil.rmtree(tmp_path / "bob" / "data" / "trumps" / "unfinished")  # what a restart needs, gone
-        again = await _join(tmp_path, invite)  # the same player, a fresh program: no match to resume
-        return await _outcome(host), await _outcome(again)
+        again = await join_program(tmp_path, invite)  # the same player, a fresh program: no match to resume
+        return await outcome(host), await outcome(again)
 
     (status, host, err), (again_status, _again, again_err) = asyncio.run(scenario())
     assert status == 0 and host["end"] == "forfeit", err  # the game awarded to the host: a result
@@ -136,12 +104,12 @@ def test_a_host_stopped_by_sigterm_pauses_and_a_joiner_it_never_returns_to_is_aw
     records = tmp_path / "ann" / "data" / "trumps" / "matches"
 
     async def scenario() -> tuple[tuple[int, dict[str, object], str], tuple[int, dict[str, object], str]]:
-        host, invite = await _host(tmp_path, "--games", "99")
-        joiner = await _join(tmp_path, invite, "--timeout", "2")
+        host, invite = await host_program(tmp_path, "--games", "99")
+        joiner = await join_program(tmp_path, invite, "--timeout", "2")
         while max((p.read_text().count('"t": "move"') for p in records.glob("*.jsonl")), default=0) < 5:
             await asyncio.sleep(0.02)
         host.send_signal(signal.SIGTERM)  # a closed terminal, a stopped service
-        return await _outcome(host), await _outcome(joiner)
+        return await outcome(host), await outcome(joiner)
 
     (host_status, paused, host_err), (status, joiner, err) = asyncio.run(scenario())
     assert host_status == 1 and paused["end"] == "paused", host_err
@@ -173,13 +141,13 @@ def test_a_host_whose_stderr_nobody_reads_outlives_1000_garbage_connections(tmp_
         "ann",
     ]
     host = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(tmp_path / "ann")
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=program_env(tmp_path / "ann")
     )
     stdout = host.stdout
     assert stdout is not None
 
     async def scenario() -> tuple[int, dict[str, object], str]:
-        line = (await asyncio.wait_for(asyncio.to_thread(stdout.readline), LIMIT)).decode()
+        line = (await asyncio.wait_for(asyncio.to_thread(stdout.readline), PROGRAM_LIMIT)).decode()
         invite = Invite.parse(line.split("trumps join ", 1)[1])
         for i in range(1000):
             with contextlib.suppress(OSError):
@@ -187,15 +155,15 @@ def test_a_host_whose_stderr_nobody_reads_outlives_1000_garbage_connections(tmp_
                     asyncio.open_connection(
                         "127.0.0.1", invite.addresses[0][1], local_addr=(f"127.0.4.{1 + i % 200}", 0)
                     ),
-                    LIMIT,
+                    PROGRAM_LIMIT,
                 )
                 writer.write(b"\xff\xff\xff\xff")  # a frame header far past the cap
                 writer.close()
-        return await _outcome(await _join(tmp_path, invite))
+        return await outcome(await join_program(tmp_path, invite))
 
     try:
-        join_status, joiner, join_err = asyncio.run(asyncio.wait_for(scenario(), 2 * LIMIT))
-        out, err = host.communicate(timeout=LIMIT)
+        join_status, joiner, join_err = asyncio.run(asyncio.wait_for(scenario(), 2 * PROGRAM_LIMIT))
+        out, err = host.communicate(timeout=PROGRAM_LIMIT)
     finally:
         host.kill()
     assert join_status == 0 and host.returncode == 0, join_err[-500:]

@@ -1,6 +1,7 @@
 """Forged proofs of cheating: a saver who edits its own record cannot make ``trumps verify`` endorse
 evidence against its peer; evidence proves a violation only when its alleged sender's signature is
-valid, bound to this match's root, and the record's own signed links at that point contradict it.
+valid, bound to this match's root, and the record's own signed links at that point contradict it;
+and the record those matches write keeps no torn line when an append fails.
 
 The matches here are played in memory by one :class:`Match` holding both players' keys (no
 sockets, no clocks): exactly the chain two honest peers would sign.
@@ -8,6 +9,7 @@ sockets, no clocks): exactly the chain two honest peers would sign.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from dataclasses import dataclass
@@ -18,14 +20,26 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from engine import Position, Rules
 from p2p.crypto import tagged_hash
-from p2p.errors import HistoryMismatch, MatchRecordError, ProtocolViolation
+from p2p.errors import (
+    HistoryMismatch,
+    MatchRecordError,
+    ProtocolViolation,
+)
 from p2p.fairdeal import Pledge, coin, game_seed
 from p2p.handshake import Session, Terms
 from p2p.match import Match, final_digest, position_hash, rematch_of, rematch_root, sign_resume
-from p2p.messages import Commit, Final, MoveMsg, Reveal, Signed, to_json
+from p2p.messages import (
+    Commit,
+    Final,
+    MoveMsg,
+    Reveal,
+    Signed,
+    to_json,
+)
 from p2p.record import RecordWriter, verify
 from p2p.wire import encode
-from tests.test_p2p_helpers import RecordRow, Side, connect_pair, run
+from tests.support.handshakes import session_pair
+from tests.support.peers import RecordRow, Side
 
 
 def play(
@@ -93,13 +107,9 @@ class Duelists:
 
 
 def handshake_session(host: Side, joiner: Side, terms: Terms) -> Session:
-    async def handshake() -> Session:
-        pair = await connect_pair(host, joiner, terms)
-        await pair.host_channel.close()
-        await pair.join_channel.close()
-        return pair.host_session
-
-    return run(handshake())
+    """The host's session of a handshake between two homes, each remembering the other (the
+    machines' exchange in memory: no socket)."""
+    return session_pair(host.me, joiner.me, terms, (host.name, joiner.name), (host.known, joiner.known)).host
 
 
 @pytest.fixture(scope="module")
@@ -299,3 +309,54 @@ def test_the_worked_example_of_the_protocol_document_is_what_the_code_computes()
         ).hex(),
     }
     assert shown == computed
+
+
+def test_player_1s_genuine_final_where_player_0s_is_due_proves_nothing(record: Path) -> None:
+    """Flaw: ann (player 0) lost; she cuts her record after the last move, drops her own final and
+    keeps bob's genuine final as "evidence". It is signed by bob and bound to this match where
+    the record stops (``transcript = T_end``), and applying it there fails — "player 1 sent a
+    'final' while player 0's was due" — so verify used to endorse it as proof of cheating. But
+    finals are not links: bob's signature covers ``T_end``, not ann's final, so the record cannot
+    show which final came first, and an honest bob signs exactly this message. Fixed in
+    ``Match.violation``: a final over the current transcript while finals are due proves nothing."""
+    rows = _rows(record)
+    cut = next(i for i, row in enumerate(rows) if row.get("by") == 0 and row["link"]["t"] == "final")
+    _proves_nothing(_forged(rows, cut, _final_of(record, 1)))
+
+
+def test_a_failed_append_leaves_no_torn_line_in_the_record(
+    duelists: Duelists, record: Path, tmp_path: Path
+) -> None:
+    """The disk fills up in the middle of appending a link: half a line reaches the file, then the
+    write fails. Once there is room again the link is appended whole and the record verifies, with
+    no torn line in the middle. Check: ``file.truncate(size)`` in ``RecordWriter.append``."""
+    links, session = played[record].links, duelists.first
+    match = Match(session.session_id, session.keys, session.terms.rules, session.terms.games)
+    writer = RecordWriter(tmp_path, session, match)
+    for by, link in links[:5]:
+        match.apply(link, by)
+        writer.append(match)
+    real = writer._file
+    assert real is not None
+
+    class DiskFull:
+        def __getattr__(self, name: str) -> object:
+            return getattr(real, name)
+
+        def write(self, data: bytes) -> int:
+            assert real is not None
+            real.write(data[: len(data) // 2])
+            real.flush()
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    writer._file = DiskFull()  # type: ignore[assignment]  # a stand-in for the open file, not a BinaryIO
+    match.apply(links[5][1], links[5][0])
+    with pytest.raises(OSError):
+        writer.append(match)
+    writer._file = real
+    for by, link in links[6:10]:
+        match.apply(link, by)
+    writer.append(match)
+    writer.close()
+    verified = verify(writer.path.read_text())
+    assert len(verified.match.links) == 10 and not verified.truncated

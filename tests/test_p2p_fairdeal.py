@@ -1,4 +1,5 @@
-"""The fair deal: commitments bind, the seed needs both secrets, nobody can steer the deal."""
+"""The fair deal: commitments bind (the match before's do not open in the rematch), the seed needs
+both secrets, nobody can steer the deal."""
 
 from __future__ import annotations
 
@@ -6,12 +7,17 @@ import os
 from collections import Counter
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Rules, deal
 from engine.match_rules import next_dealer
+from p2p.errors import RevealMismatch
 from p2p.fairdeal import Pledge, coin, game_seed, preference, resolve_trumps
+from p2p.match import Match, rematch_root
+from p2p.messages import Commit, Reveal
 
 SESSION = bytes(range(32))
 OTHER = bytes([7]) * 32
@@ -95,3 +101,32 @@ def test_preferences_from_the_trump_option() -> None:
     for bad in ("SS", "X", "SHD"):
         with pytest.raises(ValueError):
             preference(bad)
+
+
+def test_a_commitment_and_reveal_of_the_match_before_do_not_open_in_the_rematch() -> None:
+    """The claim (docs/protocol-rationale.md, "Why neither player can bias the deal"): bob replays, signed
+    afresh over the rematch's chain, the commitment and the reveal he made for game 1 of the match
+    before (whose secret he has seen dealt): the commitment binds that match's root, so in the
+    rematch it opens to nothing (a reveal mismatch), and no old secret can be carried over."""
+    ann, bob = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    keys = tuple(key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw) for key in (ann, bob))
+    assert len(keys) == 2
+    pledges = (Pledge("SH", os.urandom(32)), Pledge("DC", os.urandom(32)))
+
+    def set_up(match: Match, commitments: tuple[bytes, bytes]) -> None:
+        for seat, key in enumerate((ann, bob)):
+            match.apply(match.sign(key, Commit(game=1, commitment=commitments[seat], sig=b"")), seat)
+        for seat, key in enumerate((ann, bob)):
+            unsigned = Reveal(game=1, pref=pledges[seat].pref, secret=pledges[seat].secret, sig=b"")
+            match.apply(match.sign(key, unsigned), seat)
+
+    before = Match(bytes(32), (keys[0], keys[1]), Rules(), 1)
+    old = tuple(pledge.commitment(before.session_id, 1, seat) for seat, pledge in enumerate(pledges))
+    set_up(before, (old[0], old[1]))
+    assert before.revealed
+    root = rematch_root(before.session_id, before.transcript, 1)
+    rematch = Match(root, (keys[0], keys[1]), Rules(), 1, dealer=1)
+    fresh = pledges[0].commitment(root, 1, 0)  # ann's pledge made for the rematch
+    with pytest.raises(RevealMismatch) as refused:
+        set_up(rematch, (fresh, old[1]))
+    assert "player 1" in str(refused.value) and not rematch.revealed

@@ -16,7 +16,8 @@ from p2p.identity import Peers
 from p2p.invite import new_secret
 from p2p.messages import FORFEIT_MS, Accept, Message, Offer, parse
 from p2p.wire import decode, encode
-from tests.test_p2p_handshake import _identity, _sent
+from tests.support.handshakes import identity as _identity
+from tests.support.handshakes import sent as _sent
 
 
 def _sessions(host_ms: int, joiner_ms: int) -> tuple[Session, Session, Offer, Accept]:

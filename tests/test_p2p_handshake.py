@@ -1,18 +1,23 @@
 """The handshake machines, fed messages directly (no sockets): key confirmation before any binding,
-the invite secret, versions, and the attacks of the security review (issue 11, flaws 1, 2 and 7)."""
+the invite secret, versions, and the attacks of the security reviews (issue 11, flaws 1, 2 and 7):
+replayed and reflected messages, a changed knock, a degenerate key, clear and sealed aborts."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from engine import Rules
 from p2p.admission import Gate
-from p2p.crypto import sign
+from p2p.channel import Sealer
+from p2p.crypto import sign, tagged_hash
 from p2p.errors import (
+    BadHandshakeSignature,
     ConnectionClosed,
     HandshakeError,
     IdentityChanged,
@@ -20,6 +25,8 @@ from p2p.errors import (
     InviteRefused,
     PeerAborted,
     PeerBusy,
+    SchemaError,
+    TamperedFrame,
 )
 from p2p.handshake import (
     HostHandshake,
@@ -28,22 +35,29 @@ from p2p.handshake import (
     Seal,
     Send,
     Session,
+    SessionKeys,
     Terms,
+    knock_proof,
     session_id,
 )
 from p2p.identity import Identity, KnownPeers, Peers
 from p2p.invite import new_secret
-from p2p.messages import PROTOCOL, Abort, Accept, Confirm, Confirmed, Hello, Knock, Message, Offer
+from p2p.messages import (
+    PROTOCOL,
+    Abort,
+    Accept,
+    Confirm,
+    Confirmed,
+    Hello,
+    Knock,
+    Offer,
+    Resume,
+)
+from p2p.wire import encode
+from tests.support.handshakes import identity, sent
 
 TERMS = Terms(Rules(), 3)
 
-
-def _identity() -> Identity:
-    return Identity.from_key(Ed25519PrivateKey.generate())
-
-
-def _sent(actions: Sequence[object]) -> list[Message]:
-    return [action.message for action in actions if isinstance(action, Send)]
 
 
 class Pair:
@@ -51,7 +65,7 @@ class Pair:
 
     def __init__(self, tmp_path: Path, secret: bytes | None = None, name: str = "bob") -> None:
         self.secret = new_secret()
-        self.ann, self.bob = _identity(), _identity()
+        self.ann, self.bob = identity(), identity()
         self.host_known = KnownPeers(tmp_path / "ann-peers.json")
         self.join_known = KnownPeers(tmp_path / f"{name}-peers.json")
         self.host = HostHandshake(self.ann, "ann", TERMS, self.secret)
@@ -61,17 +75,17 @@ class Pair:
 
     def to_offer(self) -> Offer:
         """Hello and knock in; the host's offer out."""
-        out = [message for sent in _sent(self.joiner.start()) for message in _sent(self.host.receive(sent))]
+        out = [message for opening in sent(self.joiner.start()) for message in sent(self.host.receive(opening))]
         assert len(out) == 1 and isinstance(out[0], Offer)
         return out[0]
 
     def complete(self) -> tuple[Session, Session]:
         offer = self.to_offer()
         self.joiner.offered(offer)
-        for message in _sent(self.joiner.accept()):
+        for message in sent(self.joiner.accept()):
             self.host.receive(message)
         assert self.host.session is not None
-        (confirmed,) = _sent(self.host.admit())
+        (confirmed,) = sent(self.host.admit())
         self.remembered = self.joiner.confirmed(confirmed)
         assert self.joiner.session is not None
         return self.host.session, self.joiner.session
@@ -92,8 +106,8 @@ def test_mallory_replacing_the_accept_is_refused_before_anything_is_bound(tmp_pa
     pair = Pair(tmp_path)
     offer = pair.to_offer()
     pair.joiner.offered(offer)
-    bobs = _sent(pair.joiner.accept())
-    mallory = _identity()
+    bobs = sent(pair.joiner.accept())
+    mallory = identity()
     unsigned = Accept(key=mallory.public, sig=bytes(64))
     forged = unsigned.with_sig(
         sign(mallory.key, "accept-sig", session_id(pair.joiner.hello, offer, unsigned))
@@ -110,7 +124,7 @@ def test_a_confirmation_with_another_nonce_than_committed_is_refused(tmp_path: P
     """The nonce under the verification code was committed in the knock: it cannot be chosen later."""
     pair = Pair(tmp_path)
     pair.joiner.offered(pair.to_offer())
-    accept, confirm = _sent(pair.joiner.accept())
+    accept, confirm = sent(pair.joiner.accept())
     pair.host.receive(accept)
     assert isinstance(confirm, Confirm)
     with pytest.raises(HandshakeError, match="key confirmation failed"):
@@ -122,7 +136,7 @@ def test_a_stranger_without_the_secret_learns_nothing_and_gets_one_answer(tmp_pa
     """Flaws 2 and 7: without the invite secret there is no offer (no host name, key or rules), and
     the refusal is the same whatever name is claimed."""
     pair = Pair(tmp_path, secret=new_secret(), name=name)
-    hello, knock = _sent(pair.joiner.start())
+    hello, knock = sent(pair.joiner.start())
     assert pair.host.receive(hello) == []
     with pytest.raises(InviteRefused):
         pair.host.receive(knock)
@@ -135,7 +149,7 @@ def test_a_stranger_without_the_secret_learns_nothing_and_gets_one_answer(tmp_pa
 
 def test_a_recorded_hello_and_knock_cannot_be_replayed(tmp_path: Path) -> None:
     pair = Pair(tmp_path)
-    hello, knock = _sent(pair.joiner.start())
+    hello, knock = sent(pair.joiner.start())
     pair.host.receive(hello)
     pair.host.receive(knock)
     again = HostHandshake(pair.ann, "ann", TERMS, pair.secret, pair.host.seen)
@@ -146,7 +160,7 @@ def test_a_recorded_hello_and_knock_cannot_be_replayed(tmp_path: Path) -> None:
 
 def test_a_knock_for_another_hello_is_refused(tmp_path: Path) -> None:
     pair = Pair(tmp_path)
-    _, knock = _sent(pair.joiner.start())
+    _, knock = sent(pair.joiner.start())
     other = JoinerHandshake(pair.bob, "bob", pair.ann.fingerprint, pair.secret, Peers())
     pair.host.receive(other.hello)
     with pytest.raises(InviteRefused):
@@ -166,7 +180,7 @@ def test_a_version_2_host_refusal_is_told_in_our_own_words(tmp_path: Path) -> No
     """A protocol-2 host reads our hello (its fields are protocol 2's) and answers "incompatible" in
     clear: anyone on the path could have sent that, so its detail is not shown, only our version."""
     pair = Pair(tmp_path)
-    hello, _ = _sent(pair.joiner.start())
+    hello, _ = sent(pair.joiner.start())
     assert isinstance(hello, Hello) and set(hello.to_wire()) == {"t", "proto", "program", "name", "eph"}
     detail = (
         "the peer runs trumps 0.1.0 with protocol 3; this is trumps 0.0.9 with protocol 2: "
@@ -180,7 +194,7 @@ def test_a_version_2_host_refusal_is_told_in_our_own_words(tmp_path: Path) -> No
 def test_the_joiner_binds_the_host_only_after_its_confirmation(tmp_path: Path) -> None:
     pair = Pair(tmp_path)
     pair.joiner.offered(pair.to_offer())
-    for message in _sent(pair.joiner.accept()):
+    for message in sent(pair.joiner.accept()):
         pair.host.receive(message)
     with pytest.raises(HandshakeError, match="host's key confirmation failed"):
         pair.joiner.confirmed(Confirmed(mac=bytes(32)))
@@ -190,9 +204,9 @@ def test_the_joiner_binds_the_host_only_after_its_confirmation(tmp_path: Path) -
 def test_a_look_alike_of_a_known_name_is_that_name(tmp_path: Path) -> None:
     """Flaw 2: "b\u043eb" with a Cyrillic o is bob to the eye, so it meets bob's key."""
     known = KnownPeers(tmp_path / "peers.json")
-    known.check("bob", _identity().public)
+    known.check("bob", identity().public)
     with pytest.raises(IdentityChanged, match="looks like bob"):
-        known.check("b\u043eb", _identity().public)
+        known.check("b\u043eb", identity().public)
     assert set(known.load()) == {"bob"}
 
 
@@ -207,7 +221,6 @@ def test_the_documents_derivations_give_what_the_machines_send(
 
     import msgpack  # type: ignore[import-untyped]  # msgpack ships no type hints
     from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
     from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
     from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
     from cryptography.hazmat.primitives.kdf.hkdf import HKDF
@@ -226,15 +239,15 @@ def test_the_documents_derivations_give_what_the_machines_send(
 
     monkeypatch.setattr(handshake, "X25519PrivateKey", Ephemeral)
     pair = Pair(tmp_path)  # the joiner's machine is made first, then the host's
-    hello, knock = _sent(pair.joiner.start())
-    (offer,) = [m for sent in (hello, knock) for m in _sent(pair.host.receive(sent))]
+    hello, knock = sent(pair.joiner.start())
+    (offer,) = [m for opening in (hello, knock) for m in sent(pair.host.receive(opening))]
     pair.joiner.offered(offer)
     actions = pair.joiner.accept()
-    accept, confirm = _sent(actions)
+    accept, confirm = sent(actions)
     (seal,) = [action for action in actions if isinstance(action, Seal)]
     pair.host.receive(accept)
     pair.host.receive(confirm)
-    (confirmed,) = _sent(pair.host.admit())
+    (confirmed,) = sent(pair.host.admit())
     assert isinstance(hello, Hello) and isinstance(knock, Knock)
     assert isinstance(offer, Offer) and isinstance(accept, Accept)
     assert isinstance(confirm, Confirm) and isinstance(confirmed, Confirmed)
@@ -290,7 +303,6 @@ def test_no_machine_touches_the_disk(tmp_path: Path, monkeypatch: pytest.MonkeyP
     run a whole handshake with every file closed to them; the joiner checks the host against the
     known peers it was handed and says whom to remember."""
     import builtins
-    import os
 
     def no_file(*args: object, **kwargs: object) -> object:
         raise AssertionError("a handshake machine opened a file")
@@ -307,7 +319,7 @@ def test_the_joiner_refuses_a_host_whose_look_alike_it_knows(tmp_path: Path) -> 
     """The known peers the joiner is handed decide as the file did: "\u0430nn" (a Cyrillic a)
     with another key than the known ann's is refused before the rules are shown."""
     pair = Pair(tmp_path)
-    pair.joiner.known = Peers({"\u0430nn": _identity().public})
+    pair.joiner.known = Peers({"\u0430nn": identity().public})
     with pytest.raises(IdentityChanged, match="looks like \u0430nn"):
         pair.joiner.offered(pair.to_offer())
     assert pair.joiner.refusal is not None and pair.joiner.refusal.reason == "identity"
@@ -333,7 +345,7 @@ def test_a_third_person_with_the_invite_hears_busy_before_any_rules(tmp_path: Pa
     tells them apart: no offer, the ``busy`` in clear at once, which the joiner shows in its own
     words (nothing proves who sent a clear abort, so it names nobody, and a redial tries again)."""
     pair, _ = _bound_pair(tmp_path, name)
-    hello, knock = _sent(pair.joiner.start())
+    hello, knock = sent(pair.joiner.start())
     pair.host.receive(hello)
     with pytest.raises(PeerBusy):
         pair.host.receive(knock)
@@ -349,11 +361,11 @@ def test_the_friends_name_with_another_key_gets_the_sealed_busy_at_its_accept(tm
     """Mallory holds the invite and calls herself bob: her name gets her the offer, but her accept
     names her own key, and the host answers it at once with a sealed ``busy`` (sealed under the
     keys her accept made, which she can open), without waiting for her confirmation."""
-    mallory = _identity()
+    mallory = identity()
     pair, _ = _bound_pair(tmp_path, key=mallory)
     pair.joiner.offered(pair.to_offer())
     actions = pair.joiner.accept()
-    accept, _ = _sent(actions)
+    accept, _ = sent(actions)
     (joiner_seal,) = [action for action in actions if isinstance(action, Seal)]
     with pytest.raises(PeerBusy):
         pair.host.receive(accept)
@@ -375,7 +387,7 @@ def test_once_the_match_is_over_even_its_joiner_gets_busy_at_its_accept(tmp_path
     pair, gate = _bound_pair(tmp_path)
     gate.over = True
     pair.joiner.offered(pair.to_offer())
-    accept, _ = _sent(pair.joiner.accept())
+    accept, _ = sent(pair.joiner.accept())
     with pytest.raises(PeerBusy, match="came back after the match was over"):
         pair.host.receive(accept)
     assert pair.host.refusal is not None
@@ -389,9 +401,147 @@ def test_a_joiner_who_wins_meanwhile_makes_the_other_confirmation_busy(tmp_path:
     gate = Gate("ann")
     pair.host.gate = gate
     pair.joiner.offered(pair.to_offer())
-    accept, confirm = _sent(pair.joiner.accept())
+    accept, confirm = sent(pair.joiner.accept())
     pair.host.receive(accept)
-    gate.bind("carol", _identity().public)
+    gate.bind("carol", identity().public)
     with pytest.raises(PeerBusy):
         pair.host.receive(confirm)
     assert pair.host.session is None
+
+
+def test_a_first_flight_recorded_before_a_host_restart_gets_an_offer_and_no_further(tmp_path: Path) -> None:
+    """A restarted host continuing its saved match proves the same invite secret (the invite is
+    in its saved state) but keeps no ephemeral keys of the knocks of its run before the restart:
+    a whole handshake of the joiner's, recorded then, replayed to the new run, gets an offer
+    again (and, proven, a handshake slot until the accept's deadline; docs/protocol-rationale.md, "Why a
+    stranger gets nothing"). It goes no further: the new offer has a fresh ``eph``, so the
+    recorded accept signed another ``S``, and nothing is bound."""
+    pair = Pair(tmp_path)
+    flight = sent(pair.joiner.start())
+    for message in flight:
+        pair.host.receive(message)
+    assert pair.host.offer is not None
+    pair.joiner.offered(pair.host.offer)
+    accept, confirm = sent(pair.joiner.accept())
+    restarted = HostHandshake(pair.ann, "ann", TERMS, pair.secret)  # same invite, no knocks kept
+    assert restarted.receive(flight[0]) == []
+    assert sent(restarted.receive(flight[1])) and restarted.proven  # the offer, again
+    with pytest.raises(BadHandshakeSignature):
+        restarted.receive(accept)
+    assert restarted.session is None and restarted.offer is not None
+    assert restarted.offer.eph != pair.host.offer.eph and isinstance(confirm, Confirm)
+
+
+def test_an_offer_replayed_from_an_earlier_session_is_refused(tmp_path: Path) -> None:
+    """Mallory recorded the host's offer to an earlier joiner and plays host to a new one: the
+    fingerprint matches, but the offer's signature covers ``T1`` with the earlier joiner's hello
+    (its fresh ``eph``). Check: :func:`check_signatures` on the offer in ``JoinerHandshake.offered``."""
+    earlier = Pair(tmp_path)
+    old_offer = earlier.to_offer()
+    later = Pair(tmp_path)
+    later.ann = earlier.ann
+    joiner = JoinerHandshake(later.bob, "bob", earlier.ann.fingerprint, earlier.secret, Peers())
+    joiner.start()
+    with pytest.raises(BadHandshakeSignature):
+        joiner.offered(old_offer)
+    assert joiner.offer is None and later.join_known.load() == {}
+
+
+def test_a_knock_recorded_at_another_host_run_gets_no_offer(tmp_path: Path) -> None:
+    """A hello and knock recorded while the host ran before (another invite) are replayed to the
+    host's new run, whose ``seen`` set is empty: the knock's MAC is under the old secret.
+    Check: the proof in ``HostHandshake._knock`` (``mac_ok`` under this run's secret)."""
+    pair = Pair(tmp_path)
+    hello, knock = sent(pair.joiner.start())
+    rerun = HostHandshake(pair.ann, "ann", TERMS, new_secret())
+    rerun.receive(hello)
+    with pytest.raises(InviteRefused):
+        rerun.receive(knock)
+    assert rerun.offer is None and rerun.refusal is not None and rerun.refusal.reason == "invite"
+
+
+def test_the_hosts_own_offer_reflected_back_is_not_a_hello(tmp_path: Path) -> None:
+    """Reflection in clear: the host's offer sent back as the first message of a connection (it
+    carries every hello field and more) is refused unanswered. Check: ``expect(…, Hello)``."""
+    offer = Pair(tmp_path).to_offer()
+    host = HostHandshake(identity(), "ann", TERMS, new_secret())
+    with pytest.raises(SchemaError):
+        host.receive(offer)
+    assert host.hello is None and host.refusal is None
+
+
+def test_a_confirm_sealed_for_an_earlier_session_does_not_open(tmp_path: Path) -> None:
+    """A recorded ``confirm`` of an earlier session of the same joiner, replayed as the first
+    sealed frame of a new one: every session has fresh ephemeral keys, so fresh direction keys
+    (nonces restart at 0 under a new key). Check: the X25519 shared secret in the key schedule."""
+    secret = new_secret()
+    keys = [SessionKeys.derive(identity().public, secret, bytes(32)) for _ in range(2)]
+    earlier = Sealer(keys[0].joiner_to_host, keys[0].host_to_joiner)
+    recorded = earlier.seal(encode(Confirm(nonce=bytes(32), mac=bytes(32)).to_wire()))
+    with pytest.raises(TamperedFrame):
+        Sealer(keys[1].host_to_joiner, keys[1].joiner_to_host).open(recorded)
+
+
+def test_a_resume_claim_before_the_confirmation_is_refused_and_binds_nothing(tmp_path: Path) -> None:
+    """A joiner (or anyone with the secret) skips the key confirmation and opens its sealed stream
+    with a resume claim: the host has no session, so there is nothing to resume and no seat.
+    Check: ``expect(…, Confirm)`` in ``HostHandshake._confirm``."""
+    pair = Pair(tmp_path)
+    pair.joiner.offered(pair.to_offer())
+    accept = sent(pair.joiner.accept())[0]
+    pair.host.receive(accept)
+    with pytest.raises(SchemaError):
+        pair.host.receive(Resume(root=bytes(32), links=0, transcript=bytes(32), sig=bytes(64)))
+    assert pair.host.session is None and pair.host_known.load() == {}
+
+
+def test_a_knock_changed_by_someone_holding_the_secret_fails_the_confirmation(tmp_path: Path) -> None:
+    """Someone who has the invite (a leaked secret) relays bob's handshake but replaces the knock's
+    commitment with one of their own, to steer the verification code. The host then holds another
+    commitment than bob's nonce. Check: ``H("code-nonce", nonce) == knock.commit`` in ``_confirm``."""
+    pair = Pair(tmp_path)
+    hello, _ = sent(pair.joiner.start())
+    commit = tagged_hash("code-nonce", bytes(32))
+    out = sent(pair.host.receive(hello)) + sent(
+        pair.host.receive(Knock(proof=knock_proof(pair.secret, pair.joiner.hello, commit), commit=commit))
+    )
+    pair.joiner.offered(out[0])
+    accept, confirm = sent(pair.joiner.accept())
+    pair.host.receive(accept)
+    with pytest.raises(HandshakeError, match="key confirmation failed"):
+        pair.host.receive(confirm)
+    assert pair.host.session is None
+
+
+def test_a_degenerate_ephemeral_key_is_refused_before_any_key_is_used(tmp_path: Path) -> None:
+    """A joiner holding the secret sends a low-order X25519 point (all zeros) as its ``eph``, so that
+    the shared secret is known to anyone: the host refuses the key exchange. Check: ``_exchange``
+    turning the all-zero result (``ValueError``) into :class:`HandshakeError`."""
+    pair = Pair(tmp_path)
+    hello = Hello(proto=3, program="x", name="mallory", eph=bytes(32))
+    commit = tagged_hash("code-nonce", bytes(32))
+    pair.host.receive(hello)
+    (offer,) = sent(pair.host.receive(Knock(proof=knock_proof(pair.secret, hello, commit), commit=commit)))
+    assert isinstance(offer, Offer)
+    unsigned = Accept(key=pair.bob.public, sig=bytes(64))
+    accept = unsigned.with_sig(sign(pair.bob.key, "accept-sig", session_id(hello, offer, unsigned)))
+    with pytest.raises(HandshakeError, match="degenerate"):
+        pair.host.receive(accept)
+    assert pair.host.session is None
+
+
+def test_only_a_sealed_abort_is_shown_with_its_detail(tmp_path: Path) -> None:
+    """Before the accept an ``abort`` travels in clear and may come from anyone on the path: the
+    joiner shows its reason code only, in its own words. After it, the abort opened under the
+    host's sealing key (derived from its signed ephemeral key): the host's own, shown whole.
+    Check: ``self._keys`` in ``JoinerHandshake.aborted`` and ``HostHandshake.declined``."""
+    pair = Pair(tmp_path)
+    said = "ann did not let you in"
+    before = pair.joiner.aborted(PeerAborted("declined", said))
+    assert isinstance(before, ConnectionClosed) and said not in str(before) and "(declined)" in str(before)
+    pair.joiner.offered(pair.to_offer())
+    pair.host.receive(sent(pair.joiner.accept())[0])
+    after = pair.joiner.aborted(PeerAborted("declined", said))
+    assert isinstance(after, PeerAborted) and after.detail == said
+    sealed = pair.host.declined(PeerAborted("confirm", "the host's key confirmation failed"))
+    assert isinstance(sealed, PeerAborted) and sealed.detail == "the host's key confirmation failed"

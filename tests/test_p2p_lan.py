@@ -1,7 +1,7 @@
 """The LAN knock (a joiner that found the host by discovery and has no invite secret), attacked:
 a bot host or a host that does not announce gives it the stranger's refusal, the host's person
-decides after key confirmation, a declined source is not asked again, and a flood of LAN
-strangers costs the person a bounded number of questions, one at a time."""
+decides after key confirmation, a declined source is not asked again, a flood of LAN strangers
+costs the person a bounded number of questions, one at a time, and a relay cannot grind the code."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine import Rules
-from p2p.admission import MAX_QUESTIONS, Approvals
+from p2p.admission import MAX_LAN_OFFERS, MAX_QUESTIONS, Approvals
 from p2p.channel import Channel
 from p2p.connect import Listener, join, join_on, listening_socket
 from p2p.errors import (
@@ -23,13 +23,26 @@ from p2p.errors import (
     PeerAborted,
     PeerBusy,
 )
-from p2p.handshake import LAN_SECRET, HostHandshake, JoinerHandshake, Send, Session, Terms
+from p2p.handshake import (
+    LAN_SECRET,
+    HostHandshake,
+    JoinerHandshake,
+    Send,
+    Session,
+    Terms,
+)
 from p2p.identity import Peers
 from p2p.invite import Invite, new_secret
-from p2p.messages import Abort, Confirm, Message, Offer
-from p2p.reception import perform
-from tests.test_p2p_handshake import _identity, _sent
-from tests.test_p2p_helpers import Side, accept_all, run
+from p2p.messages import (
+    Abort,
+    Confirm,
+    Message,
+    Offer,
+)
+from p2p.reception import Reception, perform
+from p2p.wire import encode
+from tests.support.handshakes import identity, sent
+from tests.support.peers import Side, accept_all, memory_connection, reception_of, run
 
 TERMS = Terms(Rules(), 2)
 
@@ -39,18 +52,18 @@ class Lan:
 
     def __init__(self, tmp_path: Path, lan: bool, secret: bytes = LAN_SECRET) -> None:
         self.invite_secret = new_secret()
-        self.ann = _identity()
+        self.ann = identity()
         self.host = HostHandshake(self.ann, "ann", TERMS, self.invite_secret, lan=lan)
-        self.joiner = JoinerHandshake(_identity(), "bob", self.ann.fingerprint, secret, Peers())
+        self.joiner = JoinerHandshake(identity(), "bob", self.ann.fingerprint, secret, Peers())
 
     def to_offer(self) -> Offer:
-        out = [message for sent in _sent(self.joiner.start()) for message in _sent(self.host.receive(sent))]
+        out = [message for opening in sent(self.joiner.start()) for message in sent(self.host.receive(opening))]
         assert len(out) == 1 and isinstance(out[0], Offer)
         return out[0]
 
     def to_confirm(self) -> list[Message]:
         self.joiner.offered(self.to_offer())
-        return _sent(self.joiner.accept())
+        return sent(self.joiner.accept())
 
 
 def _stranger_refusal(tmp_path: Path) -> object:
@@ -77,7 +90,7 @@ def test_an_announcing_host_takes_a_lan_knock_unproven_and_both_get_the_code(tmp
     assert pair.host.session is not None
     assert pair.host.lan_knock and not pair.host.proven  # evictable, and it needs the person's yes
     assert pair.joiner.lan and pair.joiner.code == pair.host.session.code  # compared before the yes
-    (confirmed,) = _sent(pair.host.admit())
+    (confirmed,) = sent(pair.host.admit())
     pair.joiner.confirmed(confirmed)
     assert pair.joiner.session is not None and pair.joiner.session.code == pair.host.session.code
 
@@ -85,7 +98,7 @@ def test_an_announcing_host_takes_a_lan_knock_unproven_and_both_get_the_code(tmp
 def test_an_invite_join_to_an_announcing_host_is_still_proven(tmp_path: Path) -> None:
     pair = Lan(tmp_path, lan=True)
     pair.joiner = JoinerHandshake(
-        _identity(), "bob", pair.ann.fingerprint, pair.invite_secret, Peers()
+        identity(), "bob", pair.ann.fingerprint, pair.invite_secret, Peers()
     )
     pair.to_offer()
     assert pair.host.proven and not pair.host.lan_knock and not pair.joiner.lan
@@ -169,37 +182,45 @@ def test_an_approved_lan_joiner_plays_after_comparing_the_code(tmp_path: Path) -
     assert shown == [mine.code] and mine.code == theirs.code and mine.session_id == theirs.session_id
 
 
-@pytest.mark.net
+async def _lan_join(reception: Reception, ann: Side, side: Side, name: str | None = None) -> Session:
+    """``side`` (as ``name``) knocks at ``reception`` over the memory line with the LAN secret, as
+    a joiner that found ann on the LAN: its session, or what refused it raised, once the host's
+    serving of the connection has ended."""
+    serving, channel = memory_connection(reception, lambda address, error: None)
+    invite = Invite((("memory", 0),), ann.me.fingerprint, LAN_SECRET)
+    try:
+        return await join_on(channel, invite, side.me, name or side.name, side.known, accept_all)
+    finally:
+        await channel.close()
+        await asyncio.wait_for(serving, 5)
+
+
 def test_a_bot_host_refuses_a_lan_joiner_in_words_for_one_who_has_no_invite(tmp_path: Path) -> None:
     """Refused as any stranger is, but told what it is to do: it knocked from the list, never had
     an invite (not "did not prove the invite's secret: ask for a fresh invite")."""
-    bob = Side.make(tmp_path, "bob")
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
 
     async def scenario() -> P2PError:
-        ann, listener, port = _host(tmp_path, None)
-        async with listener:
-            with pytest.raises(InviteRefused) as refused:
-                await join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all)
-            return refused.value
+        with pytest.raises(InviteRefused) as refused:
+            await _lan_join(reception_of(ann, new_secret(), TERMS), ann, bob)
+        return refused.value
 
     refusal = str(run(scenario()))
     assert "takes no joiner from your network's list" in refusal and "ask the host for its invite line" in refusal
     assert "secret" not in refusal
 
 
-@pytest.mark.net
 def test_a_declined_lan_joiner_is_refused_and_not_asked_about_again(tmp_path: Path) -> None:
-    bob = Side.make(tmp_path, "bob")
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
     person = Person(answer=False)
 
     async def scenario() -> tuple[P2PError, P2PError, bool, dict[str, dict[str, str]]]:
-        ann, listener, port = _host(tmp_path, person)
-        async with listener:
-            with pytest.raises(PeerAborted) as declined:
-                await join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all)
-            with pytest.raises(InviteRefused) as again:
-                await join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all)
-            return declined.value, again.value, listener.playing is None, ann.known.load()
+        reception = reception_of(ann, new_secret(), TERMS, approve=person)
+        with pytest.raises(PeerAborted) as declined:
+            await _lan_join(reception, ann, bob)
+        with pytest.raises(InviteRefused) as again:
+            await _lan_join(reception, ann, bob)
+        return declined.value, again.value, reception.playing is None, ann.known.load()
 
     declined, again, nobody, remembered = run(scenario())
     assert isinstance(declined, PeerAborted) and declined.reason == "declined"
@@ -207,18 +228,15 @@ def test_a_declined_lan_joiner_is_refused_and_not_asked_about_again(tmp_path: Pa
     assert len(person.asked) == 1 and nobody and "bob" not in remembered  # nothing bound
 
 
-@pytest.mark.net
 def test_a_look_alike_lan_joiner_meets_the_known_key_before_the_person_is_asked(tmp_path: Path) -> None:
-    bob, eve = Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
+    ann, bob, eve = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), Side.make(tmp_path, "eve")
     person = Person(answer=True)
 
     async def scenario() -> P2PError:
-        ann, listener, port = _host(tmp_path, person)
         ann.known.check("bob", bob.me.public)
-        async with listener:
-            with pytest.raises(PeerAborted) as refused:
-                await join(_lan_invite(ann, port), eve.me, "b\u043eb", eve.known, accept_all)
-            return refused.value
+        with pytest.raises(PeerAborted) as refused:
+            await _lan_join(reception_of(ann, new_secret(), TERMS, approve=person), ann, eve, "b\u043eb")
+        return refused.value
 
     refused = run(scenario())
     assert isinstance(refused, PeerAborted) and refused.reason == "identity" and not person.asked
@@ -348,7 +366,6 @@ def test_the_lan_knock_is_the_documents_formulas_with_the_empty_secret(tmp_path:
     import hashlib
     import hmac
 
-    from p2p.wire import encode
 
     def h(tag: str, *parts: bytes) -> bytes:
         digest = hashlib.sha256()
@@ -360,7 +377,7 @@ def test_the_lan_knock_is_the_documents_formulas_with_the_empty_secret(tmp_path:
     offer = pair.to_offer()
     hello, knock = pair.joiner.hello, pair.joiner.knock
     pair.joiner.offered(offer)
-    accept, confirm = _sent(pair.joiner.accept())
+    accept, confirm = sent(pair.joiner.accept())
     for message in (accept, confirm):
         pair.host.receive(message)
     assert isinstance(confirm, Confirm) and pair.host.session is not None
@@ -384,7 +401,7 @@ def test_lan_knocks_leave_nothing_in_the_hosts_replay_set(tmp_path: Path) -> Non
         pair.to_offer()
     assert seen == set()
     pair.joiner = JoinerHandshake(
-        _identity(), "bob", pair.ann.fingerprint, pair.invite_secret, Peers()
+        identity(), "bob", pair.ann.fingerprint, pair.invite_secret, Peers()
     )
     pair.host = HostHandshake(pair.ann, "ann", TERMS, pair.invite_secret, seen, lan=True)
     pair.to_offer()
@@ -396,9 +413,9 @@ def test_a_replayed_lan_knock_gets_an_offer_it_cannot_use(tmp_path: Path) -> Non
     host's fresh offer is not what the recorded accept signed, and no confirm opens without the
     joiner's ephemeral secret, so the replay ends before any question to the host's person."""
     pair = Lan(tmp_path, lan=True)
-    recorded = [*_sent(pair.joiner.start()), *pair.to_confirm()]
+    recorded = [*sent(pair.joiner.start()), *pair.to_confirm()]
     again = HostHandshake(pair.ann, "ann", TERMS, pair.invite_secret, lan=True)
-    assert again.receive(recorded[0]) == [] and _sent(again.receive(recorded[1]))  # an offer
+    assert again.receive(recorded[0]) == [] and sent(again.receive(recorded[1]))  # an offer
     with pytest.raises(BadHandshakeSignature):
         again.receive(recorded[2])
     assert again.session is None
@@ -477,3 +494,112 @@ def test_a_lan_knock_beyond_the_pending_bounds_is_closed_with_no_answer(tmp_path
 
     fifth, dropped = run(scenario())
     assert isinstance(fifth, ConnectionClosed) and isinstance(dropped, ConnectionClosed)
+
+
+@pytest.mark.net
+def test_strangers_using_up_the_hosts_questions_cannot_keep_its_lan_joiner_from_coming_back(
+    tmp_path: Path,
+) -> None:
+    """Attack: before the friend joins from the LAN list, a stranger knocks from seven addresses
+    (and is told no, or hangs up: the same), so that the friend's question is the host's eighth
+    and last. The friend plays; at the first cut its return was refused like any stranger's
+    (``welcome`` counted the questions used up), so the match could not resume and the host was
+    awarded the friend's absence. The LAN joiner's own return is taken whatever the questions
+    ("The LAN knock": "then only the LAN joiner's own return")."""
+    from p2p.admission import MAX_QUESTIONS
+    from tests.test_p2p_lan import _join_from, _lan_invite
+
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+
+    async def approve(name: str, address: str, code: str) -> bool:
+        return name == "bob"
+
+    async def scenario() -> str:
+        sock = listening_socket("127.0.0.1", 0)
+        port = sock.getsockname()[1]
+        async with Listener(sock, ann.me, "ann", Terms(Rules(), 1), ann.known, approve=approve) as listener:
+            for number in range(2, MAX_QUESTIONS + 1):  # seven strangers' questions, each a no
+                eve = Side.make(tmp_path, f"eve{number}")
+                assert isinstance(await _join_from(ann, port, f"127.0.0.{number}", eve), P2PError)
+            channel, _ = await join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all)
+            host_channel, _ = await listener.first()
+            await channel.close()  # the line drops; bob comes back
+            back, _ = await asyncio.wait_for(
+                join(_lan_invite(ann, port), bob.me, "bob", bob.known, accept_all), 10
+            )
+            returned, session = await asyncio.wait_for(listener.reconnect(), 10)
+            for line in (host_channel, back, returned):
+                await line.close()
+            return session.hello.name
+
+    assert run(scenario()) == "bob"
+
+
+async def _never_asked(name: str, address: str, code: str) -> bool:
+    raise AssertionError("the attacker never confirms, so the host's person is never asked")
+
+
+async def _code_of_one_offer(port: int, source: str, mallory: Side, fingerprint: str) -> str | None:
+    """Mallory knocks with the empty secret, reads the host's offer and works out the code the
+    host's screen would show for this session, alone: the secret is public and the nonce its own.
+    It sends nothing more and hangs up; ``None`` if the host gave it no offer."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    channel = Channel(reader, writer)
+    machine = JoinerHandshake(mallory.me, "bob", fingerprint, LAN_SECRET, mallory.known.peers())
+    try:
+        await perform(channel, machine.start())
+        offer = await channel.recv(5)
+        if not isinstance(offer, Offer):
+            return None
+        machine.offered(offer)
+        machine.accept()  # computed here, none of it sent
+        return machine.code
+    except P2PError:
+        return None
+    finally:
+        channel.abort()
+
+
+@pytest.mark.net
+def test_a_lan_relay_cannot_grind_the_hosts_code_for_free(tmp_path: Path) -> None:
+    """Flaw: docs/protocol.md ("The LAN knock", now docs/protocol-rationale.md) argued that a relay's every retry at matching the
+    joiner's code costs one of the host's few questions. But the code of a session is known to its
+    joiner as soon as the host's offer is in (the LAN secret is public, the nonce the joiner's own,
+    ``T1`` the offer), and the host asks its person only after the joiner confirms. Mallory,
+    relaying bob to a fake "ann", knows bob's code once bob confirms; then it knocks at the real
+    ann again and again, reading each offer's code and hanging up, until one equals bob's: only
+    that session is confirmed and put to ann's person, whose screen then shows bob's code. Nothing
+    bounded the tries (each a fresh connection after the last: never more than one pending), so
+    about 10⁶ handshakes, minutes of the host's time while bob waits up to 600 s, matched the
+    codes. Now each offer to a LAN knock costs one of :data:`MAX_LAN_OFFERS` for the whole
+    ``trumps host`` run (16 a source), so a relay matches the codes with probability at most
+    64 in 10⁶. Check: ``Approvals.offered`` in ``Listener._flown``."""
+    mallory = Side.make(tmp_path, "mallory")
+    tries = MAX_LAN_OFFERS + 32
+
+    async def scenario() -> list[str | None]:
+        ann = Side.make(tmp_path, "ann")
+        sock = listening_socket("127.0.0.1", 0)
+        port = sock.getsockname()[1]
+        async with Listener(sock, ann.me, "ann", TERMS, ann.known, approve=_never_asked):
+            return [
+                await _code_of_one_offer(port, f"127.0.3.{n % 8 + 1}", mallory, ann.me.fingerprint)
+                for n in range(tries)
+            ]
+
+    codes = run(scenario())
+    learnt = [code for code in codes if code is not None]
+    assert len(learnt) == MAX_LAN_OFFERS  # before: every one of the tries, each a fresh code
+
+
+def test_the_joiner_of_the_last_lan_offer_is_still_asked() -> None:
+    """The bound on offers (above) must not take the question from the joiner that got the last
+    offer: its offer is counted already when it confirms and its question opens."""
+    approvals = Approvals(max_offers_per_source=1, max_offers=2)
+    assert approvals.welcome("10.0.0.5") and approvals.may_offer("10.0.0.5")
+    approvals.offered("10.0.0.5")
+    assert not approvals.welcome("10.0.0.5")  # no more offers from there: the stranger's refusal
+    assert approvals.open("10.0.0.5")  # but the joiner holding the offer is asked
+    approvals.answer("10.0.0.5", accepted=False)
+    approvals.offered("10.0.0.6")
+    assert not approvals.welcome("10.0.0.7") and approvals.open("10.0.0.6")

@@ -1,7 +1,8 @@
 """A peer that ends the match on its own authority once it could know the deal loses the game.
 
-A scripted joiner plays by hand against a bot host and walks away at chosen
-points: the host's report and record must award the unfinished game to it.
+A scripted joiner plays by hand against a bot host, over the in-memory line, and
+walks away at chosen points: the host's report and record must award the
+unfinished game to it.
 """
 
 from __future__ import annotations
@@ -17,16 +18,30 @@ import pytest
 from engine import Game, Move, Rules
 from p2p.channel import Channel
 from p2p.duel import Duel, Report
-from p2p.errors import ProtocolViolation
+from p2p.errors import (
+    ProtocolViolation,
+)
 from p2p.fairdeal import Pledge
 from p2p.handshake import Session, Terms
 from p2p.liveness import Patience
 from p2p.match import Match, position_hash
-from p2p.messages import Abort, Commit, Message, MoveMsg, Ping, Resume, Reveal, Signed, expect
+from p2p.messages import (
+    Abort,
+    Bye,
+    Commit,
+    Message,
+    MoveMsg,
+    Ping,
+    Rematch,
+    Resume,
+    Reveal,
+    Signed,
+    expect,
+)
 from p2p.players import BotPlayer
 from p2p.record import verify
 from p2p.text import Text
-from tests.test_p2p_helpers import Side, Unwatched, connect_pair, memory_pair, run
+from tests.support.peers import Side, Unwatched, memory_pair, run
 
 
 class _Bogus(Ping):
@@ -42,7 +57,7 @@ async def _joiner_leaves(
     """Play seat 1 by hand and send ``leaving`` at ``when`` ("reveal": the host's reveal is in,
     ours is not; "moves": after two moves); the host's end, award and end note."""
     ann, bob = Side.make(root, "ann"), Side.make(root, "bob")
-    pair = await connect_pair(ann, bob, Terms(Rules(), 1))
+    pair = await memory_pair(ann, bob, Terms(Rules(), 1))
     host = Duel(pair.host_channel, pair.host_session, ann.me, BotPlayer("easy", seed=1), ann.home.records, 10)
     hosting = asyncio.create_task(host.run())
     channel, session = pair.join_channel, pair.join_session
@@ -86,7 +101,6 @@ async def _joiner_leaves(
     return report.end, report.awarded, json.loads(text.splitlines()[-1])
 
 
-@pytest.mark.net
 def test_a_baseless_forfeit_claim_is_leaving_and_loses_the_game(tmp_path: Path) -> None:
     """Attack (issue 19): the host has just sent its move when the joiner, who has seen the deal,
     claims that the host was away. The host owed nothing for long and kept the line alive, so the
@@ -97,7 +111,6 @@ def test_a_baseless_forfeit_claim_is_leaving_and_loses_the_game(tmp_path: Path) 
     assert note["end"] == "abandoned" and note["winner"] == 0 and note["by"] == 1
 
 
-@pytest.mark.net
 def test_a_pause_is_not_leaving_it_awards_nothing_even_after_the_deal(tmp_path: Path) -> None:
     """``abort pause`` (the peer's program got SIGTERM or SIGHUP and keeps the match on disk) is
     waited out as a broken line; a duel that cannot wait (no way back) ends it as one: abandoned,
@@ -109,7 +122,6 @@ def test_a_pause_is_not_leaving_it_awards_nothing_even_after_the_deal(tmp_path: 
     assert "bob's program stopped" in str(note["detail"])
 
 
-@pytest.mark.net
 @pytest.mark.parametrize(
     ("when", "leaving", "end"),
     [
@@ -126,11 +138,10 @@ def test_a_peer_that_could_know_the_deal_loses_the_game_whatever_it_says(
     assert note["end"] == end and note["winner"] == 0 and note["game"] == 1 and note["by"] == 1
 
 
-@pytest.mark.net
 def test_a_malformed_sealed_message_is_the_peers_violation_not_the_lines(tmp_path: Path) -> None:
     async def scenario() -> None:
         ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
-        pair = await connect_pair(ann, bob, Terms(Rules(), 1))
+        pair = await memory_pair(ann, bob, Terms(Rules(), 1))
         await pair.join_channel.send(_Bogus())
         with pytest.raises(ProtocolViolation, match="malformed message in a sealed frame"):
             await pair.host_channel.recv(5)
@@ -148,14 +159,13 @@ class _Staller(BotPlayer):
         raise AssertionError("unreachable")
 
 
-@pytest.mark.net
 def test_a_connected_peer_that_never_moves_can_be_claimed_against(tmp_path: Path) -> None:
     """A person's side offers the claim once the peer owes its link past the limit; keep-alives do not
     withdraw the offer; the claim awards the game, and the staller's side does not count it as won."""
 
     async def scenario() -> tuple[Report, Report, Text | None]:
         ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
-        pair = await connect_pair(ann, bob, Terms(Rules(), 1))
+        pair = await memory_pair(ann, bob, Terms(Rules(), 1))
         patience = Patience(
             keepalive=0.1, silent_after=0.5, dead_after=5, forfeit_after=0.6, auto_claim=False
         )
@@ -262,3 +272,23 @@ def test_a_peer_back_without_the_match_is_an_absence_awarded_unless_we_stalled_f
     assert re.search(r"came back after 1[67]\d s away without the match", str(report.error))
     note = json.loads(report.record.read_text().splitlines()[-1])
     assert note["end"] == end and note.get("winner") == awarded
+
+
+@pytest.mark.parametrize(
+    "deviation",
+    [
+        Bye(),  # "I hold the whole match": a lie before the end
+        Rematch(want=True),
+        Resume(root=bytes(32), links=1, transcript=bytes(32), sig=bytes(64)),  # a claim on a live line
+    ],
+    ids=["bye", "rematch", "resume"],
+)
+def test_a_message_out_of_place_mid_match_is_the_peers_violation(tmp_path: Path, deviation: Message) -> None:
+    """A joiner holding the deal sends, sealed and mid-game, a message that has no place there: a
+    ``bye`` (which would let it leave with the host waiting in vain), a ``rematch`` or a ``resume``
+    claim outside a reconnection. The host ends the match as a cheat and keeps the game. Checks:
+    ``Duel._heard`` (a ``bye`` before the end; anything but a link), ``Match.apply`` (a claim
+    is not the link due)."""
+    end, awarded, note = run(_joiner_leaves(tmp_path, "moves", deviation))
+    assert (end, awarded) == ("cheat", 0)
+    assert note["end"] == "cheat" and note["winner"] == 0 and note["by"] == 1

@@ -13,7 +13,7 @@ from p2p.handshake import Terms
 from p2p.liveness import Liveness, Patience, Silence
 from p2p.messages import Ping
 from p2p.players import BotPlayer
-from tests.test_p2p_helpers import Side, memory_pair, run
+from tests.support.peers import Side, memory_pair, run
 
 PATIENCE = Patience(silent_after=6, forfeit_after=180, claim_grace=10)
 

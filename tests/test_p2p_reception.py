@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine import Rules
-from p2p.admission import MAX_PER_SOURCE, Admission
+from p2p.admission import MAX_PER_SOURCE
 from p2p.channel import Channel
 from p2p.errors import ConnectionClosed, P2PError, PeerTimeout
 from p2p.handshake import JoinerHandshake, Session, Terms
@@ -17,17 +17,11 @@ from p2p.identity import Peers
 from p2p.invite import new_secret
 from p2p.messages import Offer
 from p2p.reception import Reception, perform
-from tests.test_p2p_claims import _VirtualTime
-from tests.test_p2p_handshake import _identity
-from tests.test_p2p_helpers import Side, memory_pair, memory_streams, run
+from tests.support.clock import run_in_virtual_time
+from tests.support.handshakes import identity
+from tests.support.peers import Serving, Side, memory_connection, memory_pair, reception_of, run
 
 TERMS = Terms(Rules(), 1)
-
-
-def _reception(ann: Side, secret: bytes, admission: Admission | None = None) -> Reception:
-    return Reception(
-        ann.me, "ann", TERMS, ann.known, secret, admission or Admission(), 30.0, 10.0, approve=None
-    )
 
 
 async def _bound(ann: Side, bob: Side, reception: Reception) -> Session:
@@ -38,20 +32,18 @@ async def _bound(ann: Side, bob: Side, reception: Reception) -> Session:
 
 
 async def _proven_flight(
-    reception: Reception, secret: bytes, refusals: list[P2PError], served: list[asyncio.Task[object]]
+    reception: Reception, secret: bytes, refusals: list[P2PError], served: list[Serving]
 ) -> Channel:
     """A connection that proves the secret under bob's name and never accepts (it gets the offer):
     what a holder of the invite (the opponent, say) opens to exhaust the host."""
-    host_end, join_end = memory_streams()
-    serving = reception.serve(*host_end, lambda address, error: refusals.append(error))
-    served.append(asyncio.ensure_future(serving))
-    channel = Channel(*join_end)
-    machine = JoinerHandshake(_identity(), "bob", reception.me.fingerprint, secret, Peers())
+    serving, channel = memory_connection(reception, lambda address, error: refusals.append(error))
+    served.append(serving)
+    machine = JoinerHandshake(identity(), "bob", reception.me.fingerprint, secret, Peers())
     await perform(channel, machine.start())
     return channel
 
 
-async def _ended(served: list[asyncio.Task[object]]) -> None:
+async def _ended(served: list[Serving]) -> None:
     for task in served:
         task.cancel()
     await asyncio.gather(*served, return_exceptions=True)
@@ -66,7 +58,7 @@ def test_proven_flights_that_never_accept_are_dropped_beyond_their_share(tmp_pat
     secret, refusals = new_secret(), list[P2PError]()
 
     async def scenario() -> tuple[int, int]:
-        reception, served = _reception(ann, secret), list[asyncio.Task[object]]()
+        reception, served = reception_of(ann, secret, TERMS), list[Serving]()
         await _bound(ann, bob, reception)
         channels = [await _proven_flight(reception, secret, refusals, served) for _ in range(20)]
         still_open = 0
@@ -95,21 +87,17 @@ def test_once_the_match_is_on_a_proven_flight_may_take_30_s_to_accept_not_600(
     after 30 s instead of holding a descriptor for ten minutes."""
     ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
     secret, refusals = new_secret(), list[P2PError]()
-    loop = _VirtualTime()
 
     async def scenario() -> float:
-        reception = _reception(ann, secret)
+        reception = reception_of(ann, secret, TERMS)
         if bound:
             await _bound(ann, bob, reception)
-        start, served = loop.time(), list[asyncio.Task[object]]()
+        start, served = asyncio.get_running_loop().time(), list[Serving]()
         await _proven_flight(reception, secret, refusals, served)
         while not refusals:
             await asyncio.sleep(1)
         await _ended(served)
-        return loop.time() - start
+        return asyncio.get_running_loop().time() - start
 
-    try:
-        waited = loop.run_until_complete(scenario())
-    finally:
-        loop.close()
+    _, waited = run_in_virtual_time(scenario(), horizon=2 * limit)
     assert isinstance(refusals[0], PeerTimeout) and limit <= waited < limit + 1.5

@@ -1,27 +1,38 @@
-"""Match records: verified from the file alone, every tampering named, prefixes verify as incomplete;
-and the ``trumps verify`` / ``peers`` / ``host`` / ``join`` commands as a user runs them."""
+"""Match records: verified from the file alone, every tampering named, prefixes verify as incomplete,
+the reader fuzzed; and the ``trumps verify`` / ``peers`` / ``host`` / ``join`` commands as a user
+runs them."""
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
+from cli.commands import verify as verify_command
 from cli.home import Home
 from cli.main import main
-from p2p.errors import MatchRecordError
-from p2p.record import verify
-from tests.test_p2p_helpers import RecordRow, Side, bot_duel, memory_pair, run
+from p2p.errors import (
+    MatchRecordError,
+)
+from p2p.match import Match
+from p2p.record import RecordWriter, verify
+from tests.support.peers import RecordRow, Side, bot_duel, memory_pair, run
+from tests.support.programs import program_env
 
 
 @pytest.fixture(scope="module")
 def record(tmp_path_factory: pytest.TempPathFactory) -> str:
-    host_report, _ = run(bot_duel(tmp_path_factory.mktemp("rec"), games=2, seed=11))
+    host_report, _ = run(bot_duel(tmp_path_factory.mktemp("rec"), games=2, bind=None, seed=11))
     return host_report.record.read_text()
 
 
@@ -121,17 +132,13 @@ def test_verify_command(record: str, tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "cannot read" in capsys.readouterr().err
 
 
-def _env(home: Path) -> dict[str, str]:
-    return os.environ | {"XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data")}
-
-
 @pytest.mark.net
 def test_host_and_join_commands_play_a_bot_match(tmp_path: Path) -> None:
     trumps = [sys.executable, "-m", "cli"]
     host = subprocess.Popen(
         [*trumps, "host", "--port", "0", "--bind", "127.0.0.1", "--bot", "easy", "--games", "2", "--json",
          "--name", "ann", "--no-sixes", "--timeout", "10"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(tmp_path / "ann"),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=program_env(tmp_path / "ann"),
     )  # fmt: skip
     try:
         assert host.stdout is not None
@@ -140,7 +147,7 @@ def test_host_and_join_commands_play_a_bot_match(tmp_path: Path) -> None:
         invite = invite_line.split("trumps join ", 1)[1].strip()
         joiner = subprocess.run(
             [*trumps, "join", invite, "--bot", "easy", "--json", "--name", "bob", "--timeout", "10"],
-            capture_output=True, text=True, timeout=30, env=_env(tmp_path / "bob"),
+            capture_output=True, text=True, timeout=30, env=program_env(tmp_path / "bob"),
         )  # fmt: skip
         host_out, host_err = host.communicate(timeout=30)
     finally:
@@ -154,12 +161,12 @@ def test_host_and_join_commands_play_a_bot_match(tmp_path: Path) -> None:
     for summary in (mine, theirs):
         assert verify(Path(summary["record"]).read_text()).complete
     peers = subprocess.run(
-        [*trumps, "peers"], capture_output=True, text=True, timeout=30, env=_env(tmp_path / "bob")
+        [*trumps, "peers"], capture_output=True, text=True, timeout=30, env=program_env(tmp_path / "bob")
     )
     assert "ann" in peers.stdout
     forget = [*trumps, "peers", "forget", "ann"]
-    assert subprocess.run(forget, capture_output=True, timeout=30, env=_env(tmp_path / "bob")).returncode == 0
-    assert subprocess.run(forget, capture_output=True, timeout=30, env=_env(tmp_path / "bob")).returncode == 1
+    assert subprocess.run(forget, capture_output=True, timeout=30, env=program_env(tmp_path / "bob")).returncode == 0
+    assert subprocess.run(forget, capture_output=True, timeout=30, env=program_env(tmp_path / "bob")).returncode == 1
 
 
 def test_join_with_a_bad_invite_says_so(capsys: pytest.CaptureFixture[str]) -> None:
@@ -167,11 +174,10 @@ def test_join_with_a_bad_invite_says_so(capsys: pytest.CaptureFixture[str]) -> N
     assert "is not an invite" in capsys.readouterr().err
 
 
-@pytest.mark.net
 def test_verify_shows_whose_keys_and_whether_this_home_knows_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    host, _ = run(bot_duel(tmp_path, games=1))
+    host, _ = run(bot_duel(tmp_path, games=1, bind=None))
     ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
     monkeypatch.setattr(Home, "default", classmethod(lambda cls: ann.home))
     assert main(["verify", str(host.record)]) == 0
@@ -196,7 +202,6 @@ def test_verify_warns_of_a_name_that_looks_like_a_known_one(
     your known peers" on a home that knows bob under another key, where the handshake refuses
     that look-alike as someone who may be pretending to be bob. Verify now says so too, by the
     handshake's own check (:meth:`p2p.identity.Peers.look_alike`)."""
-    from p2p.match import Match
     from p2p.record import RecordWriter
 
     ann, eve = Side.make(tmp_path, "ann"), Side.make(tmp_path, "b\u043eb")
@@ -267,7 +272,6 @@ def test_an_end_note_after_a_complete_match_fails(record: str) -> None:
 
 
 def test_the_writer_keeps_no_end_note_after_a_complete_match(record: str, tmp_path: Path) -> None:
-    from p2p.record import RecordWriter
 
     verified = verify(record)
     path = tmp_path / "again.jsonl"
@@ -317,3 +321,91 @@ def test_verify_reads_only_a_regular_file(tmp_path: Path, kind: str, capsys: pyt
     thread.start()
     thread.join(10)
     assert status == [2] and "not a regular file" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def record_text(tmp_path_factory: pytest.TempPathFactory) -> str:
+    host_report, _ = run(bot_duel(tmp_path_factory.mktemp("fuzzrec"), games=1, bind=None, seed=21))
+    return host_report.record.read_text()
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+@example(data=None)  # the record cut at every few bytes, below
+def test_fuzz_verify_says_what_fails_and_never_crashes(record_text: str, data: st.DataObject | None) -> None:
+    if data is None:
+        # About 40 cuts whatever the game's length (the deal, hence the length, differs each run):
+        # every cut replays the record from its start, so a fixed step made a long game quadratic.
+        for cut in range(0, len(record_text), max(197, len(record_text) // 40)):
+            with contextlib.suppress(MatchRecordError):
+                assert not verify(record_text[:cut]).complete
+        return
+    lines = record_text.splitlines(keepends=True)
+    index = data.draw(st.integers(0, len(lines) - 1))
+    row = json.loads(lines[index])
+    target = row.get("link", row)
+    key = data.draw(st.sampled_from(sorted(target)))
+    target[key] = data.draw(
+        st.none()
+        | st.integers()
+        | st.sampled_from([0.0, 1.0, True])
+        | st.text(max_size=8)
+        | st.lists(st.integers(), max_size=2)
+    )
+    lines[index] = json.dumps(row) + "\n"
+    with contextlib.suppress(MatchRecordError):
+        verify("".join(lines))
+
+
+def _tampered_seats_or_nesting(record_text: str, how: str) -> str:
+    lines = record_text.splitlines()
+    header, first = json.loads(lines[0]), json.loads(lines[1])
+    if how == "by 0.0":
+        first["by"] = float(first["by"])
+        return "\n".join([lines[0], json.dumps(first), *lines[2:]]) + "\n"
+    if how == "deep nesting":
+        return lines[0] + "\n" + "[" * 100_000 + "]" * 100_000 + "\n"
+    if how == "rematch dealer 1.0":
+        header["rematch_of"] = {"root": "00" * 32, "transcript": "00" * 32, "finals": ["00" * 64] * 2, "dealer": 1.0}
+        return json.dumps(header) + "\n"
+    if how == "saved_by 0.0":
+        header["saved_by"] = 0.0
+        return "\n".join([json.dumps(header), *lines[1:]]) + "\n"
+    assert how == "evidence by 1.0"
+    note = {"end": "cheat", "detail": "x", "by": 1, "evidence": {**first["link"], "by": 1.0}}
+    return "\n".join([*lines[:5], json.dumps(note)]) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("how", "fails"),
+    [
+        ("by 0.0", "line 2: 'by' must be player 0 or 1"),
+        ("deep nesting", "line 2: not JSON"),
+        ("rematch dealer 1.0", "dealer 0 or 1"),
+        ("saved_by 0.0", "line 1: 'saved_by' must be player 0 or 1"),
+        ("evidence by 1.0", None),  # ignored: evidence of nobody proves nothing
+    ],
+)
+def test_tampered_seats_and_nesting_fail_cleanly(record_text: str, how: str, fails: str | None) -> None:
+    """0.0 and 1.0 are not seats, though they compare equal to 0 and 1; nesting past the stack is not JSON."""
+    text = _tampered_seats_or_nesting(record_text, how)
+    if fails is not None:
+        with pytest.raises(MatchRecordError, match=re.escape(fails)):
+            verify(text)
+        return
+    verified = verify(text)
+    assert type(verified.session.seat) is int and verified.evidence_error is None
+
+
+def test_verify_command_reports_an_unforeseen_failure_without_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(text: str) -> None:
+        raise TypeError("an unforeseen damage")
+
+    monkeypatch.setattr("p2p.record.verify", broken)
+    record = tmp_path / "match.jsonl"
+    record.write_text("{}\n")
+    assert verify_command.run(argparse.Namespace(record=str(record), other=None)) == 2
+    err = capsys.readouterr().err
+    assert "FAILED" in err and "an unforeseen damage" in err and "Traceback" not in err

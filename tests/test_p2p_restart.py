@@ -33,7 +33,7 @@ from p2p.identity import Identity
 from p2p.invite import Invite
 from p2p.record import verify
 from p2p.saved import SavedMatch, SavedMatchError, joined_file, load_saved, restore
-from tests.test_p2p_e2e import LIMIT, TRUMPS, _env, _host, _join, _outcome
+from tests.support.programs import PROGRAM_LIMIT, TRUMPS, host_program, join_program, outcome, program_env
 
 if TYPE_CHECKING:
     from cli.home import Home
@@ -41,9 +41,12 @@ if TYPE_CHECKING:
     from p2p.duel import Reconnector
     from p2p.handshake import Session
     from p2p.record import Verified
-    from tests.test_p2p_helpers import Side
+    from tests.support.peers import Side
 
 Outcome = tuple[int, dict[str, object], str]
+SAVED_LIMIT = 10.0
+"""The forfeit limit of the matches saved here in memory: a restart within it redials (and gives
+up after it), one later closes the match as lost ("Coming back after the limit")."""
 
 
 def _records(root: Path, name: str) -> Path:
@@ -56,7 +59,7 @@ def _unfinished(root: Path, name: str) -> Path:
 
 def _identity(home: Path) -> Identity:
     """The identity kept in the home whose XDG folders are ``home``/config and ``home``/data (as
-    :func:`_env` and :func:`_homes` lay them out)."""
+    :func:`program_env` and :func:`_homes` lay them out)."""
     from p2p.identity import load_identity
 
     return load_identity(home / "config" / "trumps" / "identity.key")
@@ -65,14 +68,14 @@ def _identity(home: Path) -> Identity:
 def _home_side(home: Path, name: str) -> Side:
     """The player of the home whose XDG folders are under ``home``, as ``trumps`` finds it there."""
     from cli.home import Home
-    from tests.test_p2p_helpers import Side
+    from tests.support.peers import Side
 
     return Side(Home(home / "config" / "trumps", home / "data" / "trumps"), _identity(home), name)
 
 
 async def _moves_reach(root: Path, name: str, count: int) -> None:
     """Wait (bounded) until ``name``'s record holds ``count`` moves: well into the match."""
-    for _ in range(int(LIMIT / 0.02)):
+    for _ in range(int(PROGRAM_LIMIT / 0.02)):
         records = _records(root, name).glob("*.jsonl")
         if max((path.read_text().count('"t": "move"') for path in records), default=0) >= count:
             return
@@ -93,14 +96,14 @@ def _same_complete_match(first: Outcome, second: Outcome) -> None:
 @pytest.mark.net
 def test_a_joiner_killed_mid_game_and_started_again_completes_the_match(tmp_path: Path) -> None:
     async def scenario() -> tuple[Outcome, Outcome]:
-        host, invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
-        joiner = await _join(tmp_path, invite, "--timeout", "30")
+        host, invite = await host_program(tmp_path, "--games", "2", "--timeout", "30")
+        joiner = await join_program(tmp_path, invite, "--timeout", "30")
         await _moves_reach(tmp_path, "bob", 6)
         joiner.send_signal(signal.SIGKILL)
         await joiner.wait()
         assert list(_unfinished(tmp_path, "bob").glob("joined-*.json"))  # what the restart needs
-        again = await _join(tmp_path, invite, "--timeout", "30")  # the same line
-        return await _outcome(host), await _outcome(again)
+        again = await join_program(tmp_path, invite, "--timeout", "30")  # the same line
+        return await outcome(host), await outcome(again)
 
     host, again = asyncio.run(scenario())
     _same_complete_match(host, again)
@@ -115,8 +118,8 @@ def test_a_joiner_killed_mid_game_and_started_again_completes_the_match(tmp_path
 async def host_killed_mid_match(root: Path) -> tuple[asyncio.subprocess.Process, Invite]:
     """ann hosting a match of 2 games killed (``kill -9``) six moves in; bob's bot still running,
     and the invite."""
-    host, invite = await _host(root, "--games", "2", "--timeout", "30")
-    joiner = await _join(root, invite, "--timeout", "30")
+    host, invite = await host_program(root, "--games", "2", "--timeout", "30")
+    joiner = await join_program(root, invite, "--timeout", "30")
     await _moves_reach(root, "ann", 6)
     host.send_signal(signal.SIGKILL)
     await host.wait()
@@ -129,8 +132,8 @@ def test_a_host_killed_mid_game_and_started_again_continues_under_the_same_invit
         joiner, invite = await host_killed_mid_match(tmp_path)
         (state,) = _unfinished(tmp_path, "ann").glob("hosted.json")
         assert state.stat().st_mode & 0o077 == 0  # the invite secret is the host's alone
-        again, second_invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
-        return await _outcome(again), await _outcome(joiner), invite, second_invite
+        again, second_invite = await host_program(tmp_path, "--games", "2", "--timeout", "30")
+        return await outcome(again), await outcome(joiner), invite, second_invite
 
     again, joiner, invite, second_invite = asyncio.run(scenario())
     assert second_invite == invite  # the joiner redials what it has
@@ -144,13 +147,13 @@ def test_a_host_killed_mid_game_and_started_again_continues_under_the_same_invit
 @pytest.mark.net
 def test_sigterm_pauses_the_match_and_the_same_command_continues_it(tmp_path: Path) -> None:
     async def scenario() -> tuple[Outcome, Outcome, Outcome]:
-        host, invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
-        joiner = await _join(tmp_path, invite, "--timeout", "30")
+        host, invite = await host_program(tmp_path, "--games", "2", "--timeout", "30")
+        joiner = await join_program(tmp_path, invite, "--timeout", "30")
         await _moves_reach(tmp_path, "bob", 6)
         joiner.send_signal(signal.SIGTERM)  # a closed terminal, a stopped service
-        paused = await _outcome(joiner)
-        again = await _join(tmp_path, invite, "--timeout", "30")
-        return paused, await _outcome(host), await _outcome(again)
+        paused = await outcome(joiner)
+        again = await join_program(tmp_path, invite, "--timeout", "30")
+        return paused, await outcome(host), await outcome(again)
 
     (paused_status, paused, paused_err), host, again = asyncio.run(scenario())
     assert paused_status == 1 and paused["end"] == "paused", paused_err
@@ -172,9 +175,9 @@ def test_a_corrupt_saved_match_is_refused_clearly_and_left_in_place(tmp_path: Pa
     async def scenario() -> Outcome:
         joiner = await asyncio.create_subprocess_exec(
             *TRUMPS, "join", str(invite), "--bot", "easy", "--json", "--name", "bob",
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "bob"),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=program_env(tmp_path / "bob"),
         )  # fmt: skip
-        out, err = await asyncio.wait_for(joiner.communicate(), LIMIT)
+        out, err = await asyncio.wait_for(joiner.communicate(), PROGRAM_LIMIT)
         return joiner.returncode or 0, json.loads(out.decode().splitlines()[-1]), err.decode()
 
     status, summary, err = asyncio.run(scenario())
@@ -234,8 +237,8 @@ def test_a_saved_match_whose_record_is_gone_is_refused_clearly(tmp_path: Path) -
 @pytest.mark.net
 def test_a_pledge_that_does_not_open_the_recorded_commitment_is_refused(tmp_path: Path) -> None:
     async def scenario() -> None:
-        host, invite = await _host(tmp_path, "--games", "1", "--timeout", "5")
-        joiner = await _join(tmp_path, invite, "--timeout", "5")
+        host, invite = await host_program(tmp_path, "--games", "1", "--timeout", "5")
+        joiner = await join_program(tmp_path, invite, "--timeout", "5")
         await _moves_reach(tmp_path, "bob", 2)
         joiner.send_signal(signal.SIGKILL)
         await joiner.wait()
@@ -258,13 +261,13 @@ def test_a_restarted_joiner_whose_host_never_returns_gives_up_at_the_limit_and_k
     tmp_path: Path,
 ) -> None:
     async def scenario() -> Outcome:
-        host, invite = await _host(tmp_path, "--games", "1", "--timeout", "5")
-        joiner = await _join(tmp_path, invite, "--timeout", "5")
+        host, invite = await host_program(tmp_path, "--games", "1", "--timeout", "5")
+        joiner = await join_program(tmp_path, invite, "--timeout", "5")
         await _moves_reach(tmp_path, "bob", 2)
         for process in (joiner, host):
             process.send_signal(signal.SIGKILL)
             await process.wait()
-        return await _outcome(await _join(tmp_path, invite, "--timeout", "1"))  # the match keeps its 5 s
+        return await outcome(await join_program(tmp_path, invite, "--timeout", "1"))  # the match keeps its 5 s
 
     status, summary, err = asyncio.run(scenario())
     assert status == 1 and summary["end"] == "refused"
@@ -279,15 +282,15 @@ def test_both_programs_killed_and_started_again_complete_the_match(tmp_path: Pat
     """A power cut of the machine both play on: each side restarts from its own disk."""
 
     async def scenario() -> tuple[Outcome, Outcome]:
-        host, invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
-        joiner = await _join(tmp_path, invite, "--timeout", "30")
+        host, invite = await host_program(tmp_path, "--games", "2", "--timeout", "30")
+        joiner = await join_program(tmp_path, invite, "--timeout", "30")
         await _moves_reach(tmp_path, "bob", 6)
         for process in (host, joiner):
             process.send_signal(signal.SIGKILL)
             await process.wait()
-        joiner = await _join(tmp_path, invite, "--timeout", "30")  # first: it redials until the host is up
-        host, _ = await _host(tmp_path, "--games", "2", "--timeout", "30")
-        return await _outcome(host), await _outcome(joiner)
+        joiner = await join_program(tmp_path, invite, "--timeout", "30")  # first: it redials until the host is up
+        host, _ = await host_program(tmp_path, "--games", "2", "--timeout", "30")
+        return await outcome(host), await outcome(joiner)
 
     _same_complete_match(*asyncio.run(scenario()))
 
@@ -298,14 +301,15 @@ async def _paused(ann: Side, bob: Side, state: Path) -> None:
     from p2p.duel import PAUSE, Duel
     from p2p.handshake import Terms
     from p2p.players import BotPlayer
-    from tests.test_p2p_helpers import connect_pair
+    from tests.support.peers import connect_pair
 
-    pair = await connect_pair(ann, bob, Terms(Rules(), 1))
+    # the match's limit: what a restart waits for the host, and how long ago it may have paused
+    pair = await connect_pair(ann, bob, Terms(Rules(), 1, limit_ms=round(SAVED_LIMIT * 1000)))
     host = Duel(pair.host_channel, pair.host_session, pair.host.me, BotPlayer("easy"), pair.host.home.records, 5)
     joiner = Duel(pair.join_channel, pair.join_session, pair.joiner.me, BotPlayer("easy"),
                   pair.joiner.home.records, 5, saved=SavedMatch(state))  # fmt: skip
     hosting, joining = asyncio.create_task(host.run()), asyncio.create_task(joiner.run())
-    for _ in range(int(LIMIT / 0.01)):
+    for _ in range(int(PROGRAM_LIMIT / 0.01)):
         if joiner.match.game is not None and len(joiner.match.game.moves) >= 2:
             break
         await asyncio.sleep(0.01)
@@ -320,7 +324,7 @@ def _interactive_join(
 ) -> tuple[int, Path]:
     """An interactive ``trumps join`` over a saved unfinished match, ``typed`` to its question;
     its status and the saved state."""
-    from tests.test_p2p_helpers import Side
+    from tests.support.peers import Side
 
     for variable, folder in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data")):
         monkeypatch.setenv(variable, str(tmp_path / folder))
@@ -363,7 +367,7 @@ def test_an_interactive_join_answered_yes_redials_to_continue_the_match(
     game = restore(load_saved(state), _identity(tmp_path)).match.game  # still there to continue
     assert game is not None
     assert f"Continuing the unfinished match with ann (game 1, after move {len(game.moves)})" in err
-    assert "ann could not be reached within 5 s (127.0.0.1:" in err and "refuses connections" in err
+    assert f"ann could not be reached within {SAVED_LIMIT:g} s (127.0.0.1:" in err and "refuses connections" in err
     assert "the match stays saved for another try" in err and "did not come back" not in err
 
 
@@ -412,7 +416,7 @@ def _lan_saved(root: Path, port: int, when: float) -> Path:
     ``when``."""
     import os
 
-    from tests.test_p2p_helpers import Side
+    from tests.support.peers import Side
 
     ann = Side.make(root / f"peers-{port}", "ann")
     lan = Invite((("127.0.0.1", port),), ann.me.fingerprint, LAN_SECRET)
@@ -556,7 +560,7 @@ def test_a_join_without_invite_lets_the_person_choose_among_saved_lan_matches(
     assert re.fullmatch(r"  2\. against ann at 127\.0\.0\.1 port 19 \(game 1, move \d+\)", listed[2])
     assert "Continue which one? [1-2; Enter: 1; n: none, look for games on your network]" in out
     assert "Connecting to 127.0.0.1 port 19…" in err and "port 9…" not in err
-    assert "ann could not be reached within 5 s (127.0.0.1:" in err and "refuses connections" in err
+    assert f"ann could not be reached within {SAVED_LIMIT:g} s (127.0.0.1:" in err and "refuses connections" in err
     assert "the match stays saved for another try" in err and "did not come back" not in err
     assert newer.exists() and older.exists()
 
@@ -606,10 +610,10 @@ def test_closing_the_terminal_of_an_interactive_join_pauses_and_the_same_line_co
         ).stdout
 
     async def play(invite: Invite, until: Callable[[], bool]) -> None:
-        env = [f"{key}={value}" for key, value in _env(tmp_path / "bob").items() if key.startswith("XDG_")]
+        env = [f"{key}={value}" for key, value in program_env(tmp_path / "bob").items() if key.startswith("XDG_")]
         command = shlex.join(["env", *env, *TRUMPS, "join", str(invite), "--name", "bob", "--yes"])
         tmux("new-session", "-d", "-s", "game", "-x", "100", "-y", "30", command + "; sleep 30")
-        for _ in range(int(LIMIT / 0.05)):
+        for _ in range(int(PROGRAM_LIMIT / 0.05)):
             if until():
                 return
             screen = tmux("capture-pane", "-p", "-t", "game")
@@ -624,19 +628,18 @@ def test_closing_the_terminal_of_an_interactive_join_pauses_and_the_same_line_co
         return max((p.read_text().count('"t": "move"') for p in _records(tmp_path, "bob").glob("*.jsonl")), default=0)
 
     async def scenario() -> tuple[Outcome, str]:
-        host, invite = await _host(tmp_path, "--games", "1", "--timeout", "60")
+        host, invite = await host_program(tmp_path, "--games", "1", "--timeout", "60")
         await play(invite, lambda: moves() >= 4)
         tmux("kill-session", "-t", "game")  # the terminal is closed: SIGHUP
         assert host.stderr is not None
         said = ""
         while "program stopped" not in said:
-            line = (await asyncio.wait_for(host.stderr.readline(), LIMIT)).decode()
+            line = (await asyncio.wait_for(host.stderr.readline(), PROGRAM_LIMIT)).decode()
             assert line, f"the host ended instead of waiting: {said}"
             said += line
         assert list(_unfinished(tmp_path, "bob").glob("joined-*.json"))
         await play(invite, lambda: host.returncode is not None)
-        outcome = await _outcome(host)
-        return outcome, said
+        return await outcome(host), said
 
     try:
         (status, summary, _), said = asyncio.run(scenario())
@@ -649,8 +652,8 @@ def test_closing_the_terminal_of_an_interactive_join_pauses_and_the_same_line_co
     assert verified.complete and verified.match.transcript.hex() == summary["transcript"]
     assert not list(_unfinished(tmp_path, "bob").glob("*.json"))
     # what bob's history shows: the one game, once (the screen went on in its record of it)
-    history = subprocess.run([*TRUMPS, "history"], capture_output=True, text=True, env=_env(tmp_path / "bob"),
-                             timeout=LIMIT, check=True).stdout  # fmt: skip
+    history = subprocess.run([*TRUMPS, "history"], capture_output=True, text=True, env=program_env(tmp_path / "bob"),
+                             timeout=PROGRAM_LIMIT, check=True).stdout  # fmt: skip
     (row,) = [line for line in history.splitlines() if " ann " in line]
     assert row.split()[4] in ("won", "lost", "draw") and "abandoned" not in history, history
     assert re.match(r"1 \d{4}-\d\d-\d\d \d\d:\d\d ann ", row), history  # when it began, and whom against
@@ -684,7 +687,7 @@ async def _pausing(
     duel = Duel(channel, session, me, BotPlayer("easy"), home.records, 30, None, reconnector,
                 Patience(forfeit_after=30), None, saved)  # fmt: skip
     playing = asyncio.ensure_future(duel.run())
-    for _ in range(int(LIMIT / 0.01)):
+    for _ in range(int(PROGRAM_LIMIT / 0.01)):
         if duel.match.game is not None and len(duel.match.game.moves) >= 2:
             break
         await asyncio.sleep(0.01)
@@ -703,10 +706,10 @@ class _Peer(threading.Thread):
         self.report: Report | None = None
 
     def run(self) -> None:
-        self.report = asyncio.run(asyncio.wait_for(self.play(), 3 * LIMIT))
+        self.report = asyncio.run(asyncio.wait_for(self.play(), 3 * PROGRAM_LIMIT))
 
     def finished(self) -> Report:
-        self.join(3 * LIMIT)
+        self.join(3 * PROGRAM_LIMIT)
         assert self.report is not None, "the peer did not finish"
         return self.report
 
@@ -735,7 +738,7 @@ def test_a_lan_joined_match_is_continued_by_running_trumps_join_again(
     from engine import Rules
     from p2p.connect import Listener, listening_socket
     from p2p.handshake import Terms
-    from tests.test_p2p_helpers import Side
+    from tests.support.peers import Side
 
     ann = Side.make(tmp_path, "ann")
     port = _free_port()
@@ -788,7 +791,7 @@ def test_a_host_restarted_over_a_lan_joined_match_takes_its_joiner_back(
     from p2p.connect import Redial, join
     from p2p.identity import load_identity
     from p2p.saved import hosted_file
-    from tests.test_p2p_helpers import Side, accept_all
+    from tests.support.peers import Side, accept_all
 
     class Unannounced:  # the LAN announcement, left out of a test (nothing is multicast)
         def __init__(self, *args: object) -> None:
@@ -812,7 +815,7 @@ def test_a_host_restarted_over_a_lan_joined_match_takes_its_joiner_back(
     bob = Side.make(tmp_path, "bob")
 
     async def joining() -> Report:
-        for _ in range(int(LIMIT / 0.05)):  # until ann's program listens
+        for _ in range(int(PROGRAM_LIMIT / 0.05)):  # until ann's program listens
             try:
                 channel, session = await join(lan, bob.me, "bob", bob.known, accept_all)
                 break
@@ -858,18 +861,18 @@ def test_two_hosts_over_one_saved_match_never_both_continue_it(tmp_path: Path) -
     another program plays that match, and stops; the first continues it with bob to the end."""
 
     async def scenario() -> tuple[Outcome, Outcome, Outcome]:
-        host, invite = await _host(tmp_path, "--games", "2", "--timeout", "30")
-        joiner = await _join(tmp_path, invite, "--timeout", "30")
+        host, invite = await host_program(tmp_path, "--games", "2", "--timeout", "30")
+        joiner = await join_program(tmp_path, invite, "--timeout", "30")
         await _moves_reach(tmp_path, "ann", 6)
         host.send_signal(signal.SIGKILL)
         await host.wait()
-        first, _ = await _host(tmp_path, "--games", "2", "--timeout", "30")  # continuing, on 127.0.0.1
+        first, _ = await host_program(tmp_path, "--games", "2", "--timeout", "30")  # continuing, on 127.0.0.1
         second = await asyncio.create_subprocess_exec(
             *TRUMPS, "host", "--port", "0", "--bind", "127.0.0.2", "--bot", "easy", "--json", "--name", "ann",
-            "--no-map", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=_env(tmp_path / "ann"),
+            "--no-map", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=program_env(tmp_path / "ann"),
         )  # fmt: skip
-        refused = await _outcome(second)
-        return refused, await _outcome(first), await _outcome(joiner)
+        refused = await outcome(second)
+        return refused, await outcome(first), await outcome(joiner)
 
     (status, summary, err), first, joiner = asyncio.run(scenario())
     assert status == 1 and summary["end"] == "refused"
@@ -892,19 +895,19 @@ def test_a_side_killed_and_back_after_the_limit_loses_the_game_in_both_books(
     from cli.main import main as cli_main
 
     async def scenario() -> tuple[Outcome, tuple[int, str, str]]:
-        host, invite = await _host(tmp_path, "--games", "2", "--timeout", "3")
-        joiner = await _join(tmp_path, invite, "--timeout", "3")
+        host, invite = await host_program(tmp_path, "--games", "2", "--timeout", "3")
+        joiner = await join_program(tmp_path, invite, "--timeout", "3")
         await _moves_reach(tmp_path, leaver, 4)
         gone, stayer = (host, joiner) if leaver == "ann" else (joiner, host)
         gone.send_signal(signal.SIGKILL)
         await gone.wait()
-        stayed = await _outcome(stayer)
+        stayed = await outcome(stayer)
         await asyncio.sleep(3.5)  # the leaver's own limit passes too
         if leaver == "ann":  # it closes the old match before it shows a new invite
-            again, _ = await _host(tmp_path, "--games", "2", "--timeout", "3")
+            again, _ = await host_program(tmp_path, "--games", "2", "--timeout", "3")
             again.send_signal(signal.SIGTERM)  # the new match it then hosts is not this test's
         else:  # it closes the old match, then finds nobody at the invite's address
-            again = await _join(tmp_path, invite, "--timeout", "3")
+            again = await join_program(tmp_path, invite, "--timeout", "3")
         return stayed, await _outcome_or_stopped(again)
 
     (status, stayed, err), (_, _, told) = asyncio.run(scenario())
@@ -922,7 +925,7 @@ def test_a_side_killed_and_back_after_the_limit_loses_the_game_in_both_books(
 
 async def _outcome_or_stopped(process: asyncio.subprocess.Process) -> tuple[int, str, str]:
     """The exit status, standard output and error of a program stopped while it waited."""
-    out, err = await asyncio.wait_for(process.communicate(), LIMIT)
+    out, err = await asyncio.wait_for(process.communicate(), PROGRAM_LIMIT)
     return process.returncode or 0, out.decode(), err.decode()
 
 
@@ -935,17 +938,17 @@ def test_a_side_stopped_past_the_limit_reads_the_claim_and_its_books_say_it_lost
     it, knows it could have been claimed against (rule 1): either way it records the game lost."""
 
     async def scenario() -> tuple[Outcome, Outcome]:
-        host, invite = await _host(tmp_path, "--games", "2", "--timeout", "2")
-        joiner = await _join(tmp_path, invite, "--timeout", "2")
+        host, invite = await host_program(tmp_path, "--games", "2", "--timeout", "2")
+        joiner = await join_program(tmp_path, invite, "--timeout", "2")
         await _moves_reach(tmp_path, leaver, 4)
         stopped, stayer = (host, joiner) if leaver == "ann" else (joiner, host)
         stopped.send_signal(signal.SIGSTOP)
         try:
-            stayed = await _outcome(stayer)
+            stayed = await outcome(stayer)
             await asyncio.sleep(2.5)  # stopped for more than its own keep-alive gap and stall
         finally:
             stopped.send_signal(signal.SIGCONT)
-        return stayed, await _outcome(stopped)
+        return stayed, await outcome(stopped)
 
     (status, stayed, err), (lost_status, lost, lost_err) = asyncio.run(scenario())
     winner = 1 if leaver == "ann" else 0

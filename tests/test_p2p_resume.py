@@ -27,7 +27,8 @@ from p2p.messages import Abort, Resume
 from p2p.players import BotPlayer, Player
 from p2p.reception import perform
 from p2p.record import verify
-from tests.test_p2p_helpers import Fault, FaultyLine, Side, Unwatched, accept_all, connect_pair, run
+from tests.support.lines import Fault, FaultyLine
+from tests.support.peers import Side, Unwatched, accept_all, connect_pair, run
 
 pytestmark = pytest.mark.net
 

@@ -19,7 +19,7 @@ from p2p.match import Match, position_hash, sign_resume
 from p2p.messages import Bye, Commit, Final, Message, MoveMsg, Reveal, Signed, to_json
 from p2p.players import BotPlayer
 from p2p.resume import ResumeExchange
-from tests.test_p2p_helpers import Side, memory_pair, run
+from tests.support.peers import Side, memory_pair, run
 
 ROOT = bytes(range(32))
 KEYS = (Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate())

@@ -16,7 +16,7 @@ from p2p.invite import Invite, new_secret
 from p2p.match import Match
 from p2p.record import RecordWriter
 from p2p.saved import SavedMatch, SavedMatchError, hosted_file, load_saved, restore
-from tests.test_p2p_helpers import Side, memory_pair, run
+from tests.support.peers import Side, memory_pair, run
 
 
 def _record(folder: Path, session: Session) -> Path:

@@ -30,7 +30,7 @@ from p2p.liveness import Patience
 from p2p.players import BotPlayer
 from p2p.record import verify
 from tests.screen_table import Notes
-from tests.test_p2p_helpers import Pair, Side, connect_pair, run
+from tests.support.peers import Pair, Side, connect_pair, run
 
 pytestmark = pytest.mark.net
 
@@ -230,7 +230,8 @@ def test_a_whole_network_game_on_the_full_screen(tmp_path: Path, monkeypatch: py
 def test_the_screen_shows_reconnecting_and_offers_the_claim(tmp_path: Path) -> None:
     """A cut line: the status slot says so and the game goes on; /claim is refused while it is early."""
     from p2p.connect import Redial, join
-    from tests.test_p2p_helpers import Fault, accept_all
+    from tests.support.lines import Fault
+    from tests.support.peers import accept_all
     from tests.test_p2p_resume import resilient
 
     async def play() -> tuple[Notes, list[Outcome], Report]:
@@ -311,7 +312,7 @@ def test_connections_the_host_refuses_are_shown_in_the_status_slot(tmp_path: Pat
     from p2p.connect import join
     from p2p.errors import InviteRefused
     from p2p.invite import Invite, new_secret
-    from tests.test_p2p_helpers import accept_all
+    from tests.support.peers import accept_all
     from tests.test_p2p_resume import resilient
 
     async def play() -> Notes:
@@ -426,7 +427,7 @@ async def _joined(ann: Side, bob: Side, games: int) -> AsyncIterator[Joined]:
     """Ann listening on loopback (a :class:`~p2p.connect.Listener`, bob's way back after a restart)
     and bob joined by her invite."""
     from p2p.connect import Listener, join, listening_socket
-    from tests.test_p2p_helpers import accept_all
+    from tests.support.peers import accept_all
 
     sock = listening_socket("127.0.0.1", 0)
     async with Listener(sock, ann.me, "ann", Terms(Rules(), games), ann.known) as listener:

@@ -1,6 +1,6 @@
 """Frames and message validation: hostile bytes end in a specific error, never a crash. The framing
 is tested by feeding a :class:`~p2p.wire.FrameBuffer` bytes, cut anywhere; ``read_frame`` only moves
-them from a stream."""
+them from a stream; a sealed frame opens only in its own direction."""
 
 from __future__ import annotations
 
@@ -9,12 +9,32 @@ import contextlib
 import itertools
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from p2p.channel import Codec
-from p2p.errors import ConnectionClosed, FrameTooLarge, MalformedFrame, SchemaError, WireError
-from p2p.messages import Chat, Commit, Message, MoveMsg, Offer, parse
+from p2p.channel import Channel, Codec, Sealer
+from p2p.errors import (
+    ConnectionClosed,
+    FrameTooLarge,
+    MalformedFrame,
+    P2PError,
+    PeerTimeout,
+    SchemaError,
+    TamperedFrame,
+    WireError,
+)
+from p2p.handshake import SessionKeys
+from p2p.invite import new_secret
+from p2p.messages import (
+    Chat,
+    Commit,
+    Confirmed,
+    Message,
+    MoveMsg,
+    Offer,
+    Ping,
+    parse,
+)
 from p2p.wire import MAX_FRAME, FrameBuffer, decode, encode, frame, read_frame
 
 COMMIT = Commit(game=1, commitment=bytes(32), sig=bytes(64))
@@ -152,7 +172,6 @@ def test_read_frame_reads_what_the_buffer_says_and_truncation_is_a_closed_connec
 def test_a_timed_out_read_loses_no_byte_of_the_next_frame() -> None:
     """The duel reads with a timeout again and again: a header half in when one runs out is read
     whole by the next read."""
-    from p2p.errors import PeerTimeout
 
     async def scenario() -> bytes:
         reader = asyncio.StreamReader()
@@ -250,3 +269,37 @@ def test_frames_arriving_after_stop_reading_never_break_sending() -> None:
         return received
 
     assert asyncio.run(scenario())
+
+
+def test_a_sealed_frame_reflected_to_its_sender_does_not_open() -> None:
+    """Reflection sealed: the host's ``confirmed`` (sealed under ``k_HJ``, counter 0) sent back to
+    the host where the joiner's ``confirm`` is due (counter 0 too). Check: one key per direction —
+    ``SessionKeys.derive`` gives ``k_HJ`` and ``k_JH`` from different parts of the HKDF output."""
+    keys = SessionKeys.derive(bytes(range(32)), new_secret(), bytes(32))
+    host = Sealer(keys.host_to_joiner, keys.joiner_to_host)
+    own = host.seal(encode(Confirmed(mac=bytes(32)).to_wire()))
+    with pytest.raises(TamperedFrame):
+        host.open(own)
+
+
+async def _stream(chunks: list[bytes]) -> int:
+    reader = asyncio.StreamReader()
+    for chunk in chunks:
+        reader.feed_data(chunk)
+    reader.feed_eof()
+    channel = Channel(reader, None, deadline=0.05)  # type: ignore[arg-type]  # never written to
+    count = 0
+    with contextlib.suppress(P2PError):
+        while True:
+            await channel.recv(0.05)
+            count += 1
+    return count
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.binary(max_size=40) | st.sampled_from([frame(encode(Ping().to_wire())), b"\xff" * 4]),
+                max_size=8))  # fmt: skip
+@example([frame(encode(Ping().to_wire()))[:3], frame(encode(Ping().to_wire()))[3:]])  # a header split in two
+@example([bytes(4)])  # an empty frame
+def test_fuzz_a_stream_of_chunks_ends_in_a_p2p_error_only(chunks: list[bytes]) -> None:
+    asyncio.run(_stream(chunks))

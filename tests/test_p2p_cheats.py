@@ -1,4 +1,6 @@
-"""A hostile peer or a meddler on the line: every kind of tampering gets its own error."""
+"""Cheats and a meddled line, over the in-memory line (the duel's decisions need no socket): every
+cheat ends the match with evidence the verifier checks, forged evidence proves nothing, and each
+kind of frame altered in transit gets its own error."""
 
 from __future__ import annotations
 
@@ -10,19 +12,14 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from engine import Game, Move, Rules
+from engine import Game, Move
 from engine.cards import cards_of
-from p2p.channel import Channel
-from p2p.connect import Listener, join, listening_socket
 from p2p.duel import Duel, Report
 from p2p.errors import (
     BadSignature,
     CheatError,
     CopiedCommitment,
-    FingerprintMismatch,
-    IdentityChanged,
     IllegalMove,
-    IncompatiblePeer,
     OutOfTurn,
     P2PError,
     PeerAborted,
@@ -30,18 +27,15 @@ from p2p.errors import (
     ReorderedFrame,
     ReplayedFrame,
     RevealMismatch,
-    RulesDeclined,
     TamperedFrame,
 )
 from p2p.fairdeal import Pledge
-from p2p.handshake import Terms
 from p2p.match import Match, position_hash
-from p2p.messages import Chat, Commit, Hello, MoveMsg, Reveal, Signed
+from p2p.messages import Chat, Commit, MoveMsg, Reveal, Signed
 from p2p.players import BotPlayer
 from p2p.record import verify
-from tests.test_p2p_helpers import Meddler, Pair, Side, accept_all, bot_duel, connect_pair, run
-
-pytestmark = pytest.mark.net
+from tests.support.lines import Meddler
+from tests.support.peers import Pair, Side, bot_duel, memory_pair, run
 
 
 class SlowBot(BotPlayer):
@@ -139,7 +133,7 @@ async def _play_until(
 )
 def test_cheats_end_the_match_with_evidence(tmp_path: Path, attack: str, error: type[CheatError]) -> None:
     async def scenario() -> tuple[Report, PeerAborted]:
-        pair = await connect_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "mallory"))
+        pair = await memory_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "mallory"))
         return await _cheat(pair, attack)
 
     report, aborted = run(scenario())
@@ -158,7 +152,7 @@ def test_cheats_end_the_match_with_evidence(tmp_path: Path, attack: str, error: 
 def test_forged_evidence_in_the_savers_note_proves_nothing(tmp_path: Path) -> None:
     """The saver writes an unsigned out-of-turn move "by" its peer into its own end note:
     verify shows the note but does not say the evidence proves a cheat."""
-    report, _ = run(bot_duel(tmp_path, games=1))
+    report, _ = run(bot_duel(tmp_path, games=1, bind=None))
     lines = report.record.read_text().splitlines()
     cut = next(
         i for i, line in enumerate(lines[1:], 1) if json.loads(line).get("link", {}).get("t") == "move"
@@ -179,7 +173,7 @@ def test_forged_evidence_in_the_savers_note_proves_nothing(tmp_path: Path) -> No
 
 
 async def _send_two_chats(tmp_path: Path, meddle: Meddler) -> Report:
-    pair = await connect_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), meddle=meddle)
+    pair = await memory_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), meddle=meddle)
     host = Duel(
         pair.host_channel, pair.host_session, pair.host.me, BotPlayer("easy"), pair.host.home.records, 5
     )
@@ -228,129 +222,10 @@ def test_frames_altered_in_transit_are_refused(tmp_path: Path, meddle: Meddler, 
 
 def test_a_bit_flipped_mid_game_stops_both_sides(tmp_path: Path) -> None:
     host_report, join_report = run(
-        bot_duel(tmp_path, games=1, meddle=lambda i, f: [_flip(f)] if i == 3 else [f])
+        bot_duel(tmp_path, games=1, bind=None, meddle=lambda i, f: [_flip(f)] if i == 3 else [f])
     )
     assert host_report.end == "corrupted" and type(host_report.error) is TamperedFrame
     assert join_report.end in ("abandoned", "aborted")
     assert not verify(host_report.record.read_text()).complete
 
 
-def test_wrong_fingerprint_is_refused_by_the_joiner(tmp_path: Path) -> None:
-    with pytest.raises(FingerprintMismatch, match="not the host who sent the invite"):
-        run(connect_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), fingerprint="a" * 32))
-
-
-def test_a_changed_joiner_key_is_refused_loudly_by_the_host(tmp_path: Path) -> None:
-    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
-    run(connect_pair(ann, bob))
-    impostor = Side.make(tmp_path / "elsewhere", "bob")
-    refused: list[P2PError] = []
-
-    async def second() -> PeerAborted:
-        sock = listening_socket("127.0.0.1", 0)
-        async with Listener(sock, ann.me, "ann", Terms(Rules()), ann.known) as listener:
-            invite = listener.invite([("127.0.0.1", sock.getsockname()[1])])
-            with pytest.raises(PeerAborted) as aborted:  # the host's refusal comes sealed
-                await join(invite, impostor.me, "bob", impostor.known, accept_all)
-            refused.extend(error for _, error in listener.refusals)
-        return aborted.value
-
-    assert run(second()).reason == "identity"
-    assert any(isinstance(e, IdentityChanged) and "CHANGED" in str(e) for e in refused)
-
-
-def test_a_changed_host_key_is_refused_loudly_by_the_joiner(tmp_path: Path) -> None:
-    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
-    run(connect_pair(ann, bob))
-    new_ann = Side.make(tmp_path / "elsewhere", "ann")  # a valid invite, but a new key for "ann"
-    with pytest.raises(IdentityChanged, match="trumps peers forget ann"):
-        run(connect_pair(new_ann, bob))
-
-
-def test_declined_rules_end_the_joiner_and_the_host_keeps_waiting(tmp_path: Path) -> None:
-    """A decline is unauthenticated (anyone reaching the port could send one): the host reports it
-    and keeps listening, and the next joiner still gets the match."""
-    ann, bob, cat = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"), Side.make(tmp_path, "cat")
-    seen: list[Terms] = []
-    refused: list[P2PError] = []
-
-    async def decline(terms: Terms, name: str) -> bool:
-        seen.append(terms)
-        return False
-
-    async def scenario() -> None:
-        sock = listening_socket("127.0.0.1", 0)
-        async with Listener(
-            sock, ann.me, "ann", Terms(games=3, rules=Rules(sixes=False)), ann.known
-        ) as listener:
-            invite = listener.invite([("127.0.0.1", sock.getsockname()[1])])
-            with pytest.raises(RulesDeclined):
-                await join(invite, bob.me, "bob", bob.known, decline)
-            while not listener.refusals:
-                await asyncio.sleep(0.01)
-            refused.extend(error for _, error in listener.refusals)
-            channel, _ = await join(invite, cat.me, "cat", cat.known, accept_all)
-            host_channel, session = await listener.first()
-            assert session.hello.name == "cat"
-            await channel.close()
-            await host_channel.close()
-
-    run(scenario())
-    assert seen[0].games == 3 and not seen[0].rules.sixes
-    assert len(refused) == 1 and isinstance(refused[0], RulesDeclined) and "bob declined" in str(refused[0])
-
-
-def test_an_incompatible_peer_gets_a_clear_refusal(tmp_path: Path) -> None:
-    ann = Side.make(tmp_path, "ann")
-    refused: list[P2PError] = []
-
-    async def scenario() -> None:
-        sock = listening_socket("127.0.0.1", 0)
-        async with Listener(sock, ann.me, "ann", Terms(Rules()), ann.known) as listener:
-            reader, writer = await asyncio.open_connection("127.0.0.1", sock.getsockname()[1])
-            channel = Channel(reader, writer)
-            await channel.send(Hello(proto=99, program="9.9", name="future", eph=bytes(32)))
-            with pytest.raises(PeerAborted, match="protocol 99") as aborted:
-                await channel.recv(5)
-            assert aborted.value.reason == "incompatible"
-            await channel.close()
-            while not listener.refusals:
-                await asyncio.sleep(0.01)
-            refused.extend(error for _, error in listener.refusals)
-
-    run(scenario())
-    assert isinstance(refused[0], IncompatiblePeer)
-
-
-def test_garbage_connections_are_refused_and_the_host_keeps_listening(tmp_path: Path) -> None:
-    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
-    refused: list[tuple[str, P2PError]] = []
-
-    async def scenario() -> None:
-        sock = listening_socket("127.0.0.1", 0)
-        port = sock.getsockname()[1]
-        async with Listener(sock, ann.me, "ann", Terms(Rules()), ann.known) as listener:
-            await _garbage_then_join(listener, port)
-            refused.extend(listener.refusals)
-
-    async def _garbage_then_join(listener: Listener, port: int) -> None:
-        for garbage in (b"\x00\x00\x00\x03\xc1\xc1\xc1", b"\xff\xff\xff\xff", b"\x00\x00\x00\x02\x91\x01"):
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            writer.write(garbage)
-            await writer.drain()
-            await reader.read()  # the host hangs up
-            writer.close()
-        impostor = Channel(*await asyncio.open_connection("127.0.0.1", port))
-        await impostor.send(Commit(game=1, commitment=bytes(32), sig=bytes(64)))  # not a hello
-        await impostor.reader.read()
-        invite = listener.invite([("127.0.0.1", port)])
-        channel, session = await join(invite, bob.me, "bob", bob.known, accept_all)
-        host_channel, host_session = await listener.first()
-        assert host_session.session_id == session.session_id
-        await channel.close()
-        await host_channel.close()
-
-    run(scenario())
-    kinds = [type(error).__name__ for _, error in refused]
-    assert kinds == ["MalformedFrame", "FrameTooLarge", "SchemaError", "SchemaError"]
-    assert "expected a 'hello' message, got 'commit'" in str(refused[-1][1])

@@ -1,15 +1,14 @@
-"""Claims docs/protocol.md and docs/operations.md make about files, timeouts and buffers, each tested so that it would
-fail if the claim were false: atomic writes fsync the directory after the rename; the handshake's
-10 s, 30 s and 600 s limits (on a virtual clock, exact); the bound on what a connection buffers."""
+"""The limits of a connection as docs/protocol.md and docs/operations.md give them, each tested so
+that it would fail if the limit changed: the handshake's 10 s, 30 s and 600 s (on a virtual clock,
+to the second), a frame body's 30 s, the bound on what a connection buffers, and a listener
+closing the handshakes under way on it."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import socket
-import stat
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,128 +18,15 @@ from engine import Rules
 from p2p.channel import Channel
 from p2p.connect import Listener, join, join_on, listening_socket
 from p2p.errors import FrameTooLarge, PeerTimeout, SlowFrame
-from p2p.files import write_atomically
 from p2p.handshake import DECISION_TIMEOUT, LAN_SECRET, HostHandshake, JoinerHandshake, Terms
-from p2p.identity import KnownPeers, load_identity
 from p2p.invite import new_secret
-from p2p.match import Match
 from p2p.messages import Ping
 from p2p.reception import host_handshake, perform
-from p2p.record import RecordWriter
-from p2p.saved import SavedMatch
-from tests.test_p2p_helpers import Side, accept_all, memory_line, memory_pair, run
+from tests.support.clock import run_in_virtual_time
+from tests.support.lines import memory_line
+from tests.support.peers import Side, accept_all, run
 
-# ------------------------------------------------------------------ fsync of the directory
-
-
-@dataclass(frozen=True)
-class _Sync:
-    """One ``os.fsync``: of a directory (with the names in it then) or of a file (its inode)."""
-
-    directory: bool
-    inode: int
-    names: frozenset[str]
-
-
-@pytest.fixture
-def syncs(monkeypatch: pytest.MonkeyPatch) -> list[_Sync]:
-    """Every ``os.fsync`` from here on, in order (each still done)."""
-    done: list[_Sync] = []
-    fsync = os.fsync
-
-    def recording(fd: int) -> None:
-        info = os.fstat(fd)
-        directory = stat.S_ISDIR(info.st_mode)
-        done.append(_Sync(directory, info.st_ino, frozenset(os.listdir(fd)) if directory else frozenset()))
-        fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", recording)
-    return done
-
-
-def _atomic(path: Path) -> Path:
-    write_atomically(path, b"new")
-    return path
-
-
-def _exclusive(path: Path) -> Path:
-    write_atomically(path, b"new", exclusive=True)
-    return path
-
-
-def _identity_key(path: Path) -> Path:
-    load_identity(path)
-    return path
-
-
-def _known_peers(path: Path) -> Path:
-    KnownPeers(path).check("bob", bytes(32))
-    return path
-
-
-def _saved_match(path: Path) -> Path:
-    SavedMatch(path).write()
-    return path
-
-
-def _record_header(path: Path) -> Path:
-    ann, bob = Side.make(path.parent / "sides", "ann"), Side.make(path.parent / "sides", "bob")
-    session = run(memory_pair(ann, bob)).host_session
-    match = Match(session.session_id, session.keys, Rules(), 1)
-    writer = RecordWriter(path.parent, session, match)
-    writer.append(match)
-    writer.close()
-    return writer.path
-
-
-WRITERS: dict[str, Callable[[Path], Path]] = {
-    "atomic write": _atomic,
-    "exclusive write": _exclusive,
-    "identity key": _identity_key,
-    "known peers": _known_peers,
-    "saved match": _saved_match,
-    "record header": _record_header,
-}
-
-
-@pytest.mark.parametrize("kind", WRITERS)
-def test_an_atomic_write_syncs_the_file_then_the_directory_holding_its_new_name(
-    tmp_path: Path, syncs: list[_Sync], kind: str
-) -> None:
-    """docs/protocol.md: "Every atomic write (key, known peers, record header) also fsyncs the
-    directory, so that the new name survives a power cut"; the saved state and the record header
-    are "written to a temporary file, fsynced, renamed, the directory fsynced"."""
-    path = WRITERS[kind](tmp_path / "home" / "file")
-    directory = path.parent
-    file_sync = syncs.index(_Sync(False, path.stat().st_ino, frozenset()))  # the content first
-    after = syncs[file_sync + 1 :]
-    assert _Sync(True, directory.stat().st_ino, frozenset(os.listdir(directory))) in after
-    assert [name for name in os.listdir(directory) if name.endswith(".tmp")] == []
-
-
-# ------------------------------------------------------------------ handshake limits, exactly
-
-
-class _VirtualTime(asyncio.SelectorEventLoop):
-    """An event loop whose clock stands still while anything is ready to run, and jumps to the
-    next timer when nothing is: a timeout fires at exactly its time, at once. Only for drivers
-    over the in-memory line (no socket may have bytes on the way while the clock jumps)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.now = 0.0
-
-    def time(self) -> float:
-        return self.now
-
-    # The base loop's ready queue, timer heap and _run_once are private: typeshed has no types for them.
-    def _run_once(self) -> None:
-        ready: Any = self._ready  # type: ignore[attr-defined]  # private, untyped in typeshed
-        timers: Any = self._scheduled  # type: ignore[attr-defined]  # private, untyped in typeshed
-        pending = [timer.when() for timer in timers if not timer.cancelled()]
-        if not ready and pending:
-            self.now = max(self.now, min(pending))
-        super()._run_once()  # type: ignore[misc]  # private, untyped in typeshed
+# ------------------------------------------------------------------ handshake limits, to the second
 
 
 def _gave_up_at(
@@ -148,20 +34,16 @@ def _gave_up_at(
 ) -> tuple[float, BaseException]:
     """Run ``work`` on both ends of a fresh in-memory line in virtual time: when (seconds after
     the start) and with what it failed."""
-    loop = _VirtualTime()
 
-    async def timed() -> tuple[float, BaseException]:
+    async def timed() -> BaseException:
         ours, theirs = memory_line()
         try:
-            await asyncio.wait_for(work(ours, theirs), 10 * DECISION_TIMEOUT)
+            await work(ours, theirs)
         except PeerTimeout as exc:
-            return loop.time(), exc
+            return exc
         raise AssertionError("the handshake did not give up")
 
-    try:
-        return loop.run_until_complete(timed())
-    finally:
-        loop.close()
+    return run_in_virtual_time(timed(), horizon=10 * DECISION_TIMEOUT)
 
 
 async def _silent() -> None:
@@ -318,10 +200,10 @@ def test_a_flood_fills_at_most_the_readers_bound_and_an_oversized_frame_is_refus
                 (host_channel, join_channel) if flooded == "host" else (join_channel, host_channel)
             )
             sent = await _flood(hostile)
-            held = len(victim.reader._buffer)  # type: ignore[attr-defined]  # what asyncio's reader holds
             transport = victim.writer.transport
             assert isinstance(transport, asyncio.ReadTransport)
             reading = transport.is_reading()
+            held = len(await victim.reader.read(_READER_BOUND + 1))  # read() takes what it holds, no more
             with pytest.raises(FrameTooLarge) as refused:
                 await victim.recv(5)
             await victim.send(Ping())  # no crash: the side still sends (a resume would follow)
