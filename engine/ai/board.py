@@ -19,9 +19,11 @@ that playing it is ``pile << (6 * cards) | code``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import cache
+from typing import NamedTuple
 
 from engine.ai.greedy import COSTS
-from engine.cards import BEATERS, cards_of
+from engine.cards import BEATERS, cards_of, suit_mask
 from engine.moves import PAIR_MOVES, SINGLE_MOVES, TAKE, Move
 from engine.position import Position
 
@@ -29,6 +31,87 @@ _ACE = 8
 
 Key = tuple[int, int, int, int]
 """A position for the search: (mover's hand, other hand, pile code, turn)."""
+
+
+class SuitSwap(NamedTuple):
+    """The swap of the two suits that are nobody's trump: an exact symmetry of the rules.
+
+    Swapping them in both hands and on the pile gives a position of the same value (with the
+    moves swapped too), so the searches store each pair of such twins under one table key.
+    """
+
+    low: int
+    """The cards of the lower of the two suits (by index)."""
+    shift: int
+    """How far the higher suit's bits lie above the lower's: 9 times the suits' distance."""
+    keep: int
+    """The cards of the two trump suits, which the swap leaves in place."""
+    codes: tuple[int, ...]
+    """``codes[code]``: the twin of a move code (0, a single card or a beat and a second card);
+    a 6-bit pile slot is a single card's code, so this maps those too."""
+
+    def hand(self, hand: int) -> int:
+        """The twin of a set of cards."""
+        low, shift = self.low, self.shift
+        return hand & self.keep | (hand & low) << shift | (hand >> shift) & low
+
+    def pile(self, pile: int) -> int:
+        """The twin of a pile code."""
+        twin = 0
+        for slot in range(0, pile.bit_length(), 6):
+            twin |= self.codes[pile >> slot & 63] << slot
+        return twin
+
+    def key(self, key: int) -> int:
+        """The twin of a proof key (pile, turn and both hands in one int: ``proof_key``)."""
+        mask = (1 << 36) - 1
+        hands = self.hand(key >> 36 & mask) << 36 | self.hand(key & mask)
+        return self.pile(key >> 73) << 73 | (key >> 72 & 1) << 72 | hands
+
+    def table_key(self, key: int) -> tuple[int, bool]:
+        """The one key a table keeps a position (a proof key) and its twin under, and whether the
+        position is the twin of that key ("flipped"). Of the two, the key is the one with the
+        lesser other hand, then the lesser mover's hand, then the lesser pile: the hands are cheap
+        to swap, so the searches decide from them and swap the pile only for the key itself.
+
+        >>> from engine import Position
+        >>> p = Position.from_notation("7H8C/9H/6C SD 0")
+        >>> twin = Position.from_notation("7C8H/9C/6H SD 0")  # hearts and clubs swapped
+        >>> swap = suit_swap(p.trumps)
+        >>> from engine.ai.proof import proof_key
+        >>> swap.table_key(proof_key(p))[0] == swap.table_key(proof_key(twin))[0]
+        True
+        >>> swap.table_key(proof_key(p))[1] != swap.table_key(proof_key(twin))[1]
+        True
+        """
+        mask = (1 << 36) - 1
+        me, opp, pile = key & mask, key >> 36 & mask, key >> 73
+        twin_me, twin_opp, twin_pile = self.hand(me), self.hand(opp), self.pile(pile)
+        if (twin_opp, twin_me, twin_pile) < (opp, me, pile):
+            return twin_pile << 73 | (key >> 72 & 1) << 72 | twin_opp << 36 | twin_me, True
+        return key, False
+
+
+@cache
+def suit_swap(trumps: tuple[int, int]) -> SuitSwap:
+    """The :class:`SuitSwap` of the two suits that are not in ``trumps``.
+
+    >>> from engine.cards import Card
+    >>> swap = suit_swap((0, 2))  # spades and diamonds are trumps: hearts and clubs swap
+    >>> str(Card(swap.codes[Card.parse("7H") + 1] - 1)), str(move_of(swap.codes[(11 << 6) | 28]))  # 7H,6C
+    ('7C', '7C,6H')
+    """
+    lower, higher = (s for s in range(4) if s not in trumps)
+    shift = 9 * (higher - lower)
+    card = [c + shift if c // 9 == lower else c - shift if c // 9 == higher else c for c in range(36)]
+    codes = [0] * (37 << 6)
+    for code in range(1, 37):
+        codes[code] = card[code - 1] + 1
+    for beat in range(36):
+        for second in range(36):
+            codes[(beat + 1) << 6 | (second + 1)] = codes[beat + 1] << 6 | codes[second + 1]
+    keep = suit_mask(trumps[0]) | suit_mask(trumps[1])
+    return SuitSwap(suit_mask(lower), shift, keep, tuple(codes))
 
 
 def pile_code(pile: Iterable[int]) -> int:
