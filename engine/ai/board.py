@@ -173,28 +173,109 @@ def ordered_moves(
     voluntary: bool,
     tried: int,
     also_tried: int,
+    their_ace: int | None = None,
 ) -> Iterator[int]:
     """The moves but ``tried`` and ``also_tried`` (table and killer moves), likeliest best first.
 
     Generated lazily, since a cut-off usually comes after a few: beats from the
     cheapest, each with its seconds from the one the opponent can least beat.
     With an empty pile (``beat_set`` 0 and nothing to beat) they are leads.
+    Given ``their_ace`` (the ace of the other's trumps), a move like one before it (its cards of the
+    same :func:`card_classes`) comes after :data:`EQUIVALENTS`, with all such moves, in order.
     """
+    classes = None if their_ace is None else card_classes(me, opp, their_ace)
     seconds = sorted(cards_of(me), key=lambda c: (opp & theirs[c]).bit_count() << 5 | costs[c])
     if not beat_set:
-        for card in seconds:
+        firsts = seconds if classes is None else [c for c in seconds if classes[c] == c]
+        for card in firsts:
             if card + 1 != tried and card + 1 != also_tried:
                 yield card + 1
+        if classes is not None:
+            later = [c + 1 for c in seconds if classes[c] != c and c + 1 != tried and c + 1 != also_tried]
+            if later:
+                yield EQUIVALENTS
+                yield from later
         return
     if beat_set == me and not me & (me - 1):
         if me.bit_length() != tried:
             yield me.bit_length()  # beating with one's last card: no second card
     else:
-        for beat in sorted(cards_of(beat_set), key=costs.__getitem__):
+        beats = sorted(cards_of(beat_set), key=costs.__getitem__)
+        # With classes: each beat that is the lowest of its class among the beats, with the seconds
+        # that are the lowest of theirs in the hand left (where the next of the beat's class leads it).
+        firsts_of = (
+            [(beat, seconds) for beat in beats] if classes is None else _first_pairs(me, beat_set, beats, seconds, classes)
+        )
+        for beat, firsts in firsts_of:
             head = (beat + 1) << 6
-            for second in seconds:
+            for second in firsts:
                 code = head | (second + 1)
                 if second != beat and code != tried and code != also_tried:
                     yield code
+        if classes is not None:
+            if voluntary and tried:
+                yield 0  # a pick-up is like no other move
+            taken = {beat: set(firsts) for beat, firsts in firsts_of}
+            marked = False
+            for beat in beats:
+                head = (beat + 1) << 6
+                skip = taken.get(beat, ())
+                for second in seconds:
+                    code = head | (second + 1)
+                    if second != beat and second not in skip and code != tried and code != also_tried:
+                        if not marked:
+                            yield EQUIVALENTS
+                            marked = True
+                        yield code
+            return
     if voluntary and tried:
         yield 0
+
+
+def _first_pairs(
+    me: int, beat_set: int, beats: list[int], seconds: list[int], classes: dict[int, int]
+) -> list[tuple[int, list[int]]]:
+    """The beats that are the lowest of their class among the beats, each with the seconds that are
+    the lowest of their class in the hand left: :func:`ordered_moves` with classes."""
+    pairs = []
+    for beat in beats:
+        lowest = classes[beat]
+        if lowest != beat:
+            below = me & ((1 << beat) - 1) & (0x1FF << (9 * (beat // 9)))
+            if beat_set >> (below.bit_length() - 1) & 1:
+                continue  # a lower card of its class beats too
+        # The beat leaves the hand: the next card of its class becomes the lowest of what is left.
+        above = me & ~((2 << beat) - 1) & (0x1FF << (9 * (beat // 9)))
+        following = (above & -above).bit_length() - 1
+        if following < 0 or classes[following] != lowest or lowest != beat:
+            following = -1
+        pairs.append((beat, [c for c in seconds if classes[c] == c or c == following]))
+    return pairs
+
+
+EQUIVALENTS = -2
+"""What :func:`classed_moves` yields between the first move of each class and the rest."""
+
+
+def card_classes(me: int, opp: int, their_ace: int) -> dict[int, int]:
+    """Each card of ``me``, mapped to the lowest card of its class: the cards of one suit with no card
+    of ``opp`` between them, which the other answers alike. ``their_ace`` (the ace of the other's
+    trumps, which makes them take the whole pile) is a class of its own.
+
+    The likeness is not exact (played cards come back through pick-ups, docs/ai.md), so only the
+    alpha-beta search uses it.
+
+    >>> from engine.cards import Card
+    >>> hand = sum(1 << Card.parse(c) for c in ("7H", "8H", "TH", "QH", "AH"))
+    >>> classes = card_classes(hand, 1 << Card.parse("JH"), Card.parse("AH"))
+    >>> [(str(Card(c)), str(Card(k))) for c, k in classes.items()]
+    [('7H', '7H'), ('8H', '7H'), ('TH', '7H'), ('QH', 'QH'), ('AH', 'AH')]
+    """
+    classes: dict[int, int] = {}
+    previous = start = -9
+    for card in cards_of(me):
+        if card // 9 != previous // 9 or opp & ((1 << card) - (2 << previous)) or card == their_ace:
+            start = card
+        classes[card] = start
+        previous = card
+    return classes

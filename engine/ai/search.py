@@ -33,7 +33,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
-from engine.ai.board import child, move_of, ordered_moves, position_key, root_codes, suit_swap
+from engine.ai.board import (
+    EQUIVALENTS,
+    child,
+    move_of,
+    ordered_moves,
+    position_key,
+    root_codes,
+    suit_swap,
+)
 from engine.ai.evaluation import DEFAULT_WEIGHTS, Weights, evaluator
 from engine.ai.greedy import COSTS
 from engine.ai.proof import DRAW, LOSS, WIN, ProofCache, proof_key, prove
@@ -173,6 +181,7 @@ def _evaluated_search(
     # its move in the frame of the key: a "flipped" node, the key's twin, swaps it.
     swap = suit_swap(trumps)
     low, shift, keep, swapped = swap
+    aces = (9 * trumps[0] + _ACE, 9 * trumps[1] + _ACE)
     killers = [-1] * (MAX_PLY + 1)  # a move that last cut off at each ply, tried early at its siblings
 
     count = 0
@@ -273,7 +282,7 @@ def _evaluated_search(
             ):
                 killer = -1
             first = tuple(c for c in (best_code, killer) if c >= 0)
-            rest = ordered_moves(me, opp, beat_set, theirs, costs[turn], voluntary, best_code, killer)
+            rest = ordered_moves(me, opp, beat_set, theirs, costs[turn], voluntary, best_code, killer, aces[1 - turn])
             codes = chain(first, rest) if first else rest
         horizon_before = horizon
         repeated_above = repeated
@@ -282,7 +291,17 @@ def _evaluated_search(
         best = -MATE
         best_code = -1
         path[key] = ply
-        for tried, code in enumerate(codes):
+        tried = -1
+        for code in codes:
+            if code == EQUIVALENTS:
+                # The moves left are each like one tried (engine.ai.board.card_classes), which is a
+                # guess, not a proof: they are left out, and the result counts as met a horizon,
+                # unless every move tried loses (then one of them may not, and a loss must be sure).
+                if best < -MATE_BOUND:
+                    continue
+                horizon += 1
+                break
+            tried += 1
             # child() inlined: this loop is where the search spends its time.
             if code == 0:
                 top = (pile & 63) - 1
