@@ -18,7 +18,7 @@ that playing it is ``pile << (6 * cards) | code``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from typing import NamedTuple
 
@@ -186,8 +186,8 @@ def ordered_moves(
     classes = None if their_ace is None else card_classes(me, opp, their_ace)
     seconds = sorted(cards_of(me), key=lambda c: (opp & theirs[c]).bit_count() << 5 | costs[c])
     if not beat_set:
-        firsts = seconds if classes is None else [c for c in seconds if classes[c] == c]
-        for card in firsts:
+        leads = seconds if classes is None else [c for c in seconds if classes[c] == c]
+        for card in leads:
             if card + 1 != tried and card + 1 != also_tried:
                 yield card + 1
         if classes is not None:
@@ -203,7 +203,7 @@ def ordered_moves(
         beats = sorted(cards_of(beat_set), key=costs.__getitem__)
         # With classes: each beat that is the lowest of its class among the beats, with the seconds
         # that are the lowest of theirs in the hand left (where the next of the beat's class leads it).
-        firsts_of = (
+        firsts_of: Sequence[tuple[int, Sequence[int]]] = (
             [(beat, seconds) for beat in beats] if classes is None else _first_pairs(me, beat_set, beats, seconds, classes)
         )
         for beat, firsts in firsts_of:
@@ -233,11 +233,11 @@ def ordered_moves(
 
 
 def _first_pairs(
-    me: int, beat_set: int, beats: list[int], seconds: list[int], classes: dict[int, int]
-) -> list[tuple[int, list[int]]]:
+    me: int, beat_set: int, beats: Sequence[int], seconds: Sequence[int], classes: dict[int, int]
+) -> list[tuple[int, Sequence[int]]]:
     """The beats that are the lowest of their class among the beats, each with the seconds that are
     the lowest of their class in the hand left: :func:`ordered_moves` with classes."""
-    pairs = []
+    pairs: list[tuple[int, Sequence[int]]] = []
     for beat in beats:
         lowest = classes[beat]
         if lowest != beat:
