@@ -322,17 +322,41 @@ Sample = list[tuple[Position, tuple[Position, ...]]]
 """Positions from self-play games, each with the game's positions before it."""
 
 
+RECORDED = _HERE / "self_play.txt"
+"""The first self-play games of series 1 at 2,000 nodes a move as the engine of commit 84c1666
+played them (``python benchmarks/ai.py record``), so that the positions the benchmarks take from
+them stay the same when the alpha-beta search changes: one game a line, its moves."""
+RECORDED_SERIES = (1, 2000)
+
+
+def self_play_game(base: int, index: int, nodes: int, moves: Sequence[str] = ()) -> Game:
+    """Deal ``index`` of series ``base`` played to its end by the alpha-beta search alone at ``nodes``
+    a move (deterministic, and the same game however the proofs change), after ``moves``."""
+    seed, trumps = deal_spec(base, index)
+    game = Game(deal(seed, 0, trumps))
+    for move in moves:
+        game.play(Move.parse(move))
+    while game.result is None:
+        position = game.position
+        legal = position.legal_moves()
+        game.play(legal[0] if len(legal) == 1 else search(position, game.positions[:-1], nodes=nodes, proof_share=0).move)
+    return game
+
+
 def self_play_games(base: int, nodes: int) -> Iterator[Game]:
-    """The finished games of the deals of series ``base``, in order, played by the alpha-beta search
-    alone at ``nodes`` a move (deterministic, and the same games however the proofs change)."""
+    """The finished games of series ``base`` (:func:`self_play_game`), in order; those of
+    :data:`RECORDED` replayed from it, the same however the search changes."""
+    recorded = RECORDED.read_text().splitlines() if (base, nodes) == RECORDED_SERIES else []
     for index in count():
-        seed, trumps = deal_spec(base, index)
-        game = Game(deal(seed, 0, trumps))
-        while game.result is None:
-            position = game.position
-            moves = position.legal_moves()
-            game.play(moves[0] if len(moves) == 1 else search(position, game.positions[:-1], nodes=nodes, proof_share=0).move)
-        yield game
+        yield self_play_game(base, index, nodes, recorded[index].split() if index < len(recorded) else ())
+
+
+def record(args: argparse.Namespace) -> None:
+    """Write :data:`RECORDED` afresh: the first ``--games`` self-play games the search plays now."""
+    base, nodes = RECORDED_SERIES
+    lines = [" ".join(map(str, self_play_game(base, index, nodes).moves)) for index in range(args.games)]
+    RECORDED.write_text("\n".join(lines) + "\n")
+    print(f"{args.games} games written to {RECORDED}")
 
 
 def with_a_choice(game: Game, index: int) -> int | None:
@@ -764,6 +788,9 @@ def main() -> None:
     sub.add_argument("--game-nodes", type=int, default=2000, help="the games' node budget a move")
     sub.add_argument("--base", type=int, default=1, help="which series of deals")
     sub.set_defaults(run=analysis)
+    sub = commands.add_parser("record", help=f"write {RECORDED.name}: the self-play games the benchmarks replay")
+    sub.add_argument("--games", type=int, default=48, help="how many games")
+    sub.set_defaults(run=record)
     sub = commands.add_parser("convert", help="proven wins of real games played out: are they converted?")
     sub.add_argument("--games", type=int, default=12, help="self-play games the starts come from")
     sub.add_argument("--before-end", default="10,20,40", metavar="MOVES", help="moves before the end")

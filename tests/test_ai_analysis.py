@@ -95,7 +95,7 @@ def test_an_estimate_is_graded_by_how_far_the_best_move_found_looks_better() -> 
 
 
 def test_the_grades_follow_the_estimates_of_a_real_game_and_never_claim_a_proof() -> None:
-    game = Game(deal(bytes([16]) * 32, 0, "SH"))
+    game = Game(deal(bytes([15]) * 32, 0, "SH"))  # a long game, with estimates graded
     while game.result is None:
         level = "easy" if game.position.turn == 0 else "medium"
         game.play(choose(game.position, level, history=game.positions))

@@ -187,3 +187,21 @@ def test_the_search_applies_the_repetition_rule_to_the_history(seed: int) -> Non
         assert result.proven, game.positions
         proven = WIN if result.score > MATE_BOUND else LOSS if result.score < -MATE_BOUND else DRAW
         assert (proven, after[result.move]) == (value, value), game.positions
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_alpha_beta_search_alone_proves_only_exact_values(seed: int) -> None:
+    # It leaves out moves like one it tried (a guess), yet a score it calls proven must be exact.
+    rng = random.Random(f"alpha-beta {seed}")
+    proven = 0
+    for _ in range(40):
+        position = random_endgame(rng, 8)
+        values = solve_all(position)
+        result = search(position, nodes=3_000, proof_share=0)
+        if result.proven:
+            proven += 1
+            found = WIN if result.score > MATE_BOUND else LOSS if result.score < -MATE_BOUND else DRAW
+            assert found == values[position], (position, result)
+            if found != LOSS:
+                assert -values[position.play(result.move)] == found, (position, result)
+    assert proven >= 20

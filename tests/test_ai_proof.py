@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from engine import Game, Position, Rules
+from engine import Card, Game, Position, Rules
 from engine.ai import ProofCache, choose
-from engine.ai.board import move_of
-from engine.ai.proof import DRAW, LOSS, WIN, prove, safe_lead
+from engine.ai.board import move_of, suit_swap
+from engine.ai.proof import DRAW, LOSS, WIN, proof_key, prove, safe_lead
 from engine.ai.search import MATE, MATE_BOUND, search
 from tests.test_ai_exact import random_endgame, solve_all
 
@@ -160,3 +160,45 @@ def test_the_same_cache_state_gives_the_same_moves() -> None:
         move = choose(position, "hard", nodes=3_000, history=game.positions, cache=first)
         assert move is choose(position, "hard", nodes=3_000, history=game.positions, cache=second)
         game.play(move)
+
+
+def twin_of(position: Position) -> Position:
+    """``position`` with the two suits that are nobody's trump swapped, in both hands and the pile."""
+    lower, higher = (s for s in range(4) if s not in position.trumps)
+
+    def card(index: int) -> int:
+        suit = index // 9
+        return index + 9 * ((higher - lower) if suit == lower else (lower - higher) if suit == higher else 0)
+
+    hands = tuple(sum(1 << card(c) for c in range(36) if hand >> c & 1) for hand in position.hand_sets)
+    pile = tuple(Card(card(c)) for c in position.pile)
+    return Position((hands[0], hands[1]), pile, position.trumps, position.turn, position.rules)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_position_and_its_suit_swapped_twin_share_a_key_and_a_value(seed: int) -> None:
+    # Swapping the two suits nobody trumps is a symmetry of the rules: the twin has the same value
+    # (checked by the exhaustive solver), both get one table key, and a cache proves the twin at once.
+    rng = random.Random(f"twin {seed}")
+    found = set()
+    for _ in range(25):
+        position = random_endgame(rng, 8)
+        twin = twin_of(position)
+        assert twin_of(twin) == position
+        swap = suit_swap(position.trumps)
+        key, flipped = swap.table_key(proof_key(position))
+        twin_key, twin_flipped = swap.table_key(proof_key(twin))
+        assert key == twin_key
+        assert flipped != twin_flipped or position == twin
+        values = solve_all(position)
+        twin_values = solve_all(twin)
+        assert values[position] == twin_values[twin]
+        cache = ProofCache()
+        value = _check(position, values, cache)
+        proof = prove(twin, nodes=200_000, cache=cache)
+        assert proof.value == value and proof.nodes <= prove(twin, nodes=200_000).nodes
+        _check(twin, twin_values, cache)
+        fresh = search(twin, nodes=200_000, proof_share=0)
+        assert fresh.proven and fresh.score == search(position, nodes=200_000, proof_share=0).score
+        found.add(value)
+    assert found == {WIN, DRAW, LOSS}

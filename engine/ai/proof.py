@@ -55,7 +55,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
-from engine.ai.board import child, ordered_moves, pile_code, root_codes
+from engine.ai.board import SuitSwap, child, ordered_moves, pile_code, root_codes, suit_swap
 from engine.ai.evaluation import SUIT_MASKS, unbeatable
 from engine.ai.greedy import COSTS
 from engine.cards import BEATERS
@@ -71,6 +71,7 @@ CACHE_LIMIT = 400_000
 """Entries a :class:`ProofCache` keeps between searches before it starts afresh (memory)."""
 _CHECK_EVERY = 256
 _ACE = 8
+_FLIPPED = -1  # in the taint a flipped node stores (and always on the path: no position's key)
 
 # A table entry: what is known about the value, each bound with the depth it holds to and its taint.
 #   lower 1: a win in `lower_depth` choices; lower 0: not a loss (to `lower_depth`, given the taint)
@@ -167,8 +168,14 @@ def prove(
     voluntary = position.rules.voluntary
     seen = Counter(map(proof_key, history))
     twice = frozenset(key for key, times in seen.items() if times >= 2)
-    # Positions on the search path; those the game has seen twice stay on it for good (a third time draws).
-    path: set[int] = set(twice)
+    # The table keeps a position and its twin under the swap of the free suits (an exact symmetry)
+    # under one key (SuitSwap.table_key); a node that is the twin of its key is "flipped" and swaps
+    # the moves it reads and writes there.
+    swap = suit_swap(trumps)
+    low, shift, keep, swapped = swap
+    # Positions on the search path; those the game has seen twice stay on it for good (a third time
+    # draws), and so does _FLIPPED, which marks the taints a flipped node stored.
+    path: set[int] = {*twice, _FLIPPED}
     cap = position.rules.max_moves - len(history)
     stop_ply = min(cap, MAX_PLY)
     context = (trumps, voluntary, twice)
@@ -193,8 +200,11 @@ def prove(
         if deadline is not None and time.perf_counter() >= deadline:
             raise _Aborted
 
-    def at_least(me: int, opp: int, pile: int, turn: int, b: int, depth: int, ply: int) -> bool:
-        """Whether the mover's value is at least ``b`` (1: a win, 0: not a loss) within ``depth``."""
+    def at_least(
+        me: int, opp: int, pile: int, twin_pile: int, turn: int, b: int, depth: int, ply: int
+    ) -> bool:
+        """Whether the mover's value is at least ``b`` (1: a win, 0: not a loss) within ``depth``;
+        ``twin_pile`` is the pile with the free suits swapped."""
         nonlocal count, hit, taint, length
         count += 1
         if count >= next_check:
@@ -209,19 +219,48 @@ def prove(
         if ply >= stop_ply:
             hit = True
             return not b
-        entry = get(key, _UNKNOWN)
+        # SuitSwap.table_key inlined: the twin is the lesser by the other hand, the mover's, the pile;
+        # a hand's twin is the lesser if its cards of the lower free suit are (their bits, shifted
+        # up, outweigh the other suit's).
+        opp_low, opp_high = opp & low, opp >> shift & low
+        if opp_low != opp_high:
+            flipped = opp_low < opp_high
+        else:
+            me_low, me_high = me & low, me >> shift & low
+            flipped = me_low < me_high if me_low != me_high else twin_pile < pile
+        if flipped:
+            table_key = (
+                twin_pile << 73
+                | turn << 72
+                | (opp & keep | opp_low << shift | opp_high) << 36
+                | me & keep
+                | (me & low) << shift
+                | me >> shift & low
+            )
+        else:
+            table_key = key
+        entry = get(table_key, _UNKNOWN)
         lower, lower_depth, lower_taint, upper, upper_depth, upper_taint, best = entry
+        if flipped and best > 0:
+            best = swapped[best]
+        # A taint holds the positions of the path it was found on, so it serves only the node it was
+        # found at (the same frame: _FLIPPED in it for a flipped node), not that node's twin.
         if b:
             if lower == 1 and lower_depth <= depth:
                 length = lower_depth
                 return True
             if upper == -1:
                 return False
-            if upper == 0 and upper_depth >= depth and (upper_taint is None or upper_taint <= path):
+            if (
+                upper == 0
+                and upper_depth >= depth
+                and (upper_taint is None or (upper_taint <= path and (_FLIPPED in upper_taint) is flipped))
+            ):
                 if upper_depth < SOLVED:
                     hit = True
                 if upper_taint:
                     taint = set(upper_taint) if taint is None else taint | upper_taint
+                    taint.discard(_FLIPPED)
                 return False
         else:
             if upper == -1 and upper_depth <= depth:
@@ -229,15 +268,21 @@ def prove(
                 return False
             if lower == 1:
                 return True
-            if lower == 0 and lower_depth >= depth and (lower_taint is None or lower_taint <= path):
+            if (
+                lower == 0
+                and lower_depth >= depth
+                and (lower_taint is None or (lower_taint <= path and (_FLIPPED in lower_taint) is flipped))
+            ):
                 if lower_depth < SOLVED:
                     hit = True
                 if lower_taint:
                     taint = set(lower_taint) if taint is None else taint | lower_taint
+                    taint.discard(_FLIPPED)
                 return True
         if not pile and unbeatable(me, opp, trumps[1 - turn]) == me.bit_count():
             # A lock: the other beats none of the mover's cards, so leading them all wins (safe_lead).
-            table[key] = (1, 0, None, upper, upper_depth, upper_taint, safe_lead(me, trumps[1 - turn]))
+            lead = safe_lead(me, trumps[1 - turn])
+            table[table_key] = (1, 0, None, upper, upper_depth, upper_taint, swapped[lead] if flipped else lead)
             length = 0
             return True
         mine = beaters[turn]
@@ -275,16 +320,20 @@ def prove(
                 taking = 3 if top // 9 != trumps[turn] else 36 if top % 9 == _ACE else 5
                 me2 = me
                 pile2 = pile
+                twin_pile2 = twin_pile
                 while taking and pile2:
                     me2 |= 1 << ((pile2 & 63) - 1)
                     pile2 >>= 6
+                    twin_pile2 >>= 6
                     taking -= 1
             elif code < 64:
                 me2 = me ^ (1 << (code - 1))
                 pile2 = pile << 6 | code
+                twin_pile2 = twin_pile << 6 | swapped[code]
             else:
                 me2 = me ^ (1 << ((code >> 6) - 1)) ^ (1 << ((code & 63) - 1))
                 pile2 = pile << 12 | code
+                twin_pile2 = twin_pile << 12 | swapped[code]
             if not me2:
                 # Out: a win, or a draw if the other's single card beats the new top.
                 drawn = not opp & (opp - 1) and opp & theirs[(pile2 & 63) - 1]
@@ -296,7 +345,7 @@ def prove(
                     best = code
                     break
                 continue
-            if at_least(opp, me2, pile2, 1 - turn, 1 - b, child_depth, ply + 1):
+            if at_least(opp, me2, pile2, twin_pile2, 1 - turn, 1 - b, child_depth, ply + 1):
                 if not b:
                     longest = max(longest, length)  # the attacker's reply wins: one more line of a loss
                     continue
@@ -309,15 +358,16 @@ def prove(
         else:
             success = not b  # every move failed the side to move
         path.discard(key)
+        stored_best = swapped[best] if flipped and best > 0 else best
         if success:
             length = longest + cost
             if b:
                 if not (lower == 1 and lower_depth <= length):
-                    table[key] = (1, length, None, upper, upper_depth, upper_taint, best)
+                    table[table_key] = (1, length, None, upper, upper_depth, upper_taint, stored_best)
                     if code:
                         killers[ply] = code
             else:
-                table[key] = (lower, lower_depth, lower_taint, -1, length, None, best)
+                table[table_key] = (lower, lower_depth, lower_taint, -1, length, None, stored_best)
             hit, taint = hit_above, taint_above
             return bool(b)
         if taint is not None:
@@ -325,11 +375,11 @@ def prove(
             if not taint:
                 taint = None
         held = SOLVED if not hit else depth
-        frozen = None if taint is None else frozenset(taint)
+        frozen = None if taint is None else frozenset((*taint, _FLIPPED) if flipped else taint)
         if b:
-            table[key] = (lower, lower_depth, lower_taint, 0, held, frozen, best)
+            table[table_key] = (lower, lower_depth, lower_taint, 0, held, frozen, stored_best)
         else:
-            table[key] = (0, held, frozen, upper, upper_depth, upper_taint, best)
+            table[table_key] = (0, held, frozen, upper, upper_depth, upper_taint, stored_best)
             if code:
                 killers[ply] = code
         hit = hit or hit_above
@@ -357,13 +407,13 @@ def prove(
             b = min(open_questions, key=lambda q: (expected[q], -q))
             hit, taint = False, None
             before = count
-            answer = at_least(me, opp, pile, turn, b, depths[b], 0)
+            answer = at_least(me, opp, pile, swap.pile(pile), turn, b, depths[b], 0)
             # An iteration costs about as many times the one before as that one did its own
             # (bounded, so that one cheap start does not make the next look dear for ever).
             last, took[b] = took[b], count - before
             expected[b] = took[b] * min(16, max(2, took[b] // max(1, last)))
             if b and answer:
-                value, move, proof_length = WIN, table.get(root, _UNKNOWN)[6], length
+                value, move, proof_length = WIN, _stored_move(table, root, swap), length
                 break
             if not b and not answer:
                 value, proof_length = LOSS, length
@@ -371,7 +421,7 @@ def prove(
             if not hit:
                 solved.add(b)
             if not b:
-                keeper = table.get(root, _UNKNOWN)[6]
+                keeper = _stored_move(table, root, swap)
             depths[b] += 1
         else:
             if len(solved) == 2:
@@ -381,7 +431,7 @@ def prove(
     unsettled = [depths[q] - 1 for q in (WIN, DRAW) if q not in solved]
     completed = min(unsettled) if unsettled else max(depths.values()) - 1
     if value is None or value == LOSS:
-        losing = _losing_moves(position, table)
+        losing = _losing_moves(position, table, swap)
     return Proof(value, move, proof_length, completed, count, frozenset(losing))
 
 
@@ -407,12 +457,20 @@ def _unpack(key: int) -> tuple[int, int, int, int]:
     return key & mask, key >> 36 & mask, key >> 73, key >> 72 & 1
 
 
-def _losing_moves(position: Position, table: dict[int, Entry]) -> set[int]:
+def _stored_move(table: dict[int, Entry], key: int, swap: SuitSwap) -> int:
+    """The move the table keeps for the position ``key``, in that position's own frame (or -1)."""
+    stored, flipped = swap.table_key(key)
+    best = table.get(stored, _UNKNOWN)[6]
+    return swap.codes[best] if flipped and best > 0 else best
+
+
+def _losing_moves(position: Position, table: dict[int, Entry], swap: SuitSwap) -> set[int]:
     """The root's move codes whose position the table holds as a win for the opponent."""
     me, opp, pile, turn = _unpack(proof_key(position))
     found = set()
     for code in root_codes(position):
         me2, pile2 = child(me, pile, code, position.trumps[turn])
-        if me2 and table.get(pile2 << 73 | (1 - turn) << 72 | me2 << 36 | opp, _UNKNOWN)[0] == 1:
+        key = pile2 << 73 | (1 - turn) << 72 | me2 << 36 | opp
+        if me2 and table.get(swap.table_key(key)[0], _UNKNOWN)[0] == 1:
             found.add(code)
     return found

@@ -33,7 +33,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
-from engine.ai.board import child, move_of, ordered_moves, position_key, root_codes
+from engine.ai.board import (
+    EQUIVALENTS,
+    child,
+    move_of,
+    ordered_moves,
+    position_key,
+    root_codes,
+    suit_swap,
+)
 from engine.ai.evaluation import DEFAULT_WEIGHTS, Weights, evaluator
 from engine.ai.greedy import COSTS
 from engine.ai.proof import DRAW, LOSS, WIN, ProofCache, proof_key, prove
@@ -169,6 +177,11 @@ def _evaluated_search(
     cap = position.rules.max_moves - len(history)  # plies left before the move cap draws
     stop_ply = min(cap, MAX_PLY)
     table: dict[int, tuple[int, int, int, int]] = {}
+    # A position and its twin under the swap of the free suits share one entry (SuitSwap.table_key),
+    # its move in the frame of the key: a "flipped" node, the key's twin, swaps it.
+    swap = suit_swap(trumps)
+    low, shift, keep, swapped = swap
+    aces = (9 * trumps[0] + _ACE, 9 * trumps[1] + _ACE)
     killers = [-1] * (MAX_PLY + 1)  # a move that last cut off at each ply, tried early at its siblings
 
     count = 0
@@ -186,7 +199,9 @@ def _evaluated_search(
         if deadline is not None and time.perf_counter() >= deadline:
             raise _Aborted
 
-    def negamax(me: int, opp: int, pile: int, turn: int, depth: int, alpha: int, beta: int, ply: int) -> int:
+    def negamax(
+        me: int, opp: int, pile: int, twin_pile: int, turn: int, depth: int, alpha: int, beta: int, ply: int
+    ) -> int:
         nonlocal count, horizon, repeated
         count += 1
         if count >= next_check:
@@ -201,10 +216,30 @@ def _evaluated_search(
                 return 0
             horizon += 1  # so deep a line is judged, not searched: Python's stack is finite
             return evaluate(me, opp, pile, turn)
-        entry = table.get(key)
+        # SuitSwap.table_key inlined, as in engine/ai/proof.py.
+        opp_low, opp_high = opp & low, opp >> shift & low
+        if opp_low != opp_high:
+            flipped = opp_low < opp_high
+        else:
+            me_low, me_high = me & low, me >> shift & low
+            flipped = me_low < me_high if me_low != me_high else twin_pile < pile
+        if flipped:
+            table_key = (
+                twin_pile << 73
+                | turn << 72
+                | (opp & keep | opp_low << shift | opp_high) << 36
+                | me & keep
+                | (me & low) << shift
+                | me >> shift & low
+            )
+        else:
+            table_key = key
+        entry = table.get(table_key)
         best_code = -1
         if entry is not None:
             e_depth, e_flag, e_value, best_code = entry
+            if flipped and best_code > 0:
+                best_code = swapped[best_code]
             if e_depth >= depth:
                 if e_value > MATE_BOUND:
                     e_value -= ply
@@ -247,7 +282,7 @@ def _evaluated_search(
             ):
                 killer = -1
             first = tuple(c for c in (best_code, killer) if c >= 0)
-            rest = ordered_moves(me, opp, beat_set, theirs, costs[turn], voluntary, best_code, killer)
+            rest = ordered_moves(me, opp, beat_set, theirs, costs[turn], voluntary, best_code, killer, aces[1 - turn])
             codes = chain(first, rest) if first else rest
         horizon_before = horizon
         repeated_above = repeated
@@ -256,7 +291,17 @@ def _evaluated_search(
         best = -MATE
         best_code = -1
         path[key] = ply
-        for tried, code in enumerate(codes):
+        tried = -1
+        for code in codes:
+            if code == EQUIVALENTS:
+                # The moves left are each like one tried (engine.ai.board.card_classes), which is a
+                # guess, not a proof: they are left out, and the result counts as met a horizon,
+                # unless every move tried loses (then one of them may not, and a loss must be sure).
+                if best < -MATE_BOUND:
+                    continue
+                horizon += 1
+                break
+            tried += 1
             # child() inlined: this loop is where the search spends its time.
             if code == 0:
                 top = (pile & 63) - 1
@@ -268,30 +313,34 @@ def _evaluated_search(
                     taking = 5
                 me2 = me
                 pile2 = pile
+                twin_pile2 = twin_pile
                 while taking and pile2:
                     me2 |= 1 << ((pile2 & 63) - 1)
                     pile2 >>= 6
+                    twin_pile2 >>= 6
                     taking -= 1
             elif code < 64:
                 me2 = me ^ (1 << (code - 1))
                 pile2 = pile << 6 | code
+                twin_pile2 = twin_pile << 6 | swapped[code]
             else:
                 me2 = me ^ (1 << ((code >> 6) - 1)) ^ (1 << ((code & 63) - 1))
                 pile2 = pile << 12 | code
+                twin_pile2 = twin_pile << 12 | swapped[code]
             if not me2:
                 value = _out_value(opp, pile2, theirs, ply + 1)
             elif not tried:
-                value = -negamax(opp, me2, pile2, 1 - turn, child_depth, -beta, -alpha, ply + 1)
+                value = -negamax(opp, me2, pile2, twin_pile2, 1 - turn, child_depth, -beta, -alpha, ply + 1)
             else:
                 if tried >= _LATE and child_depth >= 2:
                     # A late move in the ordering: first a shallower look, in full only if it surprises.
-                    value = -negamax(opp, me2, pile2, 1 - turn, child_depth - 1, -alpha - 1, -alpha, ply + 1)
+                    value = -negamax(opp, me2, pile2, twin_pile2, 1 - turn, child_depth - 1, -alpha - 1, -alpha, ply + 1)
                 else:
                     value = alpha + 1
                 if value > alpha:
-                    value = -negamax(opp, me2, pile2, 1 - turn, child_depth, -alpha - 1, -alpha, ply + 1)
+                    value = -negamax(opp, me2, pile2, twin_pile2, 1 - turn, child_depth, -alpha - 1, -alpha, ply + 1)
                     if alpha < value < beta:
-                        value = -negamax(opp, me2, pile2, 1 - turn, child_depth, -beta, -alpha, ply + 1)
+                        value = -negamax(opp, me2, pile2, twin_pile2, 1 - turn, child_depth, -beta, -alpha, ply + 1)
             if value > best:
                 best = value
                 best_code = code
@@ -304,12 +353,14 @@ def _evaluated_search(
         del path[key]
         # A repetition back to this node or below it is part of its own value; one
         # further up makes the value depend on the path, so the table keeps only the move.
+        if flipped and best_code > 0:
+            best_code = swapped[best_code]
         if repeated >= ply:
             stored = best + ply if best > MATE_BOUND else best - ply if best < -MATE_BOUND else best
             flag = _UPPER if best <= alpha_before else _LOWER if best >= beta else _EXACT
-            table[key] = (_SOLVED if horizon == horizon_before else depth, flag, stored, best_code)
+            table[table_key] = (_SOLVED if horizon == horizon_before else depth, flag, stored, best_code)
         elif entry is None:
-            table[key] = (-1, _EXACT, 0, best_code)
+            table[table_key] = (-1, _EXACT, 0, best_code)
         repeated = min(repeated, repeated_above)
         return best
 
@@ -330,14 +381,15 @@ def _evaluated_search(
             alpha = -MATE - 1
             for code in ordered:
                 me2, pile2 = child(me, pile, code, trumps[turn])
+                twin_pile2 = swap.pile(pile2)
                 if not me2:
                     value = _out_value(opp, pile2, beaters[1 - turn], 1)
                 elif code == ordered[0]:
-                    value = -negamax(opp, me2, pile2, 1 - turn, depth - 1, -MATE - 1, MATE + 1, 1)
+                    value = -negamax(opp, me2, pile2, twin_pile2, 1 - turn, depth - 1, -MATE - 1, MATE + 1, 1)
                 else:
-                    value = -negamax(opp, me2, pile2, 1 - turn, depth - 1, -alpha - 1, -alpha, 1)
+                    value = -negamax(opp, me2, pile2, twin_pile2, 1 - turn, depth - 1, -alpha - 1, -alpha, 1)
                     if value > alpha:
-                        value = -negamax(opp, me2, pile2, 1 - turn, depth - 1, -MATE - 1, -alpha, 1)
+                        value = -negamax(opp, me2, pile2, twin_pile2, 1 - turn, depth - 1, -MATE - 1, -alpha, 1)
                 if value > iteration_best:
                     iteration_best = value
                     iteration_code = code
