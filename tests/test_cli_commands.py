@@ -315,6 +315,21 @@ def test_replay_and_analyze_take_the_number_history_gives(
     assert [line.split()[0] for line in out.splitlines()[:3]] == ["#", "1", "2"]
 
 
+def test_history_footer_breaks_between_words(
+    homes: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22, item 7 in the history: at 80 columns the terminal broke the footer itself,
+    ``…trumps analyze NUMB`` / ``ER.``; every line the command prints fits the width."""
+    storage.write_atomic(storage.games_dir() / "2026-11-30T10-00-00Z.txt", finished_game().to_record())
+    for columns in (60, 80):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        assert cli_main.main(["history"]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        folder = str(storage.data_dir())  # a word longer than the line stands alone
+        assert all(len(line) <= columns for line in lines if folder not in line), lines
+        assert "trumps analyze NUMBER." in " ".join(lines)  # broken at spaces only
+
+
 def test_errors_are_one_plain_sentence(homes: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Item 9: ``'utf-8' codec can't decode byte 0xff…``; ``line 1: not JSON`` for FILE#3 of a game
     saved from the screen."""

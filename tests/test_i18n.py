@@ -128,6 +128,20 @@ def test_plural_forms_follow_each_language() -> None:
     )
 
 
+def test_ukrainian_says_a_taken_card_in_a_grammatical_case() -> None:
+    """Driven in tmux for issue 22: "Ви взяли 1 карта." (the nominative "1 карта" after a
+    verb that wants "1 карту"); the count is said after a colon, where the nominative is right."""
+    from cli.app.cards import count_cards
+
+    i18n.use("uk")
+    for count in (1, 3, 5, 21):
+        mine = i18n.ngettext("You took {cards}.", "You took {cards}.", count).format(cards=count_cards(count))
+        theirs = i18n.ngettext("{name} took {cards}.", "{name} took {cards}.", count)
+        for said in (mine, theirs.format(name="Ann", cards=count_cards(count))):
+            assert said.endswith(f": {count_cards(count)}."), said
+    i18n.use("en")
+
+
 # ------------------------------------------------------------- the screens
 
 

@@ -18,6 +18,7 @@ def run(args: argparse.Namespace) -> int:
     import shutil
 
     from cli import storage
+    from cli.cells import wrap
     from cli.history import history_rows, match_record_paths, table_lines
 
     paths = storage.record_paths()
@@ -26,11 +27,18 @@ def run(args: argparse.Namespace) -> int:
         print(_("No saved games yet (they are kept in {folder}).").format(folder=storage.data_dir()))
         return 0
     rows = history_rows(paths, match_paths)
-    for line in table_lines(rows, shutil.get_terminal_size().columns):
+    width = shutil.get_terminal_size().columns
+    for line in table_lines(rows, width):
         print(line)
+
+    def say(sentence: str) -> None:
+        # Broken between words: the terminal itself would break "trumps analyze NUMB" / "ER".
+        print("\n".join(wrap(sentence, width)))
+
     games = [row for row in rows if row.readable]
     said = ngettext("{count} game in {folder}.", "{count} games in {folder}.", len(games))
-    print("\n" + said.format(count=len(games), folder=storage.data_dir()))
+    print()
+    say(said.format(count=len(games), folder=storage.data_dir()))
     if len(games) < len(rows):
         unreadable = len(rows) - len(games)
         damaged = ngettext(
@@ -38,10 +46,10 @@ def run(args: argparse.Namespace) -> int:
             "{count} unreadable files, listed above, are not counted.",
             unreadable,
         )
-        print(damaged.format(count=unreadable))
+        say(damaged.format(count=unreadable))
     if games:
-        print(_("Replay one with: trumps replay NUMBER; the coach's verdicts: trumps analyze NUMBER."))
+        say(_("Replay one with: trumps replay NUMBER; the coach's verdicts: trumps analyze NUMBER."))
     for row in games:
         if row.resumable:
-            print(_("Game {number} is unfinished: 'trumps play' continues it.").format(number=row.number))
+            say(_("Game {number} is unfinished: 'trumps play' continues it.").format(number=row.number))
     return 0
