@@ -23,11 +23,11 @@ from cli.i18n import _
 MAX_GAMES = 99
 """The longest match: ``--games`` takes 1 to this (the protocol's :data:`p2p.messages.MAX_GAMES`;
 tests/test_cli_options.py ties the two, since importing p2p here would slow every start)."""
-ANALYSIS_NODES = 200_000
+ANALYSIS_NODES = 100_000
 """The search's node budget for each position of every analysis that is saved or shown, the
 analysis screen's (F6) and ``trumps analyze``'s: one budget, so that both say the same of a game,
-and a count of nodes, not seconds, so that every run and every machine says the same (about hard's
-0.5 s here; a game of 150 moves in under a minute, docs/ai.md)."""
+and a count of nodes, not seconds, so that every run and every machine says the same (about half of
+hard's 0.5 s here; a game of 150 moves in under a minute, docs/ai.md)."""
 MOST_NODES = 1_000_000_000
 """``--nodes`` takes at most this (some 30 minutes a position here): more would think for ever."""
 PICKUP_CHOICES = ("forced", "voluntary")

@@ -190,7 +190,7 @@ def test_up_and_down_step_through_every_move_and_the_marks_go_on_from_there() ->
 def estimated_game() -> Game:
     """A finished game of "You" (easy, seat 0) against medium, beyond the proofs of a small budget
     for most of it: its verdicts are mostly estimates."""
-    game = Game(deal(bytes([16]) * 32, 0, "SH"), {"Players": "You vs AI (medium)"})
+    game = Game(deal(bytes([13]) * 32, 0, "SH"), {"Players": "You vs AI (medium)"})
     while game.result is None:
         level = "easy" if game.position.turn == 0 else "medium"
         game.play(choose(game.position, level, history=game.positions))
