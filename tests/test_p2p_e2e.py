@@ -45,10 +45,11 @@ def test_headless_bots_resume_after_the_line_is_cut(tmp_path: Path) -> None:
         assert verify(Path(str(summary["record"])).read_text()).complete
 
 
-async def _kill_mid_match(root: Path, invite: Invite) -> int:
-    """Start a joiner, kill it (SIGKILL) well into the match; the lines its record had then."""
+async def _kill_mid_match(root: Path, invite: Invite, *options: str) -> int:
+    """Start a joiner (with ``options``), kill it (SIGKILL) well into the match; the lines its
+    record had then."""
     records = root / "bob" / "data" / "trumps" / "matches"
-    joiner = await join_program(root, invite)
+    joiner = await join_program(root, invite, *options)
     seen = 0
     while seen < 40:  # a deal or two and many moves
         await asyncio.sleep(0.02)
@@ -63,7 +64,7 @@ def test_a_peer_killed_mid_match_leaves_both_records_verifiable(tmp_path: Path) 
 
     async def scenario() -> tuple[tuple[int, dict[str, object], str], int]:
         host, invite = await host_program(tmp_path, "--games", "99", "--timeout", "1.5")
-        seen = await _kill_mid_match(tmp_path, invite)
+        seen = await _kill_mid_match(tmp_path, invite, "--timeout", "1.5")  # the match's: the longer
         return await outcome(host), seen
 
     (status, host, err), seen = asyncio.run(scenario())
@@ -104,7 +105,7 @@ def test_a_host_stopped_by_sigterm_pauses_and_a_joiner_it_never_returns_to_is_aw
     records = tmp_path / "ann" / "data" / "trumps" / "matches"
 
     async def scenario() -> tuple[tuple[int, dict[str, object], str], tuple[int, dict[str, object], str]]:
-        host, invite = await host_program(tmp_path, "--games", "99")
+        host, invite = await host_program(tmp_path, "--games", "99", "--timeout", "2")
         joiner = await join_program(tmp_path, invite, "--timeout", "2")
         while max((p.read_text().count('"t": "move"') for p in records.glob("*.jsonl")), default=0) < 5:
             await asyncio.sleep(0.02)
