@@ -360,9 +360,8 @@ class Duel:
         self.writer.save(self.match)
         self.writer.close()
         if self.clock.live:
-            with contextlib.suppress(P2PError, TimeoutError, OSError):
-                detail = "the program was stopped; it continues the match when started again"
-                await asyncio.wait_for(self.channel.send(Abort(reason=PAUSE, detail=detail)), 1)
+            detail = "the program was stopped; it continues the match when started again"
+            await self._tell(Abort(reason=PAUSE, detail=detail))
         await self.channel.close()
 
     def _ending(self, error: P2PError) -> Ending:
@@ -375,7 +374,7 @@ class Duel:
         )  # fmt: skip
 
     async def _tell(self, abort: Abort) -> None:
-        """Tell the peer why the match ends, if the line still takes it within a second."""
+        """Tell the peer why we stop (the match ends, or pauses), if the line takes it within a second."""
         with contextlib.suppress(P2PError, TimeoutError, OSError):
             await asyncio.wait_for(self.channel.send(abort), 1)
 
