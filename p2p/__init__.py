@@ -20,6 +20,8 @@ Layers, bottom up (docs/protocol.md has the whole contract):
   links it lacks);
 - :mod:`p2p.liveness` — a sans-I/O machine fed clock readings: when keep-alives go out, when
   the peer counts as silent, dead, stalling or away, and what a forfeit claim awards;
+- :mod:`p2p.match_end` — a sans-I/O table: how a match that stops ends (the end note, the seat
+  awarded the game, what the peer is told), and whether a side back late finds its match over;
 - :mod:`p2p.connect`, :mod:`p2p.reception`, :mod:`p2p.invite` — the asyncio driver: hosting
   (a listener that admits only the same joiner again once a match is on, each connection
   served by its reception), joining (every address of the invite, staggered) and

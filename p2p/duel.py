@@ -34,25 +34,21 @@ from typing import Protocol, TypeVar
 from p2p.channel import Channel
 from p2p.errors import (
     LINE_ERRORS,
-    CheatError,
     ConnectionClosed,
     Forfeit,
-    MatchLost,
     P2PError,
     PeerAborted,
-    PeerBusy,
     PeerTimeout,
     ProtocolViolation,
     SlowFrame,
-    WireError,
 )
 from p2p.fairdeal import Pledge
 from p2p.handshake import HANDSHAKE_TIMEOUT, Session
 from p2p.identity import Identity
-from p2p.late_return import late_return_end
 from p2p.liveness import Liveness, Patience
 from p2p.lockstep import Lockstep
 from p2p.match import Match, position_hash, rematch_of
+from p2p.match_end import COMPLETE, Ending, Standing, failure_note, match_end, quit_ending
 from p2p.messages import (
     Abort,
     Bye,
@@ -67,7 +63,7 @@ from p2p.messages import (
     Signed,
 )
 from p2p.players import Player
-from p2p.record import RecordWriter, award_note
+from p2p.record import RecordWriter
 from p2p.resume import ResumeExchange
 from p2p.saved import SavedMatch
 from p2p.text import N_, Text
@@ -305,63 +301,19 @@ class Duel:
         After a complete match the channel stays open (a rematch may follow) and
         closing it is the caller's; after a failed one it is closed here.
         """
-        end, note, awarded = "complete", None, None
-        error: P2PError | None = None
+        ending, error = COMPLETE, None
         reader = asyncio.create_task(self._read())
         keepalive = asyncio.create_task(self._keepalive())
         try:
             await self._loop(reader)
             await self._farewell(reader)
-        except Forfeit as exc:
-            end, error = "forfeit", exc
-            note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
-            if not exc.award:  # the peer may have claimed our stall or silence, its claim lost with the line
-                detail = f"{note['detail']}; but this side had owed its link or sent nothing that long first"
-                note |= {"detail": detail, "by": self.seat}
-            awarded, note = self._award(note, self.seat if exc.award else 1 - self.seat)
-            if awarded is None:  # every game is played: only the peer's final is missing
-                end = note["end"] = "abandoned"
-            with contextlib.suppress(P2PError, TimeoutError):
-                await asyncio.wait_for(self.channel.send(Abort(reason="forfeit", detail=str(exc)[:300])), 1)
-        except CheatError as exc:
-            end, error = "cheat", exc
-            note = {"end": end, "detail": str(exc), "by": 1 - self.seat, "evidence": exc.evidence}
-            awarded, note = self._left_after_deal(note, 1 - self.seat)
-            with contextlib.suppress(P2PError, TimeoutError):
-                await asyncio.wait_for(self.channel.send(Abort(reason="cheat", detail=str(exc)[:300])), 1)
-        except PeerAborted as exc:
-            error = exc
-            if exc.reason == "forfeit" and self.clock.claim_has_grounds(self.now()):  # we stalled or stopped
-                end = "forfeit"
-                note = {"end": end, "detail": self._when(exc), "by": self.seat}
-                awarded, note = self._award(note, 1 - self.seat)
-            else:  # a baseless claim is leaving like a quit
-                end = "abandoned" if exc.reason in ("quit", "forfeit") else "aborted"
-                note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
-                awarded, note = self._left_after_deal(note, 1 - self.seat)
-        except WireError as exc:
-            end, error = "corrupted", exc
-            note = {"end": end, "detail": f"the connection was corrupted in transit: {exc}", "by": None}
-        except (ConnectionClosed, PeerTimeout) as exc:
-            end, error = "abandoned", exc
-            note = {"end": end, "detail": self._when(exc), "by": 1 - self.seat}
-        except PeerBusy as exc:  # the host's sealed word, on our return, that our match is over
-            error, note = exc, self._told_over()
-            end, awarded = str(note["end"]), _winner(note)
-        except P2PError as exc:  # the way back to the peer was refused (busy, another key…)
-            end, error = "aborted", exc
-            note = {"end": end, "detail": self._when(exc), "by": None}
-            if isinstance(exc, MatchLost):
-                with contextlib.suppress(P2PError, TimeoutError):
-                    async with asyncio.timeout(1):
-                        await self.channel.send(
-                            Abort(reason="lost", detail="this program has no match to resume")
-                        )
+        except P2PError as exc:
+            error, ending = exc, self._ending(exc)
+            if ending.tell is not None:
+                await self._tell(ending.tell)
         except Exception as exc:  # a local failure: keep what was played, then let it surface
             with contextlib.suppress(OSError):  # the record itself may be what failed
-                self.writer.save(
-                    self.match, {"end": "error", "detail": f"this side failed: {exc!r}", "by": self.seat}
-                )
+                self.writer.save(self.match, failure_note(self.seat, exc))
             await self.channel.close()
             raise
         except (asyncio.CancelledError, KeyboardInterrupt) as exc:
@@ -373,12 +325,10 @@ class Duel:
             if self.saved is not None and exc.args[:1] == (PAUSE,):
                 await self._pause()
                 raise
-            if self.clock.live:
-                with contextlib.suppress(P2PError, TimeoutError, OSError):
-                    await asyncio.wait_for(
-                        self.channel.send(Abort(reason="quit", detail="the player left")), 1
-                    )
-            self.writer.save(self.match, self._quit_note()[1])
+            leaving = quit_ending(self.seat, Standing.of(self.match), self.clock.live)
+            if leaving.tell is not None:
+                await self._tell(leaving.tell)
+            self.writer.save(self.match, leaving.note)
             self._ended()
             raise
         finally:
@@ -386,15 +336,16 @@ class Duel:
             reader.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):  # its error, if any, was raised
                 await reader
-        self.writer.save(self.match, note)
+        self.writer.save(self.match, ending.note)
         self.writer.close()
         self._ended()
         if error is not None:
             await self.channel.close()  # nothing more can happen on this connection
         self._timing_figures()
         return Report(
-            self.session, self.match, self.writer.path, end, error, awarded, self._reconnects, self._timing
-        )
+            self.session, self.match, self.writer.path, ending.end, error, ending.awarded, self._reconnects,
+            self._timing,
+        )  # fmt: skip
 
     def _ended(self) -> None:
         """The match is over (its end is in the record): nothing is left to continue."""
@@ -409,51 +360,29 @@ class Duel:
         self.writer.save(self.match)
         self.writer.close()
         if self.clock.live:
-            with contextlib.suppress(P2PError, TimeoutError, OSError):
-                detail = "the program was stopped; it continues the match when started again"
-                await asyncio.wait_for(self.channel.send(Abort(reason=PAUSE, detail=detail)), 1)
+            detail = "the program was stopped; it continues the match when started again"
+            await self._tell(Abort(reason=PAUSE, detail=detail))
         await self.channel.close()
 
-    def _award(self, note: dict[str, object], winner: int) -> tuple[int | None, dict[str, object]]:
-        """The seat awarded the unfinished game and the note saying so (:func:`award_note`)."""
-        note = award_note(note, self.match, winner)
-        return _winner(note), note
+    def _ending(self, error: P2PError) -> Ending:
+        """How the match ends when ``error`` stopped it (:func:`~p2p.match_end.match_end`, fed the
+        clock's judgements now)."""
+        now = self.now()
+        return match_end(
+            error, self.seat, Standing.of(self.match), self.clock.claim_has_grounds(now), self.clock.away(now),
+            self.patience.forfeit_after,
+        )  # fmt: skip
 
-    def _left_after_deal(self, note: dict[str, object], leaver: int) -> tuple[int | None, dict[str, object]]:
-        """The seat awarded and the note, when ``leaver`` (either side) ended the match on its own
-        authority.
-
-        Whatever reason it gives (or a violation it signed), a player who could
-        know the deal of an unfinished game leaves it lost, and its own record
-        says so too: otherwise seeing a bad deal and walking away would pay (see
-        docs/protocol.md, "Leaving after the deal").
-        """
-        if self.match.deal_known_to(leaver):
-            return self._award(note, 1 - leaver)
-        return None, note
-
-    def _quit_note(self) -> tuple[int | None, dict[str, object]]:
-        return self._left_after_deal({"end": "quit", "detail": "this side left", "by": self.seat}, self.seat)
+    async def _tell(self, abort: Abort) -> None:
+        """Tell the peer why we stop (the match ends, or pauses), if the line takes it within a second."""
+        with contextlib.suppress(P2PError, TimeoutError, OSError):
+            await asyncio.wait_for(self.channel.send(abort), 1)
 
     def quit_report(self) -> Report:
         """How the match ended when our player left it: a game whose deal we could know goes to
         the peer, as our record says too."""
-        awarded, _ = self._quit_note()
+        awarded = quit_ending(self.seat, Standing.of(self.match), False).awarded
         return Report(self.session, self.match, self.writer.path, "quit", awarded=awarded)
-
-    def _told_over(self) -> dict[str, object]:
-        """How the match ends when the host answers our return with ``busy``: past our limit it
-        claimed the game (our books say we lost it), before it the host left (docs/protocol.md,
-        "Coming back after the limit")."""
-        note = late_return_end(self.clock.away(self.now()), self.patience.forfeit_after, True, self.match, self.seat)
-        assert note is not None  # told over, the match is over
-        return note
-
-    def _when(self, error: P2PError) -> str:
-        """The error, with whether the peer knew the deal when it happened (see docs/protocol.md)."""
-        if self.match.deal_known_to(1 - self.seat):
-            return f"{error} (after the deal of game {self.match.number} was revealed)"
-        return f"{error} (before the deal of game {self.match.number})"
 
     def _timing_figures(self) -> None:
         if self._round_trips:
@@ -792,11 +721,6 @@ class Duel:
         self._claimable = self._stalled
         self._reconnects += 1
         self.status(Text(N_("reconnected to {name}: the match goes on"), name=self.peer_name))
-
-
-def _winner(note: dict[str, object]) -> int | None:
-    winner = note.get("winner")
-    return winner if isinstance(winner, int) else None
 
 
 def _minutes(seconds: float) -> str:

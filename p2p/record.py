@@ -187,14 +187,6 @@ class RecordWriter:
                 os.utime(self.path)
 
 
-def award_note(note: dict[str, object], match: Match, winner: int) -> dict[str, object]:
-    """``note`` awarding the unfinished game of ``match`` to ``winner`` (its ``game`` and
-    ``winner``); as it is when every game was played (only a final signature is missing)."""
-    if len(match.results) < match.games:
-        return note | {"game": match.number, "winner": winner}
-    return note
-
-
 def _line(row: dict[str, object]) -> str:
     return json.dumps(row, ensure_ascii=False) + "\n"
 

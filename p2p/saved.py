@@ -174,7 +174,7 @@ class SavedMatch:
 
     def close(self, restored: Verified, note: dict[str, object]) -> None:
         """End the unfinished match ``restored`` (read back from :attr:`record`) with ``note``
-        without playing on (:func:`~p2p.late_return.late_return_end`), and discard this state:
+        without playing on (:func:`~p2p.match_end.late_return_end`), and discard this state:
         it is not offered again. This file stays held, for a new match of this program."""
         assert self.record is not None
         writer = RecordWriter.continuing(self.record, restored.session, restored.match)

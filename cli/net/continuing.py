@@ -164,12 +164,13 @@ def closed_late(saved: SavedMatch, restored: Verified, progress: Progress, over:
     (docs/protocol.md, "Coming back after the limit"); say how it ended; whether it was closed."""
     import time
 
-    from p2p.late_return import late_return_end, seconds_since_heard
+    from p2p.late_return import seconds_since_heard
+    from p2p.match_end import Standing, late_return_end
 
     assert saved.record is not None
     session, match = restored.session, restored.match
     away = seconds_since_heard(saved.record, time.time())
-    note = late_return_end(away, session.forfeit_limit, over, match, session.seat)
+    note = late_return_end(away, session.forfeit_limit, over, Standing.of(match), session.seat)
     if note is None:
         return False
     words = {"peer": session.names[1 - session.seat], "number": match.number, "record": saved.record}
