@@ -26,6 +26,7 @@ from cli.home import Home
 from cli.i18n import _, translated
 from cli.printable import printable
 from cli.reasons import reason_words
+from cli.record_words import unreadable_record
 from engine import Game, RecordError
 from p2p import errors as p2p_errors
 
@@ -101,8 +102,11 @@ def listed_games(paths: Iterable[Path], match_paths: Iterable[Path] = ()) -> lis
     for path in paths:
         try:
             game = Game.from_record(storage.read_text(path))
-        except (storage.StorageError, RecordError) as exc:
+        except storage.StorageError as exc:
             listed.append(Unreadable(path, str(exc)))
+            continue
+        except RecordError as exc:
+            listed.append(Unreadable(path, unreadable_record(path.name, exc)))  # the foot names the folder
             continue
         names = game.headers.get("Players", "").split(" vs ")
         me = names.index(MY_NAME) if len(names) == 2 and MY_NAME in names else 0
