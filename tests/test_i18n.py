@@ -402,3 +402,26 @@ def test_network_commands_speak_the_language(capsys: pytest.CaptureFixture[str])
     assert "nuk është ftesë: pritej ADRESA:PORTA/GJURMA/SEKRETI" in capsys.readouterr().err
     assert cli_main.main(["--lang", "kk", "peers"]) == 0
     assert "таныс қарсыластар әлі жоқ" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("width", [60, 50, 40])
+def test_ukrainian_history_results_are_whole_at_narrow_widths(width: int) -> None:
+    """Issue 22, item 8: at 60 columns the Ukrainian history cut the result cell ("не завершена,
+    можна про…"); now the year gives way once the file column has gone (and the shorter
+    "незавершена" fits), and a result still too wide is wrapped within its column, never cut."""
+    from cli.history import Row, table_lines
+
+    i18n.use("uk")
+    resumable = i18n._("unfinished, resumable")
+    rows = [
+        Row("2026-12-02 16:05", "ШІ (легкий)", "виграш (без карт)", "201", "2026-12-02T16-05-19Z.txt", "1"),
+        Row("2026-12-02 16:08", "ШІ (легкий)", resumable, "2", "2026-12-02T16-08-55Z.txt", "2", True),
+    ]
+    lines = table_lines(rows, width)
+    assert all(cell_width(line) <= width for line in lines), lines
+    said = " ".join(" ".join(line.split()) for line in lines[1:])
+    assert all(word in said.split() for word in resumable.split()), lines  # each word whole
+    assert width < 50 or "…" not in said, lines  # at 40 the opponent is cut, to its floor
+    assert lines[1].split()[0] == "1" and lines[1].rstrip().endswith("201")  # the moves stay on the row
+    if width == 60:
+        assert any(resumable in line for line in lines), lines  # whole, on one line
