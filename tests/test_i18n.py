@@ -425,3 +425,42 @@ def test_ukrainian_history_results_are_whole_at_narrow_widths(width: int) -> Non
     assert lines[1].split()[0] == "1" and lines[1].rstrip().endswith("201")  # the moves stay on the row
     if width == 60:
         assert any(resumable in line for line in lines), lines  # whole, on one line
+
+
+def test_joining_in_ukrainian_names_the_port_and_a_host_that_stopped_waiting(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 22: the joiner read "З'єднання з 127.0.0.1 port 35207…" ("port" in English), and
+    one left 20 minutes at the rules question got "з'єднання обірвалося (Connection lost)": the
+    system's English, and no word that the host had stopped waiting. No socket: the handshake is
+    a stand-in that asks the question, lets 20 minutes pass and finds the connection gone."""
+    import time
+
+    from cli.net import joining
+    from p2p import connect
+    from p2p.errors import ConnectionClosed
+    from p2p.handshake import Terms
+    from p2p.text import N_, Text
+
+    real = time.monotonic
+    later = [0.0]
+    monkeypatch.setattr(time, "monotonic", lambda: real() + later[0])
+
+    async def answered_late(prompt: str, progress: object) -> str:
+        later[0] = 20 * 60.0
+        return "т\n"
+
+    async def host_gone(invite: object, me: object, name: str, known: object, decide, **_: object) -> object:  # type: ignore[no-untyped-def]
+        await decide(Terms(Rules(), 2), "Ann")
+        raise ConnectionClosed(Text(N_("the connection dropped ({error})"), error=ConnectionResetError("Connection lost")))
+
+    monkeypatch.setattr(joining, "read_line", answered_late)
+    monkeypatch.setattr(connect, "join", host_gone)
+    invite = "127.0.0.1:47111/7j33u3l6rypiweqlbeiso7l7oiwizoth/aaaqeayeaudaocajbifqydiob4ibceqt"
+    i18n.use("uk")
+    args = cli_main.build_parser().parse_args(["join", invite, "--name", "Bob"])
+    assert joining.run_join(args, play=lambda *_: None) == 1  # type: ignore[arg-type]  # never reached
+    said = capsys.readouterr().err
+    assert "127.0.0.1 порт 47111…" in said and " port " not in said, said
+    assert "хост перестав чекати на вашу відповідь щодо правил через 10 хвилин" in said, said
+    assert "Connection lost" not in said
