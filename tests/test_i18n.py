@@ -464,3 +464,36 @@ def test_joining_in_ukrainian_names_the_port_and_a_host_that_stopped_waiting(
     assert "127.0.0.1 порт 47111…" in said and " port " not in said, said
     assert "хост перестав чекати на вашу відповідь щодо правил через 10 хвилин" in said, said
     assert "Connection lost" not in said
+
+
+def test_analyze_names_the_players_in_the_language_in_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 22, item 11: under --lang uk ``trumps analyze`` named the players "You" and
+    "AI (easy)", as the record's headers keep them."""
+    game = Game(Position.from_notation("9HJHQHKD/TC/8H SH 0"), {"Players": "You vs AI (easy)"})
+    for move in ("QH,KD", "take", "9H", "QH,TC", "take", "KD", "take", "8H"):
+        game.play(move)
+    path = tmp_path / "lost.txt"
+    path.write_text(game.to_record(), encoding="utf-8")
+    assert cli_main.main(["analyze", str(path), "--nodes", "20000", "--no-save", "--lang", "uk"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("1. Ви: ") and lines[1].startswith("2. ШІ (легкий): "), lines
+    assert not any("You" in line or "AI (" in line for line in lines), lines
+
+
+def test_the_ukrainian_hint_refers_to_the_move_as_masculine() -> None:
+    """Issue 22, item 11: "Enter зіграє її" spoke of the move (хід, masculine) as feminine."""
+    from tests.test_cli_app import F2, Driver
+
+    i18n.use("uk")
+    session = ai_session(trump="S")
+
+    async def script(d: object) -> None:
+        assert isinstance(d, Driver)
+        await d.my_turn()
+        await d.keys(F2)
+        await d.until(lambda: session.message.startswith("Підказка"))
+
+    run(session, script)
+    assert session.message.endswith("Enter зіграє його."), session.message

@@ -134,9 +134,12 @@ def _load(spec: str) -> tuple[str, Game] | None:
 
 
 def _player_names(game: Game) -> tuple[str, str]:
+    """The players as the screen names them (``You`` and the AI translated, a friend made harmless)."""
+    from cli.app.names import shown_name
+
     names = game.headers.get("Players", "").split(" vs ")
     if len(names) == 2:
-        return names[0], names[1]
+        return shown_name(names[0]), shown_name(names[1])
     return _("player {number}").format(number=0), _("player {number}").format(number=1)
 
 
