@@ -497,3 +497,19 @@ def test_the_ukrainian_hint_refers_to_the_move_as_masculine() -> None:
 
     run(session, script)
     assert session.message.endswith("Enter зіграє його."), session.message
+
+
+def test_the_host_is_told_it_refused_someone_for_its_own_match() -> None:
+    """Issue 22, item 3: the host read "refused a connection from …: someone else has the match",
+    though the match is its own, with Bob."""
+    from p2p.admission import Gate, RefusalLog
+
+    gate = Gate("Ann")
+    gate.bind("Bob", bytes(32))
+    for refused in (gate.knocked("Eve"), gate.accepted("Bob", bytes(31) + b"x")):
+        assert refused is not None
+        line = RefusalLog().note(0.0, "127.0.0.1:52456", refused[1])
+        assert line == "refused a connection from 127.0.0.1:52456: you are playing a match with Bob"
+        i18n.use("uk")
+        assert i18n.translated(line) == "відхилено з'єднання з 127.0.0.1:52456: ви граєте матч з Bob"
+        i18n.use("en")
