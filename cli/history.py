@@ -102,11 +102,11 @@ def listed_games(paths: Iterable[Path], match_paths: Iterable[Path] = ()) -> lis
     for path in paths:
         try:
             game = Game.from_record(storage.read_text(path))
-        except storage.StorageError as exc:
-            listed.append(Unreadable(path, str(exc)))
+        except storage.StorageError as exc:  # named like the others: the foot names the folder
+            listed.append(Unreadable(path, str(exc).replace(str(path), path.name)))
             continue
         except RecordError as exc:
-            listed.append(Unreadable(path, unreadable_record(path.name, exc)))  # the foot names the folder
+            listed.append(Unreadable(path, unreadable_record(path.name, exc)))
             continue
         names = game.headers.get("Players", "").split(" vs ")
         me = names.index(MY_NAME) if len(names) == 2 and MY_NAME in names else 0

@@ -312,6 +312,7 @@ def test_unreadable_records_are_said_in_the_players_words(
         out = capsys.readouterr().out
         assert "1.txt non è una partita salvata: la prima riga non è '# Your trumps game record'" in out
         assert "2.txt non è una partita salvata: non è testo" in out
+        assert str(storage.games_dir()) not in out  # each file by its name, the folder at the foot
         assert "3.txt è danneggiato: riga " in out
         assert "line" not in out and "not a" not in out
         assert cli_main.main(["--lang", "it", "replay", "1.txt"]) == 1
