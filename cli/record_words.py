@@ -51,6 +51,28 @@ ENGINE_WORDS = {
 }
 """The sentences of :class:`engine.RecordError` (``Game.from_record``), as the engine writes them
 (its quoted values are the fields), and what the player reads instead."""
+MOVE_WORDS = {
+    "player {player} does not hold {card}": N_("player {player} does not hold {card}"),
+    "{card} beats {top}, so you must beat (forced pick-up rule)": N_(
+        "{card} beats {top}, so the move must beat (forced pick-up rule)"
+    ),
+    "{card} does not beat {top}": N_("{card} does not beat {top}"),
+    "after beating with {card} you must play a second card": N_(
+        "after beating with {card} the move must play a second card"
+    ),
+    "the pile is empty: play one card onto it": N_("the pile is empty: the move must play one card onto it"),
+    "the game is over": N_("the game is over"),
+    "{text} is not a card: a rank 6 7 8 9 T J Q K A then a suit S H D C": N_(
+        "{text} is not a card: a rank 6 7 8 9 T J Q K A then a suit S H D C"
+    ),
+    "write take, one card (7C) or a beat and a second card (8C,9D)": N_(
+        "a move is take, one card (7C) or a beat and a second card (8C,9D)"
+    ),
+    "a move cannot play {card} twice": N_("a move cannot play {card} twice"),
+}
+"""Why the engine finds a recorded move illegal or unreadable (the ``detail`` of ``move N (…) is
+not legal: …``: the engine's sentence after its first colon), as it writes it, and what the
+player reads instead; the cards stay in the record's notation (``7S``), as the line shows them."""
 
 _FIELD = re.compile(r"\{(\w+)\}")
 
@@ -65,15 +87,25 @@ def _pattern(wording: str) -> re.Pattern[str]:
 
 
 _PATTERNS = [(wording, _pattern(wording)) for wording in ENGINE_WORDS]
+_MOVE_PATTERNS = [(wording, _pattern(wording)) for wording in MOVE_WORDS]
 
 
-def _matched(message: str) -> tuple[str, dict[str, str]] | None:
-    """The engine's wording that ``message`` is, and its fields; ``None`` for any other text."""
-    for wording, pattern in _PATTERNS:
+def _matched(
+    message: str, patterns: list[tuple[str, re.Pattern[str]]] = _PATTERNS
+) -> tuple[str, dict[str, str]] | None:
+    """The engine's wording of ``patterns`` that ``message`` is, and its fields; ``None`` for any
+    other text."""
+    for wording, pattern in patterns:
         found = pattern.fullmatch(message)
         if found is not None:
             return wording, found.groupdict()
     return None
+
+
+def _detail(text: str) -> str:
+    """Why a recorded move is wrong (:data:`MOVE_WORDS`), in the language in use; other text as it is."""
+    found = _matched(text, _MOVE_PATTERNS)
+    return text if found is None else _(MOVE_WORDS[found[0]]).format(**found[1])
 
 
 def _bare(error: RecordError) -> str:
@@ -88,6 +120,8 @@ def record_reason(error: RecordError) -> str:
     if found is None:
         return str(error)  # not the engine's words: the cli's own, translated already
     wording, fields = found
+    if "detail" in fields and wording.startswith("move "):
+        fields["detail"] = _detail(fields["detail"])
     reason = _(ENGINE_WORDS[wording]).format(**fields)
     if error.line is None or wording == NOT_A_RECORD:
         return reason

@@ -325,6 +325,12 @@ def test_unreadable_records_are_said_in_the_players_words(
             with pytest.raises(RecordError) as raised:
                 Game.from_record(text)
             assert record_reason(raised.value) != str(raised.value)
+        start = "# Your trumps game record\nStart: 6S7S/8S/- SH 0\nResult: *\n\n1. "
+        for move in ("2S", "7S,7S", "6S,7S,8S", "take", "8S"):  # why the move is wrong, too
+            with pytest.raises(RecordError) as raised:
+                Game.from_record(start + move + "\n")
+            english = {"not", "hold", "beat", "must", "pile", "card", "twice", "write", "legal"}
+            assert not english & set(re.findall("[a-z]+", record_reason(raised.value))), raised.value
     finally:
         i18n.use("en")
 
