@@ -17,7 +17,7 @@ characters with their marks and shows an ellipsis where text was dropped:
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from wcwidth import wcswidth
 
@@ -76,9 +76,19 @@ def wrap(text: str, width: int, measure: Callable[[str], int] = cell_width) -> l
     >>> wrap("Your trumps beat other suits", 12)
     ['Your trumps', 'beat other', 'suits']
     """
+    return wrap_words(text.split(), width, measure)
+
+
+def wrap_words(words: Iterable[str], width: int, measure: Callable[[str], int] = cell_width) -> list[str]:
+    """``words`` (each kept whole, a space may be inside one) joined by spaces in lines of at most
+    ``width`` cells; a word wider than a line stands alone on one.
+
+    >>> wrap_words(["Send this:", "trumps join 10.0.0.1:5/x"], 20)
+    ['Send this:', 'trumps join 10.0.0.1:5/x']
+    """
     lines: list[str] = []
     line = ""
-    for word in text.split():
+    for word in words:
         candidate = f"{line} {word}" if line else word
         if line and measure(candidate) > width:
             lines.append(line)

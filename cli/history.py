@@ -26,6 +26,7 @@ from cli.home import Home
 from cli.i18n import _, translated
 from cli.printable import printable
 from cli.reasons import reason_words
+from cli.record_words import unreadable_record
 from engine import Game, RecordError
 from p2p import errors as p2p_errors
 
@@ -101,8 +102,11 @@ def listed_games(paths: Iterable[Path], match_paths: Iterable[Path] = ()) -> lis
     for path in paths:
         try:
             game = Game.from_record(storage.read_text(path))
-        except (storage.StorageError, RecordError) as exc:
-            listed.append(Unreadable(path, str(exc)))
+        except storage.StorageError as exc:  # named like the others: the foot names the folder
+            listed.append(Unreadable(path, str(exc).replace(str(path), path.name)))
+            continue
+        except RecordError as exc:
+            listed.append(Unreadable(path, unreadable_record(path.name, exc)))
             continue
         names = game.headers.get("Players", "").split(" vs ")
         me = names.index(MY_NAME) if len(names) == 2 and MY_NAME in names else 0
@@ -191,14 +195,16 @@ _YEAR = re.compile(r"\d{4}-(?=\d\d-\d\d \d\d:\d\d$)")
 
 
 def table_lines(rows: list[Row], width: int) -> list[str]:
-    """The heading and one line per game, columns aligned, no line wider than ``width`` cells;
-    then each unreadable file and why, whole, broken between words.
+    """The heading and a row per game (one line, or more where its result wraps), columns aligned,
+    no line wider than ``width`` cells; then each unreadable file and why, whole, broken between
+    words.
 
     Every cell is made harmless (:func:`printable`: names, results and file names come from files
     and peers). Where the columns do not fit, the date's year goes first, then the file column,
-    whole (each game keeps its number, which ``trumps replay`` and ``trumps analyze`` take); then
-    the others are cut with an ellipsis in the order of :data:`FLOORS`; the number and the move
-    count stay whole.
+    whole (each game keeps its number, which ``trumps replay`` and ``trumps analyze`` take), then
+    the year too; then the others narrow in the order of :data:`FLOORS`: the result wraps onto
+    lines of its own column, the opponent and the date are cut with an ellipsis; the number and
+    the move count stay whole.
     """
     heading = ("#", _("Date"), _("Opponent"), _("Result"), _("Moves"), _("File"))
     table = [list(heading)] + [
@@ -213,6 +219,8 @@ def table_lines(rows: list[Row], width: int) -> list[str]:
         widths[1] = yearless  # the year goes first: the file's name still shows it
     elif sum(widths) + sum(gaps) > width:
         widths[5], gaps[4] = 0, 0
+        if sum(widths) + sum(gaps) > width:
+            widths[1] = yearless  # before any cell is cut or wrapped
     excess = sum(widths) + sum(gaps) - width
     for floor_of in (FLOORS, dict.fromkeys(FLOORS, 1)):
         for column, floor in floor_of.items():
@@ -223,11 +231,15 @@ def table_lines(rows: list[Row], width: int) -> list[str]:
         table = [[line[0], _YEAR.sub("", line[1]), *line[2:]] for line in table]
     lines = []
     for line in table:
-        cells = [
-            pad(fit(text, room), room, right=column in (0, 4)) if room else ""
-            for column, (text, room) in enumerate(zip(line, widths, strict=True))
-        ]
-        lines.append("".join(cell + " " * gap for cell, gap in zip(cells, (*gaps, 0), strict=True)).rstrip())
+        results = wrap(line[3], widths[3]) or [""]  # a result is said whole: cut, it could mislead
+        shown = [[fit(text, room)] for text, room in zip(line, widths, strict=True)]
+        shown[3] = [fit(part, widths[3]) for part in results]  # fit: a single word wider than the column
+        for at in range(len(results)):  # the first line holds every cell, the others the result's rest
+            cells = [
+                pad(parts[at] if at < len(parts) else "", room, right=column in (0, 4)) if room else ""
+                for column, (parts, room) in enumerate(zip(shown, widths, strict=True))
+            ]
+            lines.append("".join(cell + " " * gap for cell, gap in zip(cells, (*gaps, 0), strict=True)).rstrip())
     for row in rows:
         if not row.readable:
             if row.file in row.result:  # the error names the file already (cli.storage's sentences)

@@ -275,7 +275,12 @@ class Gate:
         a match is on with a joiner of another name."""
         if self.joiner is None or name == self.joiner[0]:
             return None
-        return busy(self.host), PeerBusy(Text(N_("someone else has the match")))
+        return busy(self.host), self._playing()
+
+    def _playing(self) -> PeerBusy:
+        """Why the host refused someone: its own match, with its joiner (the host's words)."""
+        assert self.joiner is not None
+        return PeerBusy(Text(N_("you are playing a match with {name}"), name=self.joiner[0]))
 
     def accepted(self, name: str, key: bytes) -> Refusal | None:
         """The refusal of an ``accept`` of ``name`` with identity ``key``, or ``None``: a match is
@@ -283,7 +288,7 @@ class Gate:
         if self.joiner is None:
             return None
         if (name, key) != self.joiner:
-            return busy(self.host), PeerBusy(Text(N_("someone else has the match")))
+            return busy(self.host), self._playing()
         if self.over:
             detail = f"{self.host}'s match with you is over: ask for a new invite to play again"
             return Abort(reason="busy", detail=detail), PeerBusy(

@@ -279,7 +279,7 @@ def test_history_lists_date_opponent_result(capsys: pytest.CaptureFixture[str]) 
     assert rows[0].result.startswith(mine) and rows[0].moves == str(len(won.moves))
     assert rows[1].opponent == "AI (easy)"
     assert rows[2].result == "abandoned"
-    assert rows[3].result.startswith("line 2") and not rows[3].readable
+    assert "4.txt is damaged: line 2: the start position is wrong" in rows[3].result and not rows[3].readable
     assert [r.number for r in rows] == ["1", "2", "3", ""]  # what trumps replay N takes
     storage.save_unfinished(storage.Unfinished("3.txt", "easy", 1, 0, (0, 0)))
     assert history_rows(storage.record_paths())[2].result == "unfinished, resumable"
@@ -287,8 +287,52 @@ def test_history_lists_date_opponent_result(capsys: pytest.CaptureFixture[str]) 
     out = capsys.readouterr().out
     assert "AI (hard)" in out and "3 games in" in out  # as stats counts them
     assert "1 unreadable file, listed above, is not counted." in out
-    assert "unreadable: 4.txt: line 2: start position" in out  # whole, with its name
+    assert "4.txt is damaged: line 2: the start position is wrong" in " ".join(out.split())  # whole
     assert "Game 3 is unfinished: 'trumps play' continues it." in out
+
+
+def test_unreadable_records_are_said_in_the_players_words(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22, items 8/9: the engine's reason stayed English under ``--lang uk`` ("line 1: not a
+    game record: the first line must be …") and was worded unlike the unreadable file next to it
+    ("X is not a saved game: it is not text"); now each is a sentence naming the file, translated
+    (Italian here: Latin letters)."""
+    from cli import i18n
+    from cli.record_words import record_reason
+    from engine import RecordError
+
+    monkeypatch.setenv("COLUMNS", "200")
+    storage.write_atomic(storage.games_dir() / "1.txt", "hello\n")
+    (storage.games_dir() / "2.txt").write_bytes(b"\xff\xfe")
+    bad_move = finished_game().to_record().replace("\n1. ", "\n2. ", 1)
+    storage.write_atomic(storage.games_dir() / "3.txt", bad_move)
+    try:
+        assert cli_main.main(["--lang", "it", "history"]) == 0
+        out = capsys.readouterr().out
+        assert "1.txt non è una partita salvata: la prima riga non è '# Your trumps game record'" in out
+        assert "2.txt non è una partita salvata: non è testo" in out
+        assert str(storage.games_dir()) not in out  # each file by its name, the folder at the foot
+        assert "3.txt è danneggiato: riga " in out
+        assert "line" not in out and "not a" not in out
+        assert cli_main.main(["--lang", "it", "replay", "1.txt"]) == 1
+        said = capsys.readouterr().err
+        assert "la prima riga non è" in said and "first line" not in said
+        # each damage the engine names is matched by the table (a wording it does not know stays English)
+        i18n.use("uk")
+        records = ("", "# Your trumps game record\nStart: x\n", "# Your trumps game record\nx\n", bad_move)
+        for text in (*records, "# Your trumps game record\nA: 1\nA: 2\n", finished_game().to_record() + "x\n"):
+            with pytest.raises(RecordError) as raised:
+                Game.from_record(text)
+            assert record_reason(raised.value) != str(raised.value)
+        start = "# Your trumps game record\nStart: 6S7S/8S/- SH 0\nResult: *\n\n1. "
+        for move in ("2S", "7S,7S", "6S,7S,8S", "take", "8S"):  # why the move is wrong, too
+            with pytest.raises(RecordError) as raised:
+                Game.from_record(start + move + "\n")
+            english = {"not", "hold", "beat", "must", "pile", "card", "twice", "write", "legal"}
+            assert not english & set(re.findall("[a-z]+", record_reason(raised.value))), raised.value
+    finally:
+        i18n.use("en")
 
 
 # ---------------------------------------------------------------------- replay

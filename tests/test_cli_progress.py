@@ -8,6 +8,8 @@ import io
 import threading
 import time
 
+import pytest
+
 from cli.net.progress import Progress
 
 
@@ -19,10 +21,13 @@ class Terminal:
         self.screen = ""
         self._lock = threading.Lock()
 
-    def stream(self) -> io.TextIOBase:
+    def stream(self, tty: bool = False) -> io.TextIOBase:
         terminal = self
 
         class Stream(io.TextIOBase):
+            def isatty(self) -> bool:
+                return tty
+
             def write(self, text: str) -> int:
                 for char in text:
                     with terminal._lock:
@@ -87,3 +92,38 @@ def test_progress_lines_never_block_on_a_pipe_nobody_reads() -> None:
     caller.join(30)
     assert not caller.is_alive()
     os.close(read_end)
+
+
+def test_lines_on_a_terminal_break_between_words_and_keep_paths_and_the_invite_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 22, item 12: at 60 columns the terminal broke host and join lines mid-word ("port 4 /
+    5541", "Bob's ♣ / ."), record paths and the invite too. On a terminal each line is now broken
+    between words at its width; a path, or the command to paste, starts a line of its own, whole;
+    a file or a pipe gets the lines as they are."""
+    monkeypatch.setenv("COLUMNS", "60")
+    invite = "trumps join 127.0.0.1:45541/o7psveaqhzfwcadzylhhcz/us4btzdevfwgmo4mp4tolziwj3fczwnh"
+    record = "/tmp/w22/ann3/data/trumps/matches/20261202T161420Z-Bob-31f07969.jsonl"
+    said = [
+        "Hosting a match of 2 games, forced pick-up, the trump sixes change hands, a draw after"
+        " 1000 moves, no AI hints on port 45541; waiting for your friend to join…",
+        "Bob won game 1: Bob was out of cards first. You dealt; your trump was ♠, Bob's ♣.",
+        f"Record: {record}  (check it with: trumps verify {record})",
+    ]
+    terminal = Terminal()
+    progress = Progress(stream=terminal.stream(tty=True), out=terminal.stream(tty=True))  # type: ignore[arg-type]
+    progress.show(f"Send this to your friend:  {invite}")
+    for line in said:
+        progress.say(line)
+    question = "Continue your unfinished match against Bob (game 1, move 4)? [Y/n] "
+    progress.prompt(question)
+    progress.flush()
+    lines = terminal.screen.split("\n")
+    assert [line for line in lines if len(line) > 60] == [invite, record, f"trumps verify {record})"]
+    words = " ".join([f"Send this to your friend: {invite}", *said, question]).split()
+    assert [word for line in lines for word in line.split()] == words  # whole, in order
+    assert lines[-1] == "[Y/n] " and lines[-2].endswith("(game 1, move 4)?")  # the answer after its space
+    piped = io.StringIO()
+    Progress(stream=piped).say(said[0])
+    time.sleep(0.2)
+    assert piped.getvalue() == said[0] + "\n"

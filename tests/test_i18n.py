@@ -402,3 +402,114 @@ def test_network_commands_speak_the_language(capsys: pytest.CaptureFixture[str])
     assert "nuk është ftesë: pritej ADRESA:PORTA/GJURMA/SEKRETI" in capsys.readouterr().err
     assert cli_main.main(["--lang", "kk", "peers"]) == 0
     assert "таныс қарсыластар әлі жоқ" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("width", [60, 50, 40])
+def test_ukrainian_history_results_are_whole_at_narrow_widths(width: int) -> None:
+    """Issue 22, item 8: at 60 columns the Ukrainian history cut the result cell ("не завершена,
+    можна про…"); now the year gives way once the file column has gone (and the shorter
+    "незавершена" fits), and a result still too wide is wrapped within its column, never cut."""
+    from cli.history import Row, table_lines
+
+    i18n.use("uk")
+    resumable = i18n._("unfinished, resumable")
+    rows = [
+        Row("2026-12-02 16:05", "ШІ (легкий)", "виграш (без карт)", "201", "2026-12-02T16-05-19Z.txt", "1"),
+        Row("2026-12-02 16:08", "ШІ (легкий)", resumable, "2", "2026-12-02T16-08-55Z.txt", "2", True),
+    ]
+    lines = table_lines(rows, width)
+    assert all(cell_width(line) <= width for line in lines), lines
+    said = " ".join(" ".join(line.split()) for line in lines[1:])
+    assert all(word in said.split() for word in resumable.split()), lines  # each word whole
+    assert width < 50 or "…" not in said, lines  # at 40 the opponent is cut, to its floor
+    assert lines[1].split()[0] == "1" and lines[1].rstrip().endswith("201")  # the moves stay on the row
+    if width == 60:
+        assert any(resumable in line for line in lines), lines  # whole, on one line
+
+
+def test_joining_in_ukrainian_names_the_port_and_a_host_that_stopped_waiting(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 22: the joiner read "З'єднання з 127.0.0.1 port 35207…" ("port" in English), and
+    one left 20 minutes at the rules question got "з'єднання обірвалося (Connection lost)": the
+    system's English, and no word that the host had stopped waiting. No socket: the handshake is
+    a stand-in that asks the question, lets 20 minutes pass and finds the connection gone."""
+    import time
+
+    from cli.net import joining
+    from p2p import connect
+    from p2p.errors import ConnectionClosed
+    from p2p.handshake import Terms
+    from p2p.text import N_, Text
+
+    real = time.monotonic
+    later = [0.0]
+    monkeypatch.setattr(time, "monotonic", lambda: real() + later[0])
+
+    async def answered_late(prompt: str, progress: object) -> str:
+        later[0] = 20 * 60.0
+        return "т\n"
+
+    async def host_gone(invite: object, me: object, name: str, known: object, decide, **_: object) -> object:  # type: ignore[no-untyped-def]
+        await decide(Terms(Rules(), 2), "Ann")
+        raise ConnectionClosed(Text(N_("the connection dropped ({error})"), error=ConnectionResetError("Connection lost")))
+
+    monkeypatch.setattr(joining, "read_line", answered_late)
+    monkeypatch.setattr(connect, "join", host_gone)
+    invite = "127.0.0.1:47111/7j33u3l6rypiweqlbeiso7l7oiwizoth/aaaqeayeaudaocajbifqydiob4ibceqt"
+    i18n.use("uk")
+    args = cli_main.build_parser().parse_args(["join", invite, "--name", "Bob"])
+    assert joining.run_join(args, play=lambda *_: None) == 1  # type: ignore[arg-type]  # never reached
+    said = capsys.readouterr().err
+    assert "127.0.0.1 порт 47111…" in said and " port " not in said, said
+    assert "хост перестав чекати на вашу відповідь щодо правил через 10 хвилин" in said, said
+    assert "Connection lost" not in said
+
+
+def test_analyze_names_the_players_in_the_language_in_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 22, item 11: under --lang uk ``trumps analyze`` named the players "You" and
+    "AI (easy)", as the record's headers keep them."""
+    game = Game(Position.from_notation("9HJHQHKD/TC/8H SH 0"), {"Players": "You vs AI (easy)"})
+    for move in ("QH,KD", "take", "9H", "QH,TC", "take", "KD", "take", "8H"):
+        game.play(move)
+    path = tmp_path / "lost.txt"
+    path.write_text(game.to_record(), encoding="utf-8")
+    assert cli_main.main(["analyze", str(path), "--nodes", "20000", "--no-save", "--lang", "uk"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("1. Ви: ") and lines[1].startswith("2. ШІ (легкий): "), lines
+    assert not any("You" in line or "AI (" in line for line in lines), lines
+
+
+def test_the_ukrainian_hint_refers_to_the_move_as_masculine() -> None:
+    """Issue 22, item 11: "Enter зіграє її" spoke of the move (хід, masculine) as feminine."""
+    from tests.test_cli_app import F2, Driver
+
+    i18n.use("uk")
+    session = ai_session(trump="S")
+
+    async def script(d: object) -> None:
+        assert isinstance(d, Driver)
+        await d.my_turn()
+        await d.keys(F2)
+        await d.until(lambda: session.message.startswith("Підказка"))
+
+    run(session, script)
+    assert session.message.endswith("Enter зіграє його."), session.message
+
+
+def test_the_host_is_told_it_refused_someone_for_its_own_match() -> None:
+    """Issue 22, item 3: the host read "refused a connection from …: someone else has the match",
+    though the match is its own, with Bob."""
+    from p2p.admission import Gate, RefusalLog
+
+    gate = Gate("Ann")
+    gate.bind("Bob", bytes(32))
+    for refused in (gate.knocked("Eve"), gate.accepted("Bob", bytes(31) + b"x")):
+        assert refused is not None
+        line = RefusalLog().note(0.0, "127.0.0.1:52456", refused[1])
+        assert line == "refused a connection from 127.0.0.1:52456: you are playing a match with Bob"
+        i18n.use("uk")
+        assert i18n.translated(line) == "відхилено з'єднання з 127.0.0.1:52456: ви граєте матч з Bob"
+        i18n.use("en")

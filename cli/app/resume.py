@@ -12,6 +12,7 @@ from cli.app.ai_opponent import AIOpponent
 from cli.app.opponent import Opponent
 from cli.app.score import MatchScore
 from cli.i18n import _
+from cli.record_words import unreadable_record
 from engine import Game, RecordError
 
 
@@ -41,10 +42,8 @@ def load_unfinished() -> tuple[SavedGame | None, str]:
         saved = storage.load_unfinished()
         if saved is None:
             return None, ""
-        game = Game.from_record(storage.read_text(saved.path))
-        if "Seed" not in game.headers:  # the engine checks Dealer and Trumps against the seed only
-            raise RecordError(_("the record does not name its deal (Seed, Dealer, Trumps)"))
-    except (storage.StorageError, RecordError) as exc:
+        game = _dealt_record(saved.path)
+    except storage.StorageError as exc:
         _forget_note()
         return None, str(exc)
     if game.result is not None:
@@ -54,6 +53,22 @@ def load_unfinished() -> tuple[SavedGame | None, str]:
         saved.games, saved.me, saved.played, list(saved.halves), earlier=saved.earlier, matches=saved.matches
     )
     return SavedGame(game, match, saved.path, AIOpponent(saved.level), saved.me), ""
+
+
+def _dealt_record(path: Path) -> Game:
+    """The game of the record ``path``, which must name its deal; :class:`cli.storage.StorageError`
+    says why it cannot be read (naming the file)."""
+    try:
+        game = Game.from_record(storage.read_text(path))
+    except RecordError as exc:
+        raise storage.StorageError(unreadable_record(path, exc)) from None
+    if "Seed" not in game.headers:  # the engine checks Dealer and Trumps against the seed only
+        raise storage.StorageError(
+            _("{file} is damaged: {error}").format(
+                file=path, error=_("the record does not name its deal (Seed, Dealer, Trumps)")
+            )
+        )
+    return game
 
 
 def _forget_note() -> None:

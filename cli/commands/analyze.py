@@ -116,6 +116,7 @@ def _load(spec: str) -> tuple[str, Game] | None:
     from cli.history import game_spec, load_game
     from cli.i18n import translated
     from cli.printable import printable
+    from cli.record_words import record_reason
     from engine import RecordError
     from p2p import errors as p2p_errors
 
@@ -126,15 +127,19 @@ def _load(spec: str) -> tuple[str, Game] | None:
         print(printable(f"trumps analyze: {exc}"), file=sys.stderr)
         return None
     except (RecordError, p2p_errors.MatchRecordError) as exc:
-        message = _("{file} cannot be analyzed: {error}").format(file=spec, error=translated(exc))
+        reason = record_reason(exc) if isinstance(exc, RecordError) else translated(exc)
+        message = _("{file} cannot be analyzed: {error}").format(file=spec, error=reason)
         print(printable(f"trumps analyze: {message}"), file=sys.stderr)  # the error may quote the file
         return None
 
 
 def _player_names(game: Game) -> tuple[str, str]:
+    """The players as the screen names them (``You`` and the AI translated, a friend made harmless)."""
+    from cli.app.names import shown_name
+
     names = game.headers.get("Players", "").split(" vs ")
     if len(names) == 2:
-        return names[0], names[1]
+        return shown_name(names[0]), shown_name(names[1])
     return _("player {number}").format(number=0), _("player {number}").format(number=1)
 
 

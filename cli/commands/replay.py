@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from cli.history import game_spec, load_game
     from cli.i18n import translated
     from cli.printable import printable
+    from cli.record_words import record_reason
     from engine import RecordError
     from p2p import errors as p2p_errors
 
@@ -55,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
         print(printable(f"trumps replay: {exc}"), file=sys.stderr)
         return 1
     except (RecordError, p2p_errors.MatchRecordError) as exc:
-        message = _("{file} cannot be replayed: {error}").format(file=args.file, error=translated(exc))
+        reason = record_reason(exc) if isinstance(exc, RecordError) else translated(exc)
+        message = _("{file} cannot be replayed: {error}").format(file=args.file, error=reason)
         print(printable(f"trumps replay: {message}"), file=sys.stderr)  # the error may quote the file
         return 1
     if not (sys.stdin.isatty() and sys.stdout.isatty()):

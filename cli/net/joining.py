@@ -113,6 +113,24 @@ async def _why_unreached(invite: Invite, error: P2PError) -> P2PError:
     return ConnectionClosed(Text(template, error=error, addresses=where, who=who))
 
 
+def dialed_words(invite: Invite) -> str:
+    """The addresses of ``invite``, as ``Connecting to …`` names them, in the language in use."""
+    return ", ".join(_("{host} port {port}").format(host=host, port=port) for host, port in invite.addresses)
+
+
+def gave_up_words() -> Text:
+    """Why the host was gone once its rules were answered: it waits for the answer only so long."""
+    from p2p.handshake import DECISION_TIMEOUT
+
+    return ntext(
+        "the host stopped waiting for your answer to its rules after {count} minute: join again to "
+        "be asked anew",
+        "the host stopped waiting for your answer to its rules after {count} minutes: join again "
+        "to be asked anew",
+        round(DECISION_TIMEOUT / 60),
+    )
+
+
 def _invite_text(given: str | None, progress: Progress) -> str | None:
     """The invite's text: as given, or for ``-`` read from standard input (asked for on a
     terminal), so that it is in no process list (``ps`` shows every user a program's arguments
@@ -130,7 +148,7 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
 
     from p2p.connect import Redial, join
     from p2p.errors import ConnectionClosed, P2PError, PeerBusy, PeerTimeout
-    from p2p.handshake import LAN_SECRET
+    from p2p.handshake import DECISION_TIMEOUT, HANDSHAKE_TIMEOUT, LAN_SECRET
     from p2p.identity import KnownPeers
     from p2p.invite import Invite
     from p2p.saved import joined_file
@@ -175,12 +193,15 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
 
     yes = yes_words()
     stage = Stage()
+    pondered = [0.0]  # seconds the rules question stood open
 
     async def decide(terms: Terms, host_name: str) -> bool:
         progress.say(Text(N_("{name} proposes {terms}."), name=host_name, terms=describe(terms)))
         if args.yes or args.bot:
             return True
+        asked_at = time.monotonic()
         answer = await read_line(_("Accept these rules? [y/N] "), progress)
+        pondered[0] = time.monotonic() - asked_at
         return answer.strip().lower() in yes
 
     def asked(code: str) -> None:
@@ -190,8 +211,7 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
         progress.say(Text(template, code=code))
 
     async def main() -> Report:
-        where = ", ".join(f"{host} port {port}" for host, port in invite.addresses)
-        progress.say(Text(N_("Connecting to {addresses}…"), addresses=where))
+        progress.say(Text(N_("Connecting to {addresses}…"), addresses=dialed_words(invite)))
         start = time.monotonic()
         if restored is not None:  # the same host and terms, redialed until it answers
             say_continuing(restored, progress)
@@ -226,6 +246,8 @@ def run_join(args: argparse.Namespace, play: Play | None = None) -> int:
                 invite, me, name, KnownPeers(home.peers_file), decide, asked=asked, limit_ms=stated_limit_ms(args)
             )
         except (ConnectionClosed, PeerTimeout) as exc:
+            if pondered[0] >= DECISION_TIMEOUT - HANDSHAKE_TIMEOUT:  # the drop is the host's time-out
+                raise ConnectionClosed(gave_up_words()) from None
             raise await _why_unreached(invite, exc) from None
         handshaken = time.monotonic()
         stage.playing = True

@@ -4,14 +4,58 @@ from __future__ import annotations
 
 import contextlib
 import queue
+import shutil
 import sys
 import threading
 import time
 from collections.abc import Callable
 from typing import TextIO
 
+from cli.cells import cell_width, wrap_words
 from cli.i18n import translated
 from cli.printable import printable
+
+
+def _units(text: str) -> list[str]:
+    """The words of ``text``, a command to copy (``trumps join INVITE``, ``trumps verify PATH``)
+    as one: broken between its words it would not paste as it was meant."""
+    words = text.split()
+    units: list[str] = []
+    while words:
+        take = 3 if words[0] == "trumps" and len(words) >= 3 and words[1].isalpha() else 1
+        units.append(" ".join(words[:take]))
+        del words[:take]
+    return units
+
+
+def terminal_lines(text: str, columns: int) -> str:
+    """``text`` broken at spaces into lines of at most ``columns`` cells, so that the terminal
+    never breaks a word; a path, an invite or a command to copy that is wider than the rest of a
+    line starts a line of its own, whole (wider than a line, the terminal folds it, no space
+    added to it). Each line keeps its indent; a line that fits is left as it is.
+
+    >>> print(terminal_lines("Record: /home/ann/matches/x.jsonl  (check it with: trumps verify /home/ann/matches/x.jsonl)", 40))
+    Record: /home/ann/matches/x.jsonl (check
+    it with:
+    trumps verify /home/ann/matches/x.jsonl)
+    """
+    lines = []
+    for line in text.split("\n"):
+        if cell_width(line) <= columns:
+            lines.append(line)
+            continue
+        body = line.lstrip(" ")
+        indent = line[: len(line) - len(body)]
+        parts = wrap_words(_units(body), max(columns - len(indent), 1))
+        lines += [indent + part for part in parts]
+        lines[-1] += body[len(body.rstrip(" ")) :]  # a question's space before the answer
+    return "\n".join(lines)
+
+
+def _columns(stream: TextIO) -> int | None:
+    """The width of the terminal ``stream`` writes to; ``None`` for a file or a pipe (their
+    readers break lines as they like)."""
+    return shutil.get_terminal_size().columns if stream.isatty() else None
 
 
 class Progress:
@@ -100,6 +144,9 @@ class Progress:
         them; first the end of a question left open (no answer ended its line)."""
         stream = (self.out or sys.stdout) if out else (self.stream or sys.stderr)
         with contextlib.suppress(OSError, ValueError):
+            columns = _columns(stream)
+            if columns is not None:
+                line = terminal_lines(line, columns)
             if self._open.is_set():
                 self._open.clear()
                 question = self.out or sys.stdout
