@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from cli.i18n import _, ngettext
+from cli.i18n import _, decimal, ngettext
 from engine import Move
 from engine.ai import Advice
 from engine.ai.analysis import (
@@ -38,10 +38,10 @@ def standing_words(value: int | None, cards: float | None) -> str:
         return _("about even")
     if cards > 0:
         return ngettext("{cards} card ahead", "{cards} cards ahead", 1 if round(cards, 1) == 1 else 2).format(
-            cards=f"{cards:.1f}"
+            cards=decimal(cards)
         )
     return ngettext("{cards} card behind", "{cards} cards behind", 1 if round(-cards, 1) == 1 else 2).format(
-        cards=f"{-cards:.1f}"
+        cards=decimal(-cards)
     )
 
 
@@ -149,7 +149,7 @@ def advice_words(advice: Advice, show: Callable[[Move], str] = str, opponent: st
             text = _(
                 "{move}, the best move found: after it you look {cards} cards behind {name} (an estimate, not proven)"
             )
-        return text.format(move=move, cards=f"{abs(cards):.1f}", name=opponent or _("the other player"))
+        return text.format(move=move, cards=decimal(abs(cards)), name=opponent or _("the other player"))
     if advice.value == DRAW:
         return _("{move} — draws (proven)").format(move=move)
     moves = advice.moves or 0

@@ -43,6 +43,9 @@ AUTO = "auto"
 _ENVIRONMENT = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 
 _translations: gettext.NullTranslations = gettext.NullTranslations()
+DECIMAL_SEPARATORS = {"uk": ",", "it": ",", "sq": ",", "kk": ","}
+"""The decimal separator of each language that does not write a point (Unicode CLDR)."""
+_decimal_separator = "."
 
 
 def N_(message: str) -> str:
@@ -126,7 +129,20 @@ def use(code: str | None = None) -> str:
 
     A language without its compiled catalogue falls back to English.
     """
-    global _translations
+    global _translations, _decimal_separator
     chosen = environment_language() if code is None else (language_code(code) or "en")
     _translations = gettext.translation(DOMAIN, LOCALE_DIR, languages=[chosen], fallback=True)
-    return chosen if isinstance(_translations, gettext.GNUTranslations) else "en"
+    spoken = chosen if isinstance(_translations, gettext.GNUTranslations) else "en"
+    _decimal_separator = DECIMAL_SEPARATORS.get(spoken, ".")
+    return spoken
+
+
+def decimal(value: float, places: int = 1) -> str:
+    """``value`` with ``places`` decimals, as the language in use writes them.
+
+    >>> use("uk"), decimal(1.25), decimal(-0.5)
+    ('uk', '1,2', '-0,5')
+    >>> use("en"), decimal(1.25)
+    ('en', '1.2')
+    """
+    return f"{value:.{places}f}".replace(".", _decimal_separator)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from cli import i18n
 from cli.analysis_file import analysis_path, load_analysis, save_analysis
 from cli.app import coach as coach_module
 from cli.app.cards import move_text
@@ -18,7 +19,7 @@ from cli.app.coach import Coach
 from cli.app.replay import Replay
 from cli.app.score import MatchScore
 from cli.app.screen import GameScreen
-from cli.coach_words import advice_words, turning_words, verdict_words
+from cli.coach_words import advice_words, standing_words, turning_words, verdict_words
 from cli.commands.replay import _analysis
 from engine import Game, Move, Position, deal
 from engine.ai import Advice, advise, choose
@@ -271,6 +272,10 @@ def test_the_hint_words_for_each_kind_of_advice() -> None:
         "KS,6H, the best move found: after it you look 1.8 cards behind Ann (an estimate, not proven)"
     )
     assert "look even" in advice_words(Advice(move, None, None, 0.01), str, "Ann")
+    i18n.use("uk")  # a language that writes a decimal comma: "2.2" read as a date or a version there
+    assert " 2,2 " in advice_words(Advice(move, None, None, 2.25), str, "Ann")
+    assert " 1,5 " in f" {standing_words(None, -1.5)}"
+    i18n.use("en")
     found = advise(Position.from_notation("9HJHQHKD/TC/8H SH 0"), nodes=NODES)
     assert found.value == WIN and found.moves is not None and found.moves % 2 == 1  # the winner moves last
 
