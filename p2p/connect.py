@@ -314,8 +314,9 @@ async def _offered(
     address: Address, invite: Invite, me: Identity, name: str, known: KnownPeers, timeout: float, limit_ms: int
 ) -> tuple[Channel, JoinerHandshake]:
     """Connect to ``address`` and run the joiner's handshake up to the host's checked offer."""
+    peers = known.peers()  # before connecting: a damaged file must not leave a connection open
     channel = await _connect(address, timeout)
-    machine = JoinerHandshake(me, name, invite.fingerprint, invite.secret, known.peers(), limit_ms)
+    machine = JoinerHandshake(me, name, invite.fingerprint, invite.secret, peers, limit_ms)
     await _to_offer(channel, machine)
     return channel, machine
 

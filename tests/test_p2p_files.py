@@ -284,3 +284,27 @@ def test_an_identity_key_readable_by_others_is_refused(tmp_path: Path) -> None:
     path.chmod(0o640)
     with pytest.raises(P2PError, match="readable by others"):
         load_identity(path)
+
+
+def test_a_joiner_with_a_damaged_known_peers_file_opens_no_connection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The joiner read its known peers only once connected: a damaged file then raised with the
+    connection open and never closed, and the host waited out its first-flight deadline for it.
+    Now the file is read before dialing."""
+    import p2p.connect
+
+    ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+    bob.home.peers_file.parent.mkdir(parents=True, exist_ok=True)
+    bob.home.peers_file.write_text(json.dumps(DAMAGED_PEERS["key not hex"]("ann", ann.me.public)))
+    dialed: list[object] = []
+
+    async def connect(address: object, timeout: float) -> object:
+        dialed.append(address)
+        raise AssertionError("dialed with a known-peers file it cannot read")
+
+    monkeypatch.setattr(p2p.connect, "_connect", connect)
+    invite = ann.invite(0, new_secret(), "127.0.0.1")
+    with pytest.raises(P2PError, match="known-peers file"):
+        run(p2p.connect._offered(invite.addresses[0], invite, bob.me, "bob", bob.known, 1.0, 180_000))
+    assert dialed == []
