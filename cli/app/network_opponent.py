@@ -27,14 +27,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import os
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from cli.app.cards import move_text
-from cli.app.chat import CHAT_KEPT
+from cli.app.chat_file import ChatFile
 from cli.app.duel_summary import ending_words, host_words, left_why
 from cli.app.opponent import Deal, OpponentLeft, Table
 from cli.app.trump_choice import names_second, trump_clash, trump_prefs
@@ -102,7 +100,7 @@ class NetworkOpponent:
         self.seat = session.seat
         self.name = session.names[1 - self.seat]
         self.reconnector = reconnector
-        self.chat_file = None if saved is None else saved.path.with_name(saved.path.name + ".chat")
+        self.chat_file = None if saved is None else ChatFile.beside(saved.path)
         """Where a restart-safe duel keeps its chat, so that a restarted screen shows it again."""
         self._continued = restored is not None
         self.patience = replace(patience or Patience(forfeit_after=session.forfeit_limit), auto_claim=False)
@@ -257,8 +255,7 @@ class NetworkOpponent:
             await asyncio.gather(*self._background_tasks, return_exceptions=True)
         saved = self.duel.saved
         if self.chat_file is not None and (saved is None or not saved.path.exists()):
-            with contextlib.suppress(OSError):  # the match is over: nothing will show its chat again
-                self.chat_file.unlink(missing_ok=True)
+            self.chat_file.drop()  # the match is over: nothing will show its chat again
         if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
@@ -293,25 +290,16 @@ class NetworkOpponent:
         if self._table is not None:
             self._table.chat(text)
         if self.chat_file is not None:
-            with contextlib.suppress(OSError, ValueError):  # the chat is a nicety: the match goes on
-                descriptor = os.open(self.chat_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-                with os.fdopen(descriptor, "a", encoding="utf-8") as file:
-                    file.write(json.dumps(text) + "\n")
+            self.chat_file.add(text)
 
     def _chat_kept(self) -> list[str]:
-        """The chat of the match this duel continues, as the stopped screen showed it (the last
-        :data:`~cli.app.chat.CHAT_KEPT` lines); a new match starts its chat afresh."""
+        """The chat of the match this duel continues; a new match starts its chat afresh."""
         if self.chat_file is None:
             return []
         if not self._continued:
-            with contextlib.suppress(OSError):
-                self.chat_file.unlink(missing_ok=True)
+            self.chat_file.drop()
             return []
-        try:
-            lines = [json.loads(line) for line in self.chat_file.read_text(encoding="utf-8").splitlines()]
-        except (OSError, ValueError):
-            return []
-        return [line for line in lines if isinstance(line, str)][-CHAT_KEPT:]
+        return self.chat_file.kept()
 
     def show_status(self, text: str) -> None:
         """Show ``text`` in the screen's status slot (a line about the connection, not the game)."""
