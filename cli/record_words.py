@@ -48,9 +48,51 @@ ENGINE_WORDS = {
     "the start position is not the deal that Seed, Dealer and Trumps give": N_(
         "the start position is not the deal that Seed, Dealer and Trumps give"
     ),
+    # a ``Rules:`` header the engine cannot read: its :class:`engine.RulesError`, as it is
+    "{item} is not a rule option (pickup=, sixes=, max_moves=)": N_(
+        "the Rules header: {item} is not a rule option (pickup=, sixes=, max_moves=)"
+    ),
+    "pickup must be 'forced' or 'voluntary', not {pickup}": N_(
+        "the Rules header: pickup must be 'forced' or 'voluntary', not {pickup}"
+    ),
+    "sixes must be 'on' or 'off', not {sixes}": N_("the Rules header: sixes must be 'on' or 'off', not {sixes}"),
+    "max_moves must be a whole number, not {max_moves}": N_(
+        "the Rules header: max_moves must be a whole number, not {max_moves}"
+    ),
+    "max_moves must be a whole number 1-1000000, not {max_moves}": N_(
+        "the Rules header: max_moves must be a whole number 1-1000000, not {max_moves}"
+    ),
 }
 """The sentences of :class:`engine.RecordError` (``Game.from_record``), as the engine writes them
-(its quoted values are the fields), and what the player reads instead."""
+(its quoted values are the fields), and what the player reads instead; a field named ``detail``
+is said again by :data:`DETAIL_WORDS`."""
+PLACE_WORDS = {"hand 0": N_("hand 0"), "hand 1": N_("hand 1"), "pile": N_("the pile")}
+"""Where the start position holds a card, as the engine names it (a field ending in ``place``)."""
+POSITION_WORDS = {
+    "a position has 3 fields (cards, trumps, turn), {text} has {count}": N_(
+        "a position has 3 fields (cards, trumps, turn), {text} has {count}"
+    ),
+    "the cards field needs hand0/hand1/pile, {text} has {count} part(s)": N_(
+        "the cards field needs hand0/hand1/pile, {text} has {count} part(s)"
+    ),
+    "card {card} appears twice ({first_place} and {place})": N_(
+        "card {card} appears twice ({first_place} and {place})"
+    ),
+    "the turn must be 0 or 1, not {turn}": N_("the turn must be 0 or 1, not {turn}"),
+    "trumps must be two suit letters like SH, not {text}": N_("trumps must be two suit letters like SH, not {text}"),
+    "trumps {text}: {detail}": N_("trumps {text}: {detail}"),
+    "{text} is not a suit: use one of S H D C or ♠ ♥ ♦ ♣": N_("{text} is not a suit: use one of S H D C or ♠ ♥ ♦ ♣"),
+    "the two trumps must differ, both are {suit}": N_("the two trumps must differ, both are {suit}"),
+    "{place} {text} is not a list of two-character cards (or -)": N_(
+        "{place} {text} is not a list of two-character cards (or -)"
+    ),
+    "{place}: {detail}": N_("in {place}: {detail}"),
+    "the dealer must be player 0 or 1, not {dealer}": N_("the dealer must be player 0 or 1, not {dealer}"),
+    "Seed {text} is not hexadecimal, two digits a byte": N_("Seed {text} is not hexadecimal, two digits a byte"),
+}
+"""Why the start position or the deal headers cannot be read (the ``detail`` of ``start position:
+…`` and of ``the deal headers … are unreadable: …``), as the engine writes it, and what the player
+reads instead."""
 MOVE_WORDS = {
     "player {player} does not hold {card}": N_("player {player} does not hold {card}"),
     "{card} beats {top}, so you must beat (forced pick-up rule)": N_(
@@ -73,6 +115,9 @@ MOVE_WORDS = {
 """Why the engine finds a recorded move illegal or unreadable (the ``detail`` of ``move N (…) is
 not legal: …``: the engine's sentence after its first colon), as it writes it, and what the
 player reads instead; the cards stay in the record's notation (``7S``), as the line shows them."""
+DETAIL_WORDS = POSITION_WORDS | MOVE_WORDS
+"""Every ``detail`` the engine puts in a sentence of :data:`ENGINE_WORDS` (or of its own); the
+position's come first, so that ``hand 0: '1S' is not a card: …`` is matched as a place and a card."""
 
 _FIELD = re.compile(r"\{(\w+)\}")
 
@@ -80,14 +125,18 @@ _FIELD = re.compile(r"\{(\w+)\}")
 def _pattern(wording: str) -> re.Pattern[str]:
     """A pattern matching what the engine's ``wording`` becomes once its fields are filled in."""
     parts, end = [], 0
+    places = "|".join(map(re.escape, PLACE_WORDS))
     for field in _FIELD.finditer(wording):
-        parts += [re.escape(wording[end : field.start()]), f"(?P<{field.group(1)}>.*?)"]
+        name = field.group(1)
+        # a place is one of a few names: ``{place}: {detail}`` must not match any sentence with a colon
+        value = places if name.endswith("place") else ".*?"
+        parts += [re.escape(wording[end : field.start()]), f"(?P<{name}>{value})"]
         end = field.end()
     return re.compile("".join([*parts, re.escape(wording[end:])]), re.DOTALL)
 
 
 _PATTERNS = [(wording, _pattern(wording)) for wording in ENGINE_WORDS]
-_MOVE_PATTERNS = [(wording, _pattern(wording)) for wording in MOVE_WORDS]
+_DETAIL_PATTERNS = [(wording, _pattern(wording)) for wording in DETAIL_WORDS]
 
 
 def _matched(
@@ -102,10 +151,19 @@ def _matched(
     return None
 
 
+def _said(fields: dict[str, str]) -> dict[str, str]:
+    """``fields`` of an engine sentence with its places and its ``detail`` in the language in use."""
+    return {
+        name: _(PLACE_WORDS[value]) if name.endswith("place") else _detail(value) if name == "detail" else value
+        for name, value in fields.items()
+    }
+
+
 def _detail(text: str) -> str:
-    """Why a recorded move is wrong (:data:`MOVE_WORDS`), in the language in use; other text as it is."""
-    found = _matched(text, _MOVE_PATTERNS)
-    return text if found is None else _(MOVE_WORDS[found[0]]).format(**found[1])
+    """Why a move, the start position or the deal is wrong (:data:`DETAIL_WORDS`), in the language
+    in use, its own ``detail`` too; other text as it is."""
+    found = _matched(text, _DETAIL_PATTERNS)
+    return text if found is None else _(DETAIL_WORDS[found[0]]).format(**_said(found[1]))
 
 
 def _bare(error: RecordError) -> str:
@@ -120,9 +178,7 @@ def record_reason(error: RecordError) -> str:
     if found is None:
         return str(error)  # not the engine's words: the cli's own, translated already
     wording, fields = found
-    if "detail" in fields and wording.startswith("move "):
-        fields["detail"] = _detail(fields["detail"])
-    reason = _(ENGINE_WORDS[wording]).format(**fields)
+    reason = _(ENGINE_WORDS[wording]).format(**_said(fields))
     if error.line is None or wording == NOT_A_RECORD:
         return reason
     return _("line {line}: {reason}").format(line=error.line, reason=reason)

@@ -237,11 +237,15 @@ def result_text(outcome: Outcome | None) -> str:
 
 def _check_deal(headers: dict[str, str], start: Position, where: dict[str, int]) -> None:
     """A record that names its deal must start from exactly that deal."""
+    seed_text, dealer_text = headers["Seed"], headers.get("Dealer", "")
     try:
-        seed = bytes.fromhex(headers["Seed"])
-        dealer = int(headers.get("Dealer", ""))
-        dealt = deal(seed, dealer, headers.get("Trumps", ""), start.rules)
-    except (ValueError, KeyError) as exc:
+        # Python's own words for these would reach the player untranslated: the engine says its own
+        if not re.fullmatch(r"(?:[0-9a-fA-F]{2})*", seed_text):
+            raise NotationError(f"Seed {seed_text!r} is not hexadecimal, two digits a byte")
+        if dealer_text not in ("0", "1"):
+            raise NotationError(f"the dealer must be player 0 or 1, not {dealer_text!r}")
+        dealt = deal(bytes.fromhex(seed_text), int(dealer_text), headers.get("Trumps", ""), start.rules)
+    except NotationError as exc:
         raise RecordError(
             f"the deal headers (Seed, Dealer, Trumps) are unreadable: {exc}", where["Seed"]
         ) from None

@@ -335,6 +335,55 @@ def test_unreadable_records_are_said_in_the_players_words(
         i18n.use("en")
 
 
+RECORD_DAMAGES = [
+    ("pickup=forced", "pickup=never"),
+    ("pickup=forced", "speed=fast"),
+    ("sixes=on", "sixes=yes"),
+    ("max_moves=1000", "max_moves=many"),
+    ("max_moves=1000", "max_moves=0"),
+    ("/- SH 1\n", "/- SH\n"),
+    ("/- SH 1\n", " SH 1\n"),
+    ("Start: 6S", "Start: 7S"),
+    ("/- SH 1\n", "/- SH 3\n"),
+    ("/- SH 1\n", "/- SHD 1\n"),
+    ("/- SH 1\n", "/- SX 1\n"),
+    ("/- SH 1\n", "/- SS 1\n"),
+    ("Start: 6S", "Start: 6"),
+    ("Start: 6S", "Start: 1S"),
+    ("/- SH 1\n", "/7 SH 1\n"),
+    ("Seed: 00", "Seed: zz"),
+    ("Dealer: 0", "Dealer: x"),
+    ("Dealer: 0", "Dealer: 2"),
+    ("Trumps: SH", "Trumps: SS"),
+]
+"""Damage done to a record's ``Rules:`` header, its start position and its deal headers: each is
+``(text, what replaces it)``, and each makes the engine refuse the record in its own words."""
+NOTATION_WORDS = {"Seed", "Dealer", "Trumps", "Rules", "Start", "SH", "pickup", "sixes", "max_moves"}
+"""Words a translated reason may keep: header names, rule options and the record's notation."""
+
+
+@pytest.mark.parametrize(("old", "new"), RECORD_DAMAGES, ids=[new for _, new in RECORD_DAMAGES])
+def test_every_damage_to_the_start_is_said_in_the_players_words(old: str, new: str) -> None:
+    """Issue 22: under ``--lang uk`` a wrong ``Rules:`` header, start position or deal header was
+    said in the engine's English (``line 7: start position: the turn must be 0 or 1, not '3'``);
+    now no English word is left once the record's own values (quoted) are taken away."""
+    from cli import i18n
+    from cli.record_words import record_reason
+    from engine import RecordError
+
+    record = finished_game().to_record()
+    assert old in record
+    with pytest.raises(RecordError) as raised:
+        Game.from_record(record.replace(old, new, 1))
+    i18n.use("uk")
+    try:
+        reason = record_reason(raised.value)
+    finally:
+        i18n.use("en")
+    unquoted = re.sub(r"'[^']*'|\b[6-9TJQKA][SHDC]\b|hand0/hand1/pile", "", reason)
+    assert not set(re.findall(r"[A-Za-z_]{2,}", unquoted)) - NOTATION_WORDS, (str(raised.value), reason)
+
+
 # ---------------------------------------------------------------------- replay
 
 
