@@ -177,7 +177,7 @@ class Listener:
         return await self._first
 
     async def reconnect(self) -> tuple[Channel, Session]:
-        """The same joiner, back on a fresh handshaken connection (a :class:`~p2p.duel.Reconnector`)."""
+        """The same joiner, back on a fresh handshaken connection (a :class:`~p2p.duel_line.Reconnector`)."""
         return await self._returned.get()
 
     def watch(self, interrupt: Callable[[], None]) -> None:
@@ -500,7 +500,7 @@ _TRANSIENT = (ConnectionClosed, PeerTimeout, WireError, *_UNPROVEN)
 
 @dataclass
 class Redial:
-    """The joiner's way back to the host after a drop (a :class:`~p2p.duel.Reconnector`).
+    """The joiner's way back to the host after a drop (a :class:`~p2p.duel_line.Reconnector`).
 
     Every address of the invite is dialed on its own schedule (:class:`~p2p.dialing.DialPlan`),
     each connection given :data:`REDIAL_CONNECT_TIMEOUT` seconds, and those that led to the host

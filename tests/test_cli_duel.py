@@ -324,7 +324,7 @@ def test_hints_are_the_host_s_rule_and_each_use_reaches_the_peer_and_the_records
     (told,) = [line for line in notes.chats if "hint" in line]
     assert told.startswith("ann asked the AI for a hint before playing ")
     for side in (ann, bob):
-        text = side.duel.writer.path.read_text()
+        text = side.duel.files.path.read_text()
         rows = [json.loads(line) for line in text.splitlines()]
         moves = [(row["by"], row["link"].get("hint")) for row in rows if row.get("link", {}).get("t") == "move"]
         assert sorted(moves, key=str) == sorted([(ann.seat, True), (bob.seat, None)], key=str)  # ann's use
@@ -332,7 +332,7 @@ def test_hints_are_the_host_s_rule_and_each_use_reaches_the_peer_and_the_records
         assert flags == {(ann.seat, True), (bob.seat, False)}
     notes, ann, _bob = run(scenario(False))  # not allowed: nothing flagged, nothing said
     assert not [line for line in notes.chats if "hint" in line]
-    assert '"hint"' not in ann.duel.writer.path.read_text()
+    assert '"hint"' not in ann.duel.files.path.read_text()
 
 
 def test_the_rules_are_put_in_words_for_the_person_deciding() -> None:

@@ -35,7 +35,7 @@ from tests.support.peers import Side, Unwatched, memory_pair, run
 
 
 class Comeback(Unwatched):
-    """The host's way back to its joiner (a :class:`~p2p.duel.Reconnector`): each fresh connection
+    """The host's way back to its joiner (a :class:`~p2p.duel_line.Reconnector`): each fresh connection
     the hostile joiner opens over memory, with a full handshake."""
 
     def __init__(self) -> None:
@@ -228,7 +228,7 @@ def test_the_host_is_not_awarded_the_absence_of_a_joiner_that_could_claim_its_st
     that frame (a cut, or someone on the path who drops it and resets the connection). The host
     never reads the claim, sees the joiner away past the limit and, by rule 1, was awarded the same
     game. Now a line lost while we had owed our link long enough for a stall claim makes the host's
-    later absence claim award nothing (``Liveness.lost``; ``Duel._resume`` calls it)."""
+    later absence claim award nothing (``Liveness.lost``; ``DuelMachine.line_lost`` calls it)."""
     patience = Patience(silent_after=6, forfeit_after=180, claim_grace=10)
     clock = Liveness(patience, now=0.0)
     for moment in range(0, 190, 2):  # keep-alives: the host's program runs, its player thinks

@@ -287,7 +287,7 @@ def test_a_message_out_of_place_mid_match_is_the_peers_violation(tmp_path: Path,
     """A joiner holding the deal sends, sealed and mid-game, a message that has no place there: a
     ``bye`` (which would let it leave with the host waiting in vain), a ``rematch`` or a ``resume``
     claim outside a reconnection. The host ends the match as a cheat and keeps the game. Checks:
-    ``Duel._heard`` (a ``bye`` before the end; anything but a link), ``Match.apply`` (a claim
+    ``Lockstep.hear`` (a ``bye`` before the end; anything but a link), ``Match.apply`` (a claim
     is not the link due)."""
     end, awarded, note = run(_joiner_leaves(tmp_path, "moves", deviation))
     assert (end, awarded) == ("cheat", 0)

@@ -38,7 +38,7 @@ from tests.support.programs import PROGRAM_LIMIT, TRUMPS, host_program, join_pro
 if TYPE_CHECKING:
     from cli.home import Home
     from p2p.channel import Channel
-    from p2p.duel import Reconnector
+    from p2p.duel_line import Reconnector
     from p2p.handshake import Session
     from p2p.record import Verified
     from tests.support.peers import Side
@@ -298,7 +298,8 @@ def test_both_programs_killed_and_started_again_complete_the_match(tmp_path: Pat
 async def _paused(ann: Side, bob: Side, state: Path) -> None:
     """Leave in ``state`` the unfinished match of the joiner ``bob`` paused mid-game against ``ann``."""
     from engine import Rules
-    from p2p.duel import PAUSE, Duel
+    from p2p.duel import Duel
+    from p2p.duel_machine import PAUSE
     from p2p.handshake import Terms
     from p2p.players import BotPlayer
     from tests.support.peers import connect_pair
@@ -680,7 +681,8 @@ async def _pausing(
     saved: SavedMatch | None, restored: Verified | None,
 ) -> Report:  # fmt: skip
     """A bot's play (a ``Play``) whose program is stopped (``PAUSE``: SIGTERM) in game 1's third move."""
-    from p2p.duel import PAUSE, Duel
+    from p2p.duel import Duel
+    from p2p.duel_machine import PAUSE
     from p2p.liveness import Patience
     from p2p.players import BotPlayer
 

@@ -170,8 +170,8 @@ def test_a_peer_gone_for_good_is_claimed_by_forfeit_with_the_reason(tmp_path: Pa
             hosting, vanished = asyncio.create_task(host.run()), asyncio.create_task(joiner.run())
             while len(host.match.links) < 6:
                 await asyncio.sleep(0.001)
-            joiner.reconnector = None  # the joiner's process dies: its socket closes, nobody comes back
-            joiner._interrupt()
+            joiner.line.reconnector = None  # the joiner's process dies: its socket closes, nobody comes back
+            joiner.line.interrupt()
             await vanished
             return await hosting, net.statuses[0]
 
@@ -257,7 +257,7 @@ def test_a_peer_returning_with_another_history_is_refused_with_evidence(tmp_path
         async with resilient(tmp_path, {0: Fault("cut", 3000)}) as net:
             host, joiner = await net.duels((BotPlayer("easy"), BotPlayer("easy")))
             hosting = asyncio.create_task(host.run())
-            joiner.reconnector = None  # the honest joiner gives up when the line drops…
+            joiner.line.reconnector = None  # the honest joiner gives up when the line drops…
             with contextlib.suppress(P2PError):
                 await joiner.run()
             # …and comes back claiming a history of its own making, signed with its key
@@ -350,7 +350,7 @@ def test_the_record_holds_every_move_as_it_is_played(tmp_path: Path) -> None:
 
     class Watcher(BotPlayer):
         def advanced(self, match: Match) -> None:
-            rows = path.read_text().count("\n") - 1 if (path := duel.writer.path).exists() else 0
+            rows = path.read_text().count("\n") - 1 if (path := duel.files.path).exists() else 0
             seen.append((len(match.links), rows))
 
     async def scenario() -> None:
@@ -383,9 +383,9 @@ def test_each_reconnection_runs_a_fresh_handshake_with_fresh_keys(tmp_path: Path
     async def scenario() -> tuple[Report, Report]:
         async with resilient(tmp_path, {0: Fault("cut", 1500), 1: Fault("cut", 4000)}, games=2) as net:
             host, joiner = await net.duels((BotPlayer("easy", seed=7), BotPlayer("easy", seed=8)))
-            redial = joiner.reconnector
+            redial = joiner.line.reconnector
             assert isinstance(redial, Redial)
-            joiner.reconnector = Recording(**{f: getattr(redial, f) for f in redial.__dataclass_fields__})
+            joiner.line.reconnector = Recording(**{f: getattr(redial, f) for f in redial.__dataclass_fields__})
             reports = await asyncio.gather(host.run(), joiner.run())
             return reports[0], reports[1]
 
@@ -499,7 +499,7 @@ def test_two_sides_that_lost_each_other_both_claim_the_game_as_their_own_account
 @dataclass
 class FromElsewhere(Unwatched):
     """The joiner's way back after a drop, from another address of this machine (``source``): the
-    same player come back over another network (a :class:`~p2p.duel.Reconnector`)."""
+    same player come back over another network (a :class:`~p2p.duel_line.Reconnector`)."""
 
     invite: Invite
     bob: Side

@@ -131,12 +131,12 @@ def test_two_screens_play_a_match_and_a_rematch_with_chat(tmp_path: Path) -> Non
     assert "bob: hello from 1" in ann_lines and "ann: hello from 0" in bob_lines
     assert any("Rematch" in line for line in ann_lines)
     for opponent in (ann, bob):
-        verified = verify(opponent.duel.writer.path.read_text())  # the rematch's own record
+        verified = verify(opponent.duel.files.path.read_text())  # the rematch's own record
         assert verified.complete and len(verified.match.results) == 2
         assert verified.match.session_id != opponent.session.session_id
         records = list(opponent.home.records.glob("*.jsonl"))
         assert len(records) == 2 and all(verify(path.read_text()).complete for path in records)
-    header, *rest = ann.duel.writer.path.read_text().splitlines(keepends=True)
+    header, *rest = ann.duel.files.path.read_text().splitlines(keepends=True)
     row = json.loads(header)
     row["rematch_of"]["dealer"] = 1 - row["rematch_of"]["dealer"]
     with pytest.raises(MatchRecordError, match=r"line 2: .* bad signature"):
@@ -449,7 +449,7 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
     from cli.app import screen as screen_module
     from cli.app.network_opponent import play_duel
     from p2p.connect import Redial
-    from p2p.duel import PAUSE
+    from p2p.duel_machine import PAUSE
     from p2p.saved import SavedMatch, load_saved, restore
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "screen-data"))
@@ -553,7 +553,7 @@ def test_a_rematch_after_a_continued_match_is_restart_safe_too(
     from cli.app import screen as screen_module
     from cli.app.network_opponent import play_duel
     from p2p.connect import Redial
-    from p2p.duel import PAUSE
+    from p2p.duel_machine import PAUSE
     from p2p.saved import SavedMatch, load_saved, restore
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "screen-data"))

@@ -40,7 +40,9 @@ from cli.home import Home
 from cli.i18n import _, translated
 from engine import Game, Move
 from p2p.channel import Channel
-from p2p.duel import PAUSE, Duel, Reconnector, Report
+from p2p.duel import Duel, Report
+from p2p.duel_line import Reconnector
+from p2p.duel_machine import PAUSE
 from p2p.errors import P2PError
 from p2p.fairdeal import preference
 from p2p.handshake import Session
@@ -253,7 +255,7 @@ class NetworkOpponent:
         game whose deal we could know then goes to the peer, as the peer's report says too)."""
         if self._background_tasks:
             await asyncio.gather(*self._background_tasks, return_exceptions=True)
-        saved = self.duel.saved
+        saved = self.duel.files.saved
         if self.chat_file is not None and (saved is None or not saved.path.exists()):
             self.chat_file.drop()  # the match is over: nothing will show its chat again
         if self._task is not None:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from cli.home import Home
     from cli.net.progress import Progress
     from p2p.channel import Channel
-    from p2p.duel import Reconnector
+    from p2p.duel_line import Reconnector
     from p2p.identity import Identity
     from p2p.invite import Invite
     from p2p.record import Verified

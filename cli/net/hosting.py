@@ -229,7 +229,7 @@ class RouterMinded:
     """The host's way back to its joiner (its :class:`~p2p.connect.Listener`), asking the router
     again at once whenever the joiner is lost: after a router restart only a mapping, asked for
     again, lets the joiner back in (:meth:`~p2p.portmap.PortMapping.joiner_lost`). A
-    :class:`~p2p.duel.Reconnector`; news of the mapping goes where the refusals go."""
+    :class:`~p2p.duel_line.Reconnector`; news of the mapping goes where the refusals go."""
 
     def __init__(self, listener: Listener, mapping: PortMapping) -> None:
         self.listener, self.mapping = listener, mapping

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
     from cli.home import Home
     from p2p.channel import Channel
-    from p2p.duel import Reconnector, Report
+    from p2p.duel import Report
+    from p2p.duel_line import Reconnector
     from p2p.handshake import Session
     from p2p.identity import Identity
     from p2p.match import Match
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
         [Channel, Session, Identity, Home, Reconnector, SavedMatch | None, Verified | None], Awaitable[Report]
     ]
     """Plays a handshaken duel to its end, getting the peer back through the
-    :class:`~p2p.duel.Reconnector` after a drop, restart-safe with a :class:`~p2p.saved.SavedMatch`
+    :class:`~p2p.duel_line.Reconnector` after a drop, restart-safe with a :class:`~p2p.saved.SavedMatch`
     and continuing the unfinished match read back from it (the last argument, or ``None``):
     the interactive interface's entry point."""
 
@@ -107,7 +108,7 @@ def run_to_end(
     stop it, and the record says so."""
     import asyncio
 
-    from p2p.duel import PAUSE
+    from p2p.duel_machine import PAUSE
     from p2p.errors import P2PError
 
     async def until_stopped() -> Report:

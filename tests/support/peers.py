@@ -33,7 +33,7 @@ T = TypeVar("T")
 
 
 class Unwatched:
-    """The rest of a test's :class:`~p2p.duel.Reconnector` (its ``reconnect`` is the test's own):
+    """The rest of a test's :class:`~p2p.duel_line.Reconnector` (its ``reconnect`` is the test's own):
     nothing to watch, no refusals to report, no returns to refuse once the match is over."""
 
     def watch(self, interrupt: Callable[[], None]) -> None:
