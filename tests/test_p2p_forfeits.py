@@ -7,22 +7,23 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
 
 from engine import Rules
+from p2p.books import compare_books
 from p2p.channel import Channel
 from p2p.duel import Duel, Report
-from p2p.errors import (
-    P2PError,
-)
+from p2p.errors import Forfeit, P2PError
 from p2p.fairdeal import Pledge
 from p2p.handshake import Session, Terms
 from p2p.liveness import Liveness, Patience
 from p2p.match import Match, position_hash, sign_resume
 from p2p.messages import (
+    Abort,
     Commit,
     Message,
     MoveMsg,
@@ -31,7 +32,8 @@ from p2p.messages import (
     Signed,
 )
 from p2p.players import BotPlayer
-from tests.support.peers import Side, Unwatched, memory_pair, run
+from p2p.record import verify
+from tests.support.peers import Side, Stubborn, Unwatched, memory_duels, memory_pair, run
 
 
 class Comeback(Unwatched):
@@ -258,3 +260,51 @@ def test_a_short_limit_keeps_a_margin_of_at_most_half_of_it() -> None:
     clock.owe(20.0)
     clock.lost(23.0)  # owed 3 s of a 4 s limit: the joiner's stall claim may be on its way
     assert not clock.absence_awards(27.0)
+
+
+def test_a_stalling_peer_forfeits_the_game_and_both_books_say_so(tmp_path: Path) -> None:
+    """The staller's line stays alive (keep-alives) but its move does not come: claimed after the
+    limit; told of the forfeit, the staller's own record awards the game to the claimant too."""
+
+    async def scenario() -> tuple[Report, Report]:
+        pair = await memory_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"))
+        limit = Patience(keepalive=0.2, silent_after=0.5, dead_after=1.5, forfeit_after=1.0)
+        host, joiner = memory_duels(pair, (BotPlayer("easy"), Stubborn(3)), limit, peer_timeout=1.0)
+        stalled = asyncio.create_task(joiner.run())
+        report = await host.run()
+        told = await asyncio.wait_for(stalled, 5)  # told of the forfeit, it stops
+        await joiner.channel.close()
+        return report, told
+
+    report, told = run(scenario())
+    assert report.end == "forfeit" and isinstance(report.error, Forfeit)
+    assert "did not send its move within 1 s" in str(report.error)
+    assert report.awarded == report.session.seat and report.results == ["1-0 forfeit"]
+    assert (told.end, told.awarded) == ("forfeit", 0), told.error  # its books agree: it lost
+    books = compare_books(verify(report.record.read_text()), verify(told.record.read_text()))
+    assert not books.disputed
+    assert "both records award game 1 to player 0" in [str(line) for line in books.lines]
+    verified = verify(report.record.read_text())
+    assert not verified.complete
+    assert verified.end is not None and verified.end["end"] == "forfeit" and verified.end["winner"] == 0
+    assert "awards game 1 to player 0 (its own account" in verified.summary()
+
+
+def test_a_program_that_was_stopped_reads_what_came_before_judging_the_peer(tmp_path: Path) -> None:
+    """Stopped (SIGSTOP, a suspended laptop) past every limit, a side wakes with its read timer
+    and the peer's frames due together: it reads the frames first instead of claiming the game."""
+    patience = Patience(keepalive=0.1, silent_after=0.2, dead_after=5, forfeit_after=0.4, stall=0.2)
+
+    async def scenario() -> Report:
+        pair = await memory_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"))
+        duel, _ = memory_duels(pair, (BotPlayer("easy"), BotPlayer("easy")), patience, peer_timeout=None)
+        hosting = asyncio.create_task(duel.run())
+        await asyncio.sleep(0.05)
+        await pair.join_channel.send(Abort(reason="quit", detail="changed my mind"))
+        time.sleep(0.8)  # the whole program stops, past the forfeit limit
+        report = await hosting
+        await pair.join_channel.close()
+        return report
+
+    report = run(scenario())
+    assert report.end == "abandoned" and report.awarded is None, report.error

@@ -8,6 +8,7 @@ unfinished game to it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import re
@@ -41,7 +42,7 @@ from p2p.messages import (
 from p2p.players import BotPlayer
 from p2p.record import verify
 from p2p.text import Text
-from tests.support.peers import Side, Unwatched, memory_pair, run
+from tests.support.peers import Side, Stubborn, Unwatched, memory_duels, memory_pair, run
 
 
 class _Bogus(Ping):
@@ -292,3 +293,25 @@ def test_a_message_out_of_place_mid_match_is_the_peers_violation(tmp_path: Path,
     end, awarded, note = run(_joiner_leaves(tmp_path, "moves", deviation))
     assert (end, awarded) == ("cheat", 0)
     assert note["end"] == "cheat" and note["winner"] == 0 and note["by"] == 1
+
+
+def test_leaving_after_the_reveal_is_abandonment_and_loses_the_game(tmp_path: Path) -> None:
+    async def scenario() -> Report:
+        pair = await memory_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"))
+        host, joiner = memory_duels(pair, (BotPlayer("easy"), Stubborn(2)))
+        hosting, playing = asyncio.create_task(host.run()), asyncio.create_task(joiner.run())
+        while not host.match.revealed:
+            await asyncio.sleep(0.01)
+        await joiner.channel.send(Abort(reason="quit", detail="bored"))
+        report = await hosting
+        playing.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await playing
+        return report
+
+    report = run(scenario())
+    assert report.end == "abandoned" and report.awarded == 0 and report.score == (1, 0)
+    note = verify(report.record.read_text()).end
+    assert (
+        note is not None and note["winner"] == 0 and "after the deal of game 1 was revealed" in note["detail"]
+    )

@@ -5,6 +5,7 @@ runs them."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import json
 import os
@@ -21,12 +22,14 @@ from hypothesis import strategies as st
 from cli.commands import verify as verify_command
 from cli.home import Home
 from cli.main import main
+from p2p.duel import Duel
 from p2p.errors import (
     MatchRecordError,
 )
 from p2p.match import Match
+from p2p.players import BotPlayer
 from p2p.record import RecordWriter, verify
-from tests.support.peers import RecordRow, Side, bot_duel, memory_pair, run
+from tests.support.peers import RecordRow, Side, bot_duel, memory_duels, memory_pair, run
 from tests.support.programs import program_env
 
 
@@ -409,3 +412,31 @@ def test_verify_command_reports_an_unforeseen_failure_without_a_traceback(
     assert verify_command.run(argparse.Namespace(record=str(record), other=None)) == 2
     err = capsys.readouterr().err
     assert "FAILED" in err and "an unforeseen damage" in err and "Traceback" not in err
+
+
+def test_the_record_holds_every_move_as_it_is_played(tmp_path: Path) -> None:
+    """A crash at any moment loses nothing played: each link is on disk once applied."""
+    seen: list[tuple[int, int]] = []
+    duel: Duel
+
+    class Watcher(BotPlayer):
+        def advanced(self, match: Match) -> None:
+            rows = path.read_text().count("\n") - 1 if (path := duel.files.path).exists() else 0
+            seen.append((len(match.links), rows))
+
+    async def scenario() -> None:
+        nonlocal duel
+        pair = await memory_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"))
+        host, duel = memory_duels(pair, (BotPlayer("easy"), Watcher("easy")))
+        await asyncio.gather(host.run(), duel.run())
+
+    run(scenario())
+    assert seen and all(links == rows for links, rows in seen)
+
+
+@pytest.mark.parametrize("tail", ["", "\0" * 40, '{"by": 0, "li'])
+def test_a_torn_or_zeroed_tail_verifies_as_incomplete(tmp_path: Path, tail: str) -> None:
+    host, _ = run(bot_duel(tmp_path, bind=None))
+    lines = host.record.read_text().splitlines(keepends=True)
+    verified = verify("".join(lines[: len(lines) // 2]) + tail)
+    assert not verified.complete and verified.truncated == bool(tail)

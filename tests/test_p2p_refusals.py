@@ -1,9 +1,9 @@
 """What the handshake refuses, and that no text of a stranger's choosing is ever shown. Decided over
 the memory line (the machines, or the host's reception served in memory): the wrong host, changed
 keys and look-alike names, declined rules, other protocols, a stranger's clear abort, an abort
-slipped in mid-match. End to end over loopback (the kernel's connections, the real listener):
-garbage, Mallory's proxy, a stranger without the secret, an abort injected on the path, the
-look-alike's refusal line."""
+slipped in on the path (in place of the host's offer or confirmation) or mid-match. End to end over
+loopback (the kernel's connections, the real listener): garbage, Mallory's proxy, a stranger
+without the secret, the look-alike's refusal line."""
 
 from __future__ import annotations
 
@@ -279,38 +279,6 @@ INJECTED = "ann says: this invite expired, fetch a new one from the site in her 
 """What an on-path attacker would like the joiner (or the host) to read as the other side's words."""
 
 
-async def _injecting_proxy(port: int, replaced: int) -> asyncio.Server:
-    """On the path to the host at ``port``: relays both ways, but puts a clear ``abort`` (reason
-    in the joiner's hello name, detail :data:`INJECTED`) in place of the host's frame ``replaced``
-    (0: the offer, 1: the sealed ``confirmed``)."""
-
-    async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, swap: str | None) -> None:
-        index = 0
-        with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
-            while True:
-                header = await reader.readexactly(4)
-                body = await reader.readexactly(int.from_bytes(header, "big"))
-                if swap is not None and index == replaced:
-                    body = encode({"t": "abort", "reason": swap, "detail": INJECTED})
-                index += 1
-                writer.write(frame(body))
-                await writer.drain()
-        writer.close()
-
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", port)
-        header = await reader.readexactly(4)
-        hello = await reader.readexactly(int.from_bytes(header, "big"))
-        up_writer.write(header + hello)
-        opening = parse(decode(hello))
-        assert isinstance(opening, Hello)
-        reason = opening.name
-        await asyncio.gather(relay(reader, up_writer, None), relay(up_reader, writer, reason))
-
-    return await asyncio.start_server(handle, "127.0.0.1", 0)
-
-
-@pytest.mark.net
 @pytest.mark.parametrize("replaced", [0, 1], ids=["offer", "confirmed"])
 @pytest.mark.parametrize("reason", ["invite", "incompatible", "busy", "cheat", "nonsense"])
 def test_an_abort_injected_on_the_path_never_shows_the_joiner_its_text(
@@ -320,19 +288,23 @@ def test_an_abort_injected_on_the_path_never_shows_the_joiner_its_text(
     joiner showed its detail ("the host refused: ann says: …") as the host's words. Now a clear
     abort is shown by its reason code alone, in our own words (and only a code of the list); once
     the keys are set, a clear frame does not even open: a broken line, no text at all."""
-    bob = Side.make(tmp_path, reason)
+    bob, ann, secret = Side.make(tmp_path, reason), Side.make(tmp_path, "ann"), new_secret()
+    injected = frame(encode({"t": "abort", "reason": reason, "detail": INJECTED}))
+
+    def on_the_path(index: int, sent: bytes) -> list[bytes]:  # the host's frames, 0 the offer
+        return [injected] if index == replaced else [sent]
 
     async def scenario() -> P2PError:
-        _, listener, port = loopback_listener(tmp_path)
-        async with listener:
-            proxy = await _injecting_proxy(port, replaced)
-            on_path = listener.invite([("127.0.0.1", proxy.sockets[0].getsockname()[1])])
-            try:
-                with pytest.raises(P2PError) as failed:
-                    await join(on_path, bob.me, reason, bob.known, accept_all)
-            finally:
-                proxy.close()
-            return failed.value
+        join_end, host_end = memory_streams(on_the_path)
+        serving = asyncio.ensure_future(reception_of(ann, secret).serve(*host_end, lambda address, error: None))
+        try:
+            with pytest.raises(P2PError) as failed:
+                await join_on(Channel(*join_end), ann.invite(0, secret, "memory"), bob.me, reason, bob.known, accept_all)
+        finally:
+            serving.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await serving
+        return failed.value
 
     error = run(scenario())
     assert "ann says" not in str(error) and INJECTED not in repr(error.args)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -13,16 +12,15 @@ from pathlib import Path
 import pytest
 
 from cli.main import main as cli_main
-from engine import Game, Move, Rules
-from p2p.books import compare_books
+from engine import Rules
 from p2p.channel import Channel
 from p2p.connect import Listener, Redial, join, join_on, listening_socket
 from p2p.duel import Duel, Report
-from p2p.errors import Forfeit, HistoryMismatch, P2PError, PeerBusy
+from p2p.errors import HistoryMismatch, P2PError, PeerBusy
 from p2p.handshake import HostHandshake, Session, Terms
 from p2p.invite import Invite, new_secret
 from p2p.liveness import Patience
-from p2p.match import Match, sign_resume
+from p2p.match import sign_resume
 from p2p.messages import Abort, Resume
 from p2p.players import BotPlayer, Player
 from p2p.reception import perform
@@ -124,45 +122,6 @@ def test_a_half_open_line_is_noticed_and_replaced(tmp_path: Path) -> None:
     assert any("reconnected to ann" in line for line in statuses)
 
 
-class Stubborn(BotPlayer):
-    """A bot that stops moving after ``moves`` moves, while its line stays alive (keep-alives)."""
-
-    def __init__(self, moves: int) -> None:
-        super().__init__("easy")
-        self.moves = moves
-
-    async def choose(self, game: Game) -> Move:
-        self.moves -= 1
-        if self.moves < 0:
-            await asyncio.sleep(3600)
-        return await super().choose(game)
-
-
-def test_a_stalling_peer_forfeits_the_game(tmp_path: Path) -> None:
-    async def scenario() -> Report:
-        async with resilient(tmp_path, {}) as net:
-            limit = replace(FAST, forfeit_after=1.0)  # the staller's own limit, as the claimant's
-            host, joiner = await net.duels((BotPlayer("easy"), Stubborn(3)), limit, peer_timeout=1.0)
-            stalled = asyncio.create_task(joiner.run())
-            report = await host.run()
-            told = await asyncio.wait_for(stalled, 5)  # told of the forfeit, it stops
-            assert (told.end, told.awarded) == ("forfeit", 0), told.error  # its books agree: it lost
-            books = compare_books(verify(report.record.read_text()), verify(told.record.read_text()))
-            assert not books.disputed
-            assert "both records award game 1 to player 0" in [str(line) for line in books.lines]
-            await joiner.channel.close()
-            return report
-
-    report = run(scenario())
-    assert report.end == "forfeit" and isinstance(report.error, Forfeit)
-    assert "did not send its move within 1 s" in str(report.error)
-    assert report.awarded == report.session.seat and report.results == ["1-0 forfeit"]
-    verified = verify(report.record.read_text())
-    assert not verified.complete
-    assert verified.end is not None and verified.end["end"] == "forfeit" and verified.end["winner"] == 0
-    assert "awards game 1 to player 0 (its own account" in verified.summary()
-
-
 def test_a_peer_gone_for_good_is_claimed_by_forfeit_with_the_reason(tmp_path: Path) -> None:
     async def scenario() -> tuple[Report, list[str]]:
         async with resilient(tmp_path, {}) as net:
@@ -206,50 +165,6 @@ def test_an_interactive_player_claims_only_after_the_limit(tmp_path: Path) -> No
     assert not early
     assert report.end == "forfeit" and "silent" in str(report.error)
     assert any("type /claim to claim the game by forfeit" in line for line in statuses)
-
-
-def test_a_program_that_was_stopped_reads_what_came_before_judging_the_peer(tmp_path: Path) -> None:
-    """Stopped (SIGSTOP, a suspended laptop) past every limit, a side wakes with its read timer
-    and the peer's frames due together: it reads the frames first instead of claiming the game."""
-    patience = Patience(keepalive=0.1, silent_after=0.2, dead_after=5, forfeit_after=0.4, stall=0.2)
-
-    async def scenario() -> Report:
-        side = Side.make(tmp_path, "ann")
-        pair = await connect_pair(side, Side.make(tmp_path, "bob"), Terms(Rules(), 1))
-        duel = Duel(pair.host_channel, pair.host_session, side.me, BotPlayer("easy"), side.home.records,
-                    None, None, None, patience)  # fmt: skip
-        hosting = asyncio.create_task(duel.run())
-        await asyncio.sleep(0.05)
-        await pair.join_channel.send(Abort(reason="quit", detail="changed my mind"))
-        time.sleep(0.8)  # the whole program stops, past the forfeit limit
-        report = await hosting
-        await pair.join_channel.close()
-        return report
-
-    report = run(scenario())
-    assert report.end == "abandoned" and report.awarded is None, report.error
-
-
-def test_leaving_after_the_reveal_is_abandonment_and_loses_the_game(tmp_path: Path) -> None:
-    async def scenario() -> Report:
-        async with resilient(tmp_path, {}) as net:
-            host, joiner = await net.duels((BotPlayer("easy"), Stubborn(2)))
-            hosting, playing = asyncio.create_task(host.run()), asyncio.create_task(joiner.run())
-            while not host.match.revealed:
-                await asyncio.sleep(0.01)
-            await joiner.channel.send(Abort(reason="quit", detail="bored"))
-            report = await hosting
-            playing.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await playing
-            return report
-
-    report = run(scenario())
-    assert report.end == "abandoned" and report.awarded == 0 and report.score == (1, 0)
-    note = verify(report.record.read_text()).end
-    assert (
-        note is not None and note["winner"] == 0 and "after the deal of game 1 was revealed" in note["detail"]
-    )
 
 
 def test_a_peer_returning_with_another_history_is_refused_with_evidence(tmp_path: Path) -> None:
@@ -341,34 +256,6 @@ def test_the_joiner_coming_back_after_the_match_is_told_it_is_over(tmp_path: Pat
     assert "ann's match with you is over: ask for a new invite to play again" in over
     assert reasons == ["bob came back after the match was over"] * 2
     assert returned
-
-
-def test_the_record_holds_every_move_as_it_is_played(tmp_path: Path) -> None:
-    """A crash at any moment loses nothing played: each link is on disk once applied."""
-    seen: list[tuple[int, int]] = []
-    duel: Duel
-
-    class Watcher(BotPlayer):
-        def advanced(self, match: Match) -> None:
-            rows = path.read_text().count("\n") - 1 if (path := duel.files.path).exists() else 0
-            seen.append((len(match.links), rows))
-
-    async def scenario() -> None:
-        nonlocal duel
-        async with resilient(tmp_path, {}) as net:
-            host, duel = await net.duels((BotPlayer("easy"), Watcher("easy")))
-            await asyncio.gather(host.run(), duel.run())
-
-    run(scenario())
-    assert seen and all(links == rows for links, rows in seen)
-
-
-@pytest.mark.parametrize("tail", ["", "\0" * 40, '{"by": 0, "li'])
-def test_a_torn_or_zeroed_tail_verifies_as_incomplete(tmp_path: Path, tail: str) -> None:
-    host, _ = run(_play(tmp_path, {}))
-    lines = host.record.read_text().splitlines(keepends=True)
-    verified = verify("".join(lines[: len(lines) // 2]) + tail)
-    assert not verified.complete and verified.truncated == bool(tail)
 
 
 def test_each_reconnection_runs_a_fresh_handshake_with_fresh_keys(tmp_path: Path) -> None:

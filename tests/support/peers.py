@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from cli.home import Home
-from engine import Rules
+from engine import Game, Move, Rules
 from p2p.admission import FIRST_FLIGHT_TIMEOUT, Admission
 from p2p.channel import Channel
 from p2p.connect import host, join, listening_socket
@@ -20,6 +20,7 @@ from p2p.duel import Duel, Report
 from p2p.handshake import Session, Terms
 from p2p.identity import Identity, KnownPeers, load_identity
 from p2p.invite import Invite, new_secret
+from p2p.liveness import Patience
 from p2p.players import BotPlayer, Player
 from p2p.reception import Approve, Reception, RefusalNote
 from p2p.text import Text
@@ -214,3 +215,29 @@ def memory_connection(reception: Reception, refused: RefusalNote) -> tuple[Servi
     to ``refused``) and the joiner's end, in clear."""
     host_end, join_end = memory_streams()
     return asyncio.ensure_future(reception.serve(*host_end, refused)), Channel(*join_end)
+
+
+class Stubborn(BotPlayer):
+    """A bot that stops moving after ``moves`` moves, while its line stays alive (keep-alives)."""
+
+    def __init__(self, moves: int) -> None:
+        super().__init__("easy")
+        self.moves = moves
+
+    async def choose(self, game: Game) -> Move:
+        self.moves -= 1
+        if self.moves < 0:
+            await asyncio.sleep(3600)
+        return await super().choose(game)
+
+
+def memory_duels(
+    pair: Pair, players: tuple[Player, Player], patience: Patience | None = None, peer_timeout: float | None = 10
+) -> tuple[Duel, Duel]:
+    """The host's and the joiner's duels over a :func:`memory_pair` (no way back: a lost line ends them)."""
+    return (
+        Duel(pair.host_channel, pair.host_session, pair.host.me, players[0], pair.host.home.records, peer_timeout,
+             patience=patience),
+        Duel(pair.join_channel, pair.join_session, pair.joiner.me, players[1], pair.joiner.home.records,
+             peer_timeout, patience=patience),
+    )  # fmt: skip
