@@ -108,6 +108,51 @@ class _Timing:
         return figures
 
 
+class OwnLinks:
+    """Our links of one match, signed: commitments to fresh pledges (each kept until its
+    reveal), reveals, moves and the final."""
+
+    def __init__(
+        self,
+        match: Match,
+        key: Ed25519PrivateKey,
+        seat: int,
+        hints: bool,
+        pledges: dict[int, Pledge] | None = None,
+    ) -> None:
+        """``hints``: whether the match's moves may say they followed a hint; ``pledges``: the
+        ones kept before a restart."""
+        self.match, self.key, self.seat, self.hints = match, key, seat, hints
+        self._pledges = dict(pledges or {})
+
+    def make(
+        self, kind: type[Signed], choice: str | Move | None, hint: bool = False
+    ) -> tuple[Signed, Pledge | None]:
+        """Our due link of ``kind`` from our player's ``choice`` (a trump preference for a
+        commitment, a move; ``hint``: the move is the hint our player was shown), and the fresh
+        pledge a commitment is made to (to be on disk before the commitment goes out)."""
+        match, number = self.match, self.match.number
+        pledge = None
+        if kind is Commit:
+            assert isinstance(choice, str)
+            pledge = self._pledges[number] = Pledge.fresh(choice)
+            commitment = pledge.commitment(match.session_id, number, self.seat)
+            link: Signed = Commit(game=number, commitment=commitment, sig=b"")
+        elif kind is Reveal:
+            kept = self._pledges.pop(number)
+            link = Reveal(game=number, pref=kept.pref, secret=kept.secret, sig=b"")
+        elif kind is MoveMsg:
+            assert match.game is not None and isinstance(choice, Move)
+            after = match.game.position.play(choice)
+            link = MoveMsg(
+                game=number, n=len(match.game.moves) + 1, move=str(choice), hash=position_hash(after),
+                hint=hint and self.hints, sig=b"",
+            )  # fmt: skip
+        else:
+            link = Final(transcript=match.transcript, sig=b"")
+        return match.sign(self.key, link), pledge
+
+
 class DuelMachine:
     """One side of a match in progress: its match, its clock, its claims."""
 
@@ -123,13 +168,11 @@ class DuelMachine:
         pledges: dict[int, Pledge] | None = None,
         resuming: bool = False,
     ) -> None:
-        """``match``: the match to play (a rematch's, or one read back after a restart, whose
-        connection must first be resumed; by default a fresh one of the session's terms).
+        """``match``: the match to play (by default a fresh one of the session's terms);
         ``peer_timeout``: how long the peer may owe a link on a live connection before the game
-        is claimed (bots; a person is offered the claim after the forfeit limit instead).
-        ``restart_safe``: whether what a restart needs is kept (pledges, our links synced before
-        they go out); ``pledges``: the ones kept before a restart; ``resuming``: the connection the
-        duel starts on must first be resumed (a match read back after a restart)."""
+        is claimed (bots; a person is offered the claim after the limit instead); ``restart_safe``:
+        pledges are kept and our links synced before they go out; ``pledges``: those kept before
+        a restart; ``resuming``: the duel's first connection must be resumed (after a restart)."""
         terms = session.terms
         self.match = match or Match(session.session_id, session.keys, terms.rules, terms.games)
         self.session, self.key, self.patience = session, key, patience
@@ -141,7 +184,7 @@ class DuelMachine:
         """Keep-alives, silences, stalls and absences, judged on the ``now`` fed; whether the
         connection is a resumed, usable one (``clock.live``)."""
         self.reconnects = 0
-        self._pledges = dict(pledges or {})
+        self._links = OwnLinks(self.match, key, self.seat, terms.hints, pledges)
         self._resumed: ResumeExchange | None = None
         """The last resume exchange: it holds the peer's claim while the peer is ahead of us."""
         self._claim: Forfeit | None = None
@@ -177,31 +220,11 @@ class DuelMachine:
     def own_link(
         self, kind: type[Signed], now: float, choice: str | Move | None = None, hint: bool = False
     ) -> list[Action]:
-        """Our due link of ``kind``, made from our player's ``choice`` (a trump preference for a
-        commitment, a move; ``hint``: the move is the hint our player was shown), applied: what to
-        keep, record and send."""
-        match, number = self.match, self.match.number
-        actions: list[Action] = []
-        if kind is Commit:
-            assert isinstance(choice, str)
-            pledge = self._pledges[number] = Pledge.fresh(choice)
-            if self.restart_safe:
-                actions.append(Keep(number, pledge))
-            commitment = pledge.commitment(match.session_id, number, self.seat)
-            link: Signed = Commit(game=number, commitment=commitment, sig=b"")
-        elif kind is Reveal:
-            pledge = self._pledges.pop(number)
-            link = Reveal(game=number, pref=pledge.pref, secret=pledge.secret, sig=b"")
-        elif kind is MoveMsg:
-            assert match.game is not None and isinstance(choice, Move)
-            after = match.game.position.play(choice)
-            link = MoveMsg(
-                game=number, n=len(match.game.moves) + 1, move=str(choice), hash=position_hash(after),
-                hint=hint and self.session.terms.hints, sig=b"",
-            )  # fmt: skip
-        else:
-            link = Final(transcript=match.transcript, sig=b"")
-        return [*actions, *self._applied_own(match.sign(self.key, link), now)]
+        """Our due link of ``kind``, made from our player's ``choice`` (:meth:`OwnLinks.make`),
+        applied: what to keep, record and send."""
+        link, pledge = self._links.make(kind, choice, hint)
+        kept: list[Action] = [Keep(self.match.number, pledge)] if pledge and self.restart_safe else []
+        return [*kept, *self._applied_own(link, now)]
 
     def _applied_own(self, link: Signed, now: float) -> list[Action]:
         self.match.apply(link, self.seat)
