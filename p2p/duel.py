@@ -227,6 +227,7 @@ class Duel:
         closing it is the caller's; after a failed one it is closed here.
         """
         ending, error = COMPLETE, None
+        self.files.begin()
         reader = asyncio.create_task(self.line.read())
         keepalive = asyncio.create_task(self.line.keep_alive())
         try:

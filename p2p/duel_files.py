@@ -22,8 +22,9 @@ from p2p.saved import SavedMatch
 class DuelFiles:
     """The record being written for one match, and the saved match of a restart-safe duel."""
 
-    def __init__(self, writer: RecordWriter, saved: SavedMatch | None = None) -> None:
-        self.writer, self.saved = writer, saved
+    def __init__(self, writer: RecordWriter, saved: SavedMatch | None = None, fresh: bool = False) -> None:
+        """``fresh``: ``saved`` is a new match's, not yet on disk (:meth:`begin` writes it)."""
+        self.writer, self.saved, self._unsaved = writer, saved, fresh and saved is not None
 
     @classmethod
     def open(
@@ -36,8 +37,8 @@ class DuelFiles:
     ) -> tuple[DuelFiles, Match]:
         """The files of a new match of ``session`` (a rematch of ``previous``), its record in
         ``records``, and that match; or, with ``restored`` (read back from ``saved`` after a
-        restart), that match's files, its record appended to where it stopped. A new restart-safe
-        match is saved at once: a restart must find its record."""
+        restart), that match's files, its record appended to where it stopped. Nothing is written
+        yet."""
         terms = session.terms
         if restored is not None:
             assert saved is not None and saved.record is not None
@@ -47,11 +48,15 @@ class DuelFiles:
         else:
             root, dealer = rematch_of(previous, session.session_id)
             match = Match(root, session.keys, terms.rules, terms.games, dealer)
-        files = cls(RecordWriter(records, session, match, previous), saved)
-        if saved is not None:
-            saved.record = files.path
-            saved.write()
-        return files, match
+        return cls(RecordWriter(records, session, match, previous), saved, fresh=True), match
+
+    def begin(self) -> None:
+        """The match starts: a new restart-safe match is saved before its first link, so that a
+        restart finds its record."""
+        if self.saved is not None and self._unsaved:
+            self.saved.record = self.path
+            self.saved.write()
+            self._unsaved = False
 
     @property
     def path(self) -> Path:
