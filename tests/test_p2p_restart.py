@@ -638,7 +638,7 @@ def test_closing_the_terminal_of_an_interactive_join_pauses_and_the_same_line_co
             try:
                 line = (await asyncio.wait_for(host.stderr.readline(), PROGRAM_LIMIT)).decode()
             except TimeoutError:
-                raise AssertionError("HOST SAID: " + said) from None
+                raise AssertionError(f"the host never said the program stopped; it said: {said}") from None
             assert line, f"the host ended instead of waiting: {said}"
             said += line
         assert list(_unfinished(tmp_path, "bob").glob("joined-*.json"))
