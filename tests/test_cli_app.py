@@ -672,6 +672,9 @@ class ScriptedOpponent:
             self.table.end(OpponentLeft("Bob stayed away too long", awarded=1))  # the player sits in seat 1
         return self.away
 
+    def hang_up(self) -> None:
+        self.heard.append("(hung up)")
+
     def close(self) -> None:
         self.closed = True
 

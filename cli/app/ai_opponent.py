@@ -96,6 +96,9 @@ class AIOpponent:
         """The AI never goes away: there is nothing to claim."""
         return False
 
+    def hang_up(self) -> None:
+        """The screen saves the game as it stands: nothing else to keep."""
+
     def close(self) -> None:
         """Nothing to release."""
 

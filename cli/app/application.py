@@ -63,5 +63,8 @@ async def play(screen: GameScreen, input: Input | None = None, output: Output | 
     app = create_application(screen, input, output)
     try:
         await app.run_async(pre_run=screen.start)
+    except EOFError:  # the terminal is gone: its input ended (its SIGHUP, if any, is still to come)
+        screen.flow.opponent.hang_up()
+        raise
     finally:
         screen.close()

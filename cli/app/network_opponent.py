@@ -234,9 +234,9 @@ class NetworkOpponent:
         """
         self._background(self._close())
 
-    def pause(self) -> None:
-        """The program stops but the match does not (SIGHUP, SIGTERM): the next :meth:`close`
-        pauses a restart-safe duel, whose peer waits for the same command to continue it."""
+    def hang_up(self) -> None:
+        """The program stops but the match does not (a closed terminal, SIGHUP, SIGTERM): the next
+        :meth:`close` pauses a restart-safe duel, whose peer waits for the same command to continue it."""
         self._stop = PAUSE
 
     async def _close(self) -> None:
@@ -448,13 +448,28 @@ async def play_duel(
         await asyncio.shield(app)
     except asyncio.CancelledError as exc:
         if exc.args[:1] == (PAUSE,):
-            opponent.pause()
+            opponent.hang_up()
         app.cancel()  # the screen closes, and with it the duel: paused, or quit
-        with contextlib.suppress(asyncio.CancelledError):
+        with contextlib.suppress(asyncio.CancelledError, EOFError):
             await app
-        await opponent.finished()
+        await _finished_through_signals(opponent)
         raise
+    except EOFError:  # the terminal is gone and the screen hung up: paused, as by its SIGHUP to come
+        await _finished_through_signals(opponent)
+        raise asyncio.CancelledError(PAUSE) from None
     return await opponent.finished()
+
+
+async def _finished_through_signals(opponent: NetworkOpponent) -> None:
+    """Wait for ``opponent``'s end (its pause or its quit on the way to the peer) through any stop
+    signal still to come: a closed terminal's SIGHUP arrives after its input ended, SIGTERM may
+    follow SIGHUP, and each cancels this task again."""
+    finishing = asyncio.ensure_future(opponent.finished())
+    while not finishing.done():
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(finishing)
+    if not finishing.cancelled():
+        finishing.result()
 
 
 def _score(games: int, seat: int, series: list[Match]) -> MatchScore:

@@ -143,5 +143,9 @@ class Opponent(Protocol):
     def claim(self) -> bool:
         """The local player claims the game offered by ``table.offer_claim``; whether it still stood."""
 
+    def hang_up(self) -> None:
+        """The terminal is gone (its input ended) or the program was told to stop (SIGHUP,
+        SIGTERM): the :meth:`close` that follows keeps what the same command can continue."""
+
     def close(self) -> None:
         """The app is ending."""

@@ -145,7 +145,10 @@ def run(args: argparse.Namespace) -> int:
         saver=Saver(keeps_unfinished=lock is not None),
         notice=notice,
     )
-    asyncio.run(play(screen))
+    try:
+        asyncio.run(play(screen))
+    except EOFError:  # the terminal is gone (a closed window): the game is saved, nobody reads a farewell
+        return 1
     from cli.printable import printable
 
     for line in farewell(screen.flow, screen.saver):  # the score and where the games are: never a silent exit
