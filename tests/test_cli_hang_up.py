@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.app.network_opponent import play_duel
+from cli.app.duel_screen import play_duel
 from p2p.channel import Channel
 from p2p.duel import Duel, Report
 from p2p.handshake import Session

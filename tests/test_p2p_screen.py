@@ -181,7 +181,7 @@ def test_a_whole_network_game_on_the_full_screen(tmp_path: Path, monkeypatch: py
     from prompt_toolkit.output import DummyOutput
 
     from cli.app import questions
-    from cli.app.network_opponent import play_duel
+    from cli.app.duel_screen import play_duel
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "screen-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "screen-config"))
@@ -447,7 +447,7 @@ def test_a_paused_screen_duel_continues_on_a_new_screen_at_the_same_move(
 
     from cli.app import questions
     from cli.app import screen as screen_module
-    from cli.app.network_opponent import play_duel
+    from cli.app.duel_screen import play_duel
     from p2p.connect import Redial
     from p2p.duel_machine import PAUSE
     from p2p.saved import SavedMatch, load_saved, restore
@@ -551,7 +551,7 @@ def test_a_rematch_after_a_continued_match_is_restart_safe_too(
 
     from cli.app import questions
     from cli.app import screen as screen_module
-    from cli.app.network_opponent import play_duel
+    from cli.app.duel_screen import play_duel
     from p2p.connect import Redial
     from p2p.duel_machine import PAUSE
     from p2p.saved import SavedMatch, load_saved, restore

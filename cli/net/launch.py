@@ -11,7 +11,7 @@ def run_command(args: argparse.Namespace, command: str) -> int:
     """``trumps host`` or ``trumps join``: headless with ``--bot``, else in the full-screen game."""
     import functools
 
-    from cli.app.network_opponent import play_duel
+    from cli.app.duel_screen import play_duel
     from cli.net.hosting import run_host
     from cli.net.joining import run_join
     from cli.options import has_terminal
