@@ -158,7 +158,9 @@ def interop_tests(root: Path) -> list[str]:
 
 # ------------------------------------------------------------------ the recorder, inside pytest
 
-_current: dict[str, bool] = {"opened": False}
+_current: dict[str, bool] = {"opened": False, "failed": False}
+_seconds = [0.0]
+"""The test's time so far: its setup, call and teardown."""
 
 
 def _noting(original: Callable[..., Any], internet_only: bool) -> Callable[..., Any]:
@@ -184,13 +186,14 @@ def pytest_runtest_logreport(report: Any) -> None:
     if LOG_VARIABLE not in os.environ:
         return
     if report.when == "setup":
-        _current["opened"] = False
-        _current["failed"] = False
-    _current["failed"] = _current.get("failed", False) or report.failed
+        _current.update(opened=False, failed=False)
+        _seconds[0] = 0.0
+    _current["failed"] = _current["failed"] or report.failed
+    _seconds[0] += report.duration
     if report.when != "teardown":
         return
     line = {"id": report.nodeid, "net": "net" in report.keywords, "opened": _current["opened"],
-            "seconds": report.duration, "failed": _current["failed"]}  # fmt: skip
+            "seconds": _seconds[0], "failed": _current["failed"]}  # fmt: skip
     with open(os.environ[LOG_VARIABLE], "a", encoding="utf-8") as log:
         log.write(json.dumps(line) + "\n")
 
