@@ -397,6 +397,9 @@ def _evaluated_search(
         except _Aborted:
             if iteration_best > -MATE - 1:
                 best_code, best_score = iteration_code, iteration_best
+                # A win for one root move is a win whatever the moves not searched yet: its subtree
+                # was searched to the end, and a mate score there is exact (a loss needs them all).
+                proven = best_score > MATE_BOUND
             break
         finally:
             if not root_in_history:
