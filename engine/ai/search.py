@@ -380,7 +380,12 @@ def _evaluated_search(
                     iteration_code = code
                     alpha = max(alpha, value)
         except _Aborted:
-            if iteration_best > -MATE - 1:
+            if iteration_best < -MATE_BOUND:
+                # Every move searched so far is proven lost: the one cut short may not be, so it is
+                # played (with the last whole iteration's estimate), not one known to lose.
+                if iteration_best > -MATE - 1:
+                    best_code = code
+            else:
                 best_code, best_score = iteration_code, iteration_best
                 # A win for one root move is a win whatever the moves not searched yet: its subtree
                 # was searched to the end, and a mate score there is exact (a loss needs them all).
