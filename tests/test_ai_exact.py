@@ -205,3 +205,35 @@ def test_the_alpha_beta_search_alone_proves_only_exact_values(seed: int) -> None
             if found != LOSS:
                 assert -values[position.play(result.move)] == found, (position, result)
     assert proven >= 20
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_win_found_before_the_budget_ran_out_is_exact(seed: int) -> None:
+    # A root move's mate in an iteration the budget cut short counts as a proven win.
+    rng = random.Random(f"partial {seed}")
+    cut_short = 0
+    for _ in range(100):
+        position = random_endgame(rng, 8)
+        for budget in (20, 40, 80, 160, 320):
+            result = search(position, nodes=budget, proof_share=0)
+            if result.proven and result.nodes >= budget:
+                cut_short += 1
+                values = solve_all(position)
+                assert result.score > MATE_BOUND, (position, result)
+                assert values[position] == WIN, (position, result)
+                assert values[position.play(result.move)] == LOSS, (position, result)
+    assert cut_short >= 10
+
+
+def test_a_search_cut_short_plays_no_move_it_found_lost() -> None:
+    # When every root move searched before the budget ran out loses, the one cut short is played.
+    rng = random.Random("partial loss")
+    cut_short = 0
+    for _ in range(200):
+        position = random_endgame(rng, 8)
+        for budget in (20, 40, 80, 160, 320):
+            result = search(position, nodes=budget, proof_share=0)
+            if not result.proven:
+                cut_short += 1
+                assert abs(result.score) <= MATE_BOUND, (position, budget, result)
+    assert cut_short >= 100

@@ -85,11 +85,37 @@ class SuitSwap(NamedTuple):
         True
         """
         mask = (1 << 36) - 1
-        me, opp, pile = key & mask, key >> 36 & mask, key >> 73
-        twin_me, twin_opp, twin_pile = self.hand(me), self.hand(opp), self.pile(pile)
-        if (twin_opp, twin_me, twin_pile) < (opp, me, pile):
-            return twin_pile << 73 | (key >> 72 & 1) << 72 | twin_opp << 36 | twin_me, True
-        return key, False
+        pile = key >> 73
+        stored = shared_key(key, key & mask, key >> 36 & mask, pile, self.pile(pile), key >> 72 & 1, *self[:3])
+        return stored, stored != key
+
+
+def shared_key(
+    key: int, me: int, opp: int, pile: int, twin_pile: int, turn: int, low: int, shift: int, keep: int
+) -> int:
+    """:meth:`SuitSwap.table_key` of the proof key ``key`` (``me``, ``opp``, ``pile``, ``turn``), given
+    the twin of its pile; a position that is its own twin is its key (not flipped).
+
+    The twin is the lesser by the other hand, then the mover's, then the pile; a hand's twin is the
+    lesser if its cards of the lower free suit are (their bits, shifted up, outweigh the other
+    suit's). Both searches call it at every node.
+    """
+    opp_low, opp_high = opp & low, opp >> shift & low
+    if opp_low != opp_high:
+        if opp_low > opp_high:
+            return key
+    else:
+        me_low, me_high = me & low, me >> shift & low
+        if me_low > me_high or (me_low == me_high and twin_pile >= pile):
+            return key
+    return (
+        twin_pile << 73
+        | turn << 72
+        | (opp & keep | opp_low << shift | opp_high) << 36
+        | me & keep
+        | (me & low) << shift
+        | me >> shift & low
+    )
 
 
 @cache

@@ -55,7 +55,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
-from engine.ai.board import SuitSwap, child, ordered_moves, pile_code, root_codes, suit_swap
+from engine.ai.board import SuitSwap, child, ordered_moves, pile_code, root_codes, shared_key, suit_swap
 from engine.ai.evaluation import SUIT_MASKS, unbeatable
 from engine.ai.greedy import COSTS
 from engine.cards import BEATERS
@@ -219,26 +219,8 @@ def prove(
         if ply >= stop_ply:
             hit = True
             return not b
-        # SuitSwap.table_key inlined: the twin is the lesser by the other hand, the mover's, the pile;
-        # a hand's twin is the lesser if its cards of the lower free suit are (their bits, shifted
-        # up, outweigh the other suit's).
-        opp_low, opp_high = opp & low, opp >> shift & low
-        if opp_low != opp_high:
-            flipped = opp_low < opp_high
-        else:
-            me_low, me_high = me & low, me >> shift & low
-            flipped = me_low < me_high if me_low != me_high else twin_pile < pile
-        if flipped:
-            table_key = (
-                twin_pile << 73
-                | turn << 72
-                | (opp & keep | opp_low << shift | opp_high) << 36
-                | me & keep
-                | (me & low) << shift
-                | me >> shift & low
-            )
-        else:
-            table_key = key
+        table_key = shared_key(key, me, opp, pile, twin_pile, turn, low, shift, keep)
+        flipped = table_key != key
         entry = get(table_key, _UNKNOWN)
         lower, lower_depth, lower_taint, upper, upper_depth, upper_taint, best = entry
         if flipped and best > 0:

@@ -40,6 +40,7 @@ from engine.ai.board import (
     ordered_moves,
     position_key,
     root_codes,
+    shared_key,
     suit_swap,
 )
 from engine.ai.evaluation import DEFAULT_WEIGHTS, Weights, evaluator
@@ -216,24 +217,8 @@ def _evaluated_search(
                 return 0
             horizon += 1  # so deep a line is judged, not searched: Python's stack is finite
             return evaluate(me, opp, pile, turn)
-        # SuitSwap.table_key inlined, as in engine/ai/proof.py.
-        opp_low, opp_high = opp & low, opp >> shift & low
-        if opp_low != opp_high:
-            flipped = opp_low < opp_high
-        else:
-            me_low, me_high = me & low, me >> shift & low
-            flipped = me_low < me_high if me_low != me_high else twin_pile < pile
-        if flipped:
-            table_key = (
-                twin_pile << 73
-                | turn << 72
-                | (opp & keep | opp_low << shift | opp_high) << 36
-                | me & keep
-                | (me & low) << shift
-                | me >> shift & low
-            )
-        else:
-            table_key = key
+        table_key = shared_key(key, me, opp, pile, twin_pile, turn, low, shift, keep)
+        flipped = table_key != key
         entry = table.get(table_key)
         best_code = -1
         if entry is not None:
@@ -395,8 +380,16 @@ def _evaluated_search(
                     iteration_code = code
                     alpha = max(alpha, value)
         except _Aborted:
-            if iteration_best > -MATE - 1:
+            if iteration_best < -MATE_BOUND:
+                # Every move searched so far is proven lost: the one cut short may not be, so it is
+                # played (with the last whole iteration's estimate), not one known to lose.
+                if iteration_best > -MATE - 1:
+                    best_code = code
+            else:
                 best_code, best_score = iteration_code, iteration_best
+                # A win for one root move is a win whatever the moves not searched yet: its subtree
+                # was searched to the end, and a mate score there is exact (a loss needs them all).
+                proven = best_score > MATE_BOUND
             break
         finally:
             if not root_in_history:
