@@ -25,6 +25,7 @@ from cli.app.ai_opponent import AIOpponent
 from cli.app.application import create_application
 from cli.app.board import hand_lines
 from cli.app.cards import card_text, move_text
+from cli.app.fragments import join_lines
 from cli.app.layout import Board
 from cli.app.move_line import MOVE_LINE_LENGTH
 from cli.app.opponent import Deal, OpponentLeft, Table
@@ -1009,7 +1010,7 @@ def test_the_screen_at_80x24_shows_everything_at_a_glance() -> None:
         assert lines[-2].startswith(" move>")
         # legal cards are styled apart from the others
         with set_app(d.app):
-            fragments = hands_view.my_hand(session)
+            fragments = join_lines(hands_view.my_hand_lines(session))
         styles = {frag[1].strip(): frag[0] for frag in fragments if "class:card " in frag[0]}
         legal = session.playable()
         assert len(styles) == len(position.hand(0))
@@ -1194,7 +1195,7 @@ def test_enter_on_an_empty_line_plays_nothing_until_a_card_is_chosen() -> None:
             create_pipe_input() as pipe,
             set_app(create_application(session, input=pipe, output=SizedOutput())),
         ):
-            styles = [f[0] for f in hands_view.my_hand(session)]
+            styles = [f[0] for f in join_lines(hands_view.my_hand_lines(session))]
         assert not any("highlight" in style for style in styles)  # no highlight until an arrow
         move_entry.enter(session)
         assert not session.flow.game.moves and "Type a move" in session.message

@@ -33,7 +33,8 @@ from p2p.messages import (
 )
 from p2p.players import BotPlayer
 from p2p.record import verify
-from tests.support.peers import Side, Stubborn, Unwatched, memory_duels, memory_pair, run
+from tests.support.clock import run_in_virtual_time
+from tests.support.peers import LIMIT, Side, Stubborn, Unwatched, memory_duels, memory_pair, run
 
 
 class Comeback(Unwatched):
@@ -102,13 +103,14 @@ class Joiner:
 async def against_a_bot_host(
     root: Path, attack: Callable[[Joiner, asyncio.Task[Report]], Awaitable[None]], patience: Patience
 ) -> Report:
-    """The host's report of a match whose joiner mounts ``attack``."""
+    """The host's report of a match whose joiner mounts ``attack`` (the host's clock is its event
+    loop's, so that the match may be played in virtual time)."""
     ann, bob = Side.make(root, "ann"), Side.make(root, "bob")
     pair = await memory_pair(ann, bob, Terms(Rules(), 1))
     back = Comeback()
     host = Duel(
         pair.host_channel, pair.host_session, ann.me, BotPlayer("easy", seed=1), ann.home.records,
-        patience.forfeit_after, reconnector=back, patience=patience,
+        patience.forfeit_after, reconnector=back, patience=patience, now=asyncio.get_running_loop().time,
     )  # fmt: skip
     hosting = asyncio.create_task(host.run())
     joiner = Joiner(ann, bob, pair.join_channel, pair.join_session, back)
@@ -177,8 +179,10 @@ def test_coming_back_again_and_again_does_not_restart_the_stall_clock(
                 return
         raise AssertionError("the host never claimed the game")
 
-    report = run(against_a_bot_host(tmp_path, attack, patience))
+    # In virtual time: the limit and the absences to the hundredth of a second, without waiting them out.
+    ended, report = run_in_virtual_time(against_a_bot_host(tmp_path, attack, patience), horizon=LIMIT, step=0.01)
     assert (report.end, report.awarded) == ("forfeit", 0)
+    assert patience.forfeit_after <= ended < 3 * patience.forfeit_after, ended  # claimed at the limit
     assert "bob did not send its move" in str(report.error)
 
 
@@ -264,11 +268,13 @@ def test_a_short_limit_keeps_a_margin_of_at_most_half_of_it() -> None:
 
 def test_a_stalling_peer_forfeits_the_game_and_both_books_say_so(tmp_path: Path) -> None:
     """The staller's line stays alive (keep-alives) but its move does not come: claimed after the
-    limit; told of the forfeit, the staller's own record awards the game to the claimant too."""
+    limit; told of the forfeit, the staller's own record awards the game to the claimant too.
+    Played in virtual time: the limit to the hundredth of a second, without waiting it out."""
+    limit_s = 1.0
 
     async def scenario() -> tuple[Report, Report]:
         pair = await memory_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"))
-        limit = Patience(keepalive=0.2, silent_after=0.5, dead_after=1.5, forfeit_after=1.0)
+        limit = Patience(keepalive=0.2, silent_after=0.5, dead_after=1.5, forfeit_after=limit_s)
         host, joiner = memory_duels(pair, (BotPlayer("easy"), Stubborn(3)), limit, peer_timeout=1.0)
         stalled = asyncio.create_task(joiner.run())
         report = await host.run()
@@ -276,7 +282,8 @@ def test_a_stalling_peer_forfeits_the_game_and_both_books_say_so(tmp_path: Path)
         await joiner.channel.close()
         return report, told
 
-    report, told = run(scenario())
+    ended, (report, told) = run_in_virtual_time(scenario(), horizon=LIMIT, step=0.01)
+    assert limit_s <= ended < 2 * limit_s, ended  # claimed once the limit passed, not waited out
     assert report.end == "forfeit" and isinstance(report.error, Forfeit)
     assert "did not send its move within 1 s" in str(report.error)
     assert report.awarded == report.session.seat and report.results == ["1-0 forfeit"]

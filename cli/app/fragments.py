@@ -4,13 +4,35 @@ words and ruled, the note a window too small shows, and the window that shows th
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
+from prompt_toolkit.application.current import get_app_or_none
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.layout import Dimension, FormattedTextControl, Window
 
 from cli.app.board import Line
 from cli.app.sizes import terminal_size
 from cli.app.widths import cell_width, close_lines, wrap
+
+T = TypeVar("T")
+
+
+def once_per_redraw(compute: Callable[[], T]) -> Callable[[], T]:
+    """``compute``, run at most once per redraw of the running application and kept until the
+    next: the layout asks for the same lines several times in one (a window's height, the rows
+    left for the others, then its text). Outside a running application it runs on every call.
+    """
+    kept: list[tuple[int, T]] = []
+
+    def get() -> T:
+        app = get_app_or_none()
+        if app is None:
+            return compute()
+        if not kept or kept[0][0] != app.render_counter:
+            kept[:] = [(app.render_counter, compute())]
+        return kept[0][1]
+
+    return get
 
 
 def join_lines(lines: list[Line]) -> StyleAndTextTuples:

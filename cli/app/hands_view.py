@@ -7,12 +7,11 @@ from __future__ import annotations
 from functools import partial
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.layout import Dimension
 
 from cli.app import move_entry
 from cli.app.board import Line, hand_lines, trump_label
 from cli.app.cards import count_cards
-from cli.app.fragments import fragment_width, join_lines, rule
+from cli.app.fragments import fragment_width, rule
 from cli.app.keys import key_label
 from cli.app.names import shown_name
 from cli.app.screen import GameScreen
@@ -42,17 +41,8 @@ def _player_rule(screen: GameScreen, player: int, name: str) -> StyleAndTextTupl
     return rule(label, terminal_size().columns)
 
 
-def opponent_hand(screen: GameScreen) -> StyleAndTextTuples:
-    """The opponent's cards, or their backs."""
-    return join_lines(_opponent_hand_lines(screen))
-
-
-def opponent_height(screen: GameScreen) -> Dimension:
-    """The rows the opponent's hand takes (two for 18 cards at 80 columns)."""
-    return Dimension.exact(max(2, len(_opponent_hand_lines(screen))))
-
-
-def _opponent_hand_lines(screen: GameScreen) -> list[Line]:
+def opponent_hand_lines(screen: GameScreen) -> list[Line]:
+    """The opponent's cards, or their backs, in rows."""
     game = screen.flow.game
     if game is None:
         return []
@@ -78,17 +68,8 @@ def _backs(count: int) -> list[Line]:
     return rows
 
 
-def my_hand(screen: GameScreen) -> StyleAndTextTuples:
-    """Your cards, with their numbers under them."""
-    return join_lines(_my_hand_lines(screen))
-
-
-def my_height(screen: GameScreen) -> Dimension:
-    """The rows your hand takes: two (cards and numbers) for each row of cards, at least four."""
-    return Dimension.exact(max(4, len(_my_hand_lines(screen))))
-
-
-def _my_hand_lines(screen: GameScreen) -> list[Line]:
+def my_hand_lines(screen: GameScreen) -> list[Line]:
+    """Your cards in rows, each row over the cards' numbers."""
     flow, line = screen.flow, screen.line
     if flow.game is None:
         return []

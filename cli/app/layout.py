@@ -15,6 +15,7 @@ size at build time, so resizing is safe at any moment.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import NamedTuple
 
 from prompt_toolkit.filters import Condition
@@ -31,8 +32,8 @@ from prompt_toolkit.layout.controls import BufferControl
 
 from cli.app.bars import bar_keys, key_bar_lines, key_bar_window, prompt, title
 from cli.app.board import Line
-from cli.app.fragments import join_lines, small_note, text_window, wrapped
-from cli.app.hands_view import my_hand, my_height, my_rule, opponent_hand, opponent_height, opponent_rule
+from cli.app.fragments import join_lines, once_per_redraw, small_note, text_window, wrapped
+from cli.app.hands_view import my_hand_lines, my_rule, opponent_hand_lines, opponent_rule
 from cli.app.help import help_lines, help_title
 from cli.app.move_history import history, with_history
 from cli.app.screen import GameScreen
@@ -68,6 +69,10 @@ class Board:
 
     def __init__(self, screen: GameScreen) -> None:
         self.screen = screen
+        # asked for several times a redraw (by the rows' sharing, each window's height, its text)
+        self.my_hand_lines = once_per_redraw(partial(my_hand_lines, screen))
+        self.opponent_hand_lines = once_per_redraw(partial(opponent_hand_lines, screen))
+        self.rows = once_per_redraw(self._rows)
 
     @property
     def _ascii(self) -> bool:
@@ -99,14 +104,30 @@ class Board:
         asked: list[Line] = [[("class:question", " " + printable(line))] for line in wrap(s.line.question.prompt, width)]
         return said + asked
 
-    def rows(self) -> Rows:
+    def my_hand(self) -> StyleAndTextTuples:
+        """Your cards, with their numbers under them."""
+        return join_lines(self.my_hand_lines())
+
+    def my_height(self) -> Dimension:
+        """The rows your hand takes: two (cards and numbers) for each row of cards, at least four."""
+        return Dimension.exact(max(4, len(self.my_hand_lines())))
+
+    def opponent_hand(self) -> StyleAndTextTuples:
+        """The opponent's cards, or their backs."""
+        return join_lines(self.opponent_hand_lines())
+
+    def opponent_height(self) -> Dimension:
+        """The rows the opponent's hand takes (two for 18 cards at 80 columns)."""
+        return Dimension.exact(max(2, len(self.opponent_hand_lines())))
+
+    def _rows(self) -> Rows:
         """How the rows that the board's fixed parts leave are shared: the message and the
         question first, then the connection status, then the chat (its newest line first, then up
         to :func:`chat_height` lines), then the table, which keeps :data:`TABLE_ROWS` whatever
         comes; each gets what it needs while rows are left, so that nothing is cut short but in
         a window too low for all of it."""
         size = terminal_size()
-        fixed = 4 + opponent_height(self.screen).preferred + my_height(self.screen).preferred  # the title, 2 rules, the move line
+        fixed = 4 + self.opponent_height().preferred + self.my_height().preferred  # the title, 2 rules, the move line
         fixed += len(key_bar_lines(bar_keys(self.screen)))
         left = max(0, size.rows - fixed - TABLE_ROWS)
         message = min(len(self._message_lines()), max(1, left - 1))
@@ -213,12 +234,12 @@ def create_layout(screen: GameScreen) -> Layout:
         [
             text_window(lambda: title(screen), 1, style="class:title"),
             text_window(lambda: opponent_rule(screen), 1),
-            text_window(lambda: opponent_hand(screen), lambda: opponent_height(screen)),
+            text_window(board.opponent_hand, board.opponent_height),
             with_history(
                 text_window(lambda: table(screen, board.rows().table), wrap_lines=True), lambda: history(screen)
             ),
             text_window(lambda: my_rule(screen), 1),
-            text_window(lambda: my_hand(screen), lambda: my_height(screen)),
+            text_window(board.my_hand, board.my_height),
             text_window(board.message, board.message_rows, wrap_lines=True),
             ConditionalContainer(
                 text_window(board.connection, board.connection_height),

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from prompt_toolkit.data_structures import Point
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.layout import (
     ConditionalContainer,
@@ -20,13 +19,10 @@ from prompt_toolkit.layout import (
 from cli.app.board import Line, history_lines
 from cli.app.fragments import join_lines, text_window
 from cli.app.screen import GameScreen
-from cli.app.sizes import WIDE_HISTORY_WIDTH, history_width
+from cli.app.sizes import WIDE_HISTORY_WIDTH, history_width, terminal_size
 from cli.app.widths import close_lines
 from cli.i18n import _
 from engine import Game
-
-HISTORY_LINES = 200
-"""The most moves the history keeps on screen (it scrolls to the last)."""
 
 
 def history(screen: GameScreen) -> list[Line]:
@@ -41,19 +37,27 @@ def history(screen: GameScreen) -> list[Line]:
 
 def move_log(game: Game, names: list[str], ascii: bool, upto: int | None = None) -> list[Line]:
     """The move history's lines: players by short names (``AI``) in the usual column, by whole
-    names (``AI (hard)``, longer ones) in a wide one."""
+    names (``AI (hard)``, longer ones) in a wide one; as many as the terminal has rows, since the
+    window shows no more (and the layout measures every line it is given, several times a redraw)."""
+    rows = terminal_size().rows
     if history_width() >= WIDE_HISTORY_WIDTH:
-        return history_lines(game, names, HISTORY_LINES, ascii, upto, name_cells=16)
-    return history_lines(game, [name.split(" (")[0] for name in names], HISTORY_LINES, ascii, upto)
+        return history_lines(game, names, rows, ascii, upto, name_cells=16)
+    return history_lines(game, [name.split(" (")[0] for name in names], rows, ascii, upto)
+
+
+def _cursor_on_last(lines: list[Line]) -> list[Line]:
+    """``lines`` with the cursor marked at the start of the last, where the window scrolls to.
+    (The mark rides in the text, which the control asks for once a redraw: a separate cursor
+    function would build the whole history again each time the layout measures the window.)"""
+    if not lines:
+        return lines
+    return [*lines[:-1], [("[SetCursorPosition]", ""), *lines[-1]]]
 
 
 def with_history(table: Window, get_lines: Callable[[], list[Line]]) -> VSplit:
     """``table`` and, right of it when the window is wide enough, the move history under its
     heading, scrolled so that the last move shows."""
-    control = FormattedTextControl(
-        lambda: close_lines(join_lines(get_lines())),
-        get_cursor_position=lambda: Point(0, max(0, len(get_lines()) - 1)),
-    )
+    control = FormattedTextControl(lambda: close_lines(join_lines(_cursor_on_last(get_lines()))))
     heading = text_window(lambda: [("class:rule.label", " " + _("Moves"))], 1)
     column = HSplit([heading, Window(control)], width=lambda: Dimension.exact(history_width()))
     bar = Window(width=1, char="│", style="class:rule")

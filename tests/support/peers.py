@@ -234,10 +234,12 @@ class Stubborn(BotPlayer):
 def memory_duels(
     pair: Pair, players: tuple[Player, Player], patience: Patience | None = None, peer_timeout: float | None = 10
 ) -> tuple[Duel, Duel]:
-    """The host's and the joiner's duels over a :func:`memory_pair` (no way back: a lost line ends them)."""
+    """The host's and the joiner's duels over a :func:`memory_pair` (no way back: a lost line ends them),
+    timed by the running event loop's clock (:func:`time.monotonic` unless it is a virtual one)."""
+    now = asyncio.get_running_loop().time
     return (
         Duel(pair.host_channel, pair.host_session, pair.host.me, players[0], pair.host.home.records, peer_timeout,
-             patience=patience),
+             patience=patience, now=now),
         Duel(pair.join_channel, pair.join_session, pair.joiner.me, players[1], pair.joiner.home.records,
-             peer_timeout, patience=patience),
+             peer_timeout, patience=patience, now=now),
     )  # fmt: skip
