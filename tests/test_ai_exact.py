@@ -20,36 +20,50 @@ WIN, DRAW, LOSS = 1, 0, -1
 
 
 def solve_all(root: Position) -> dict[Position, int]:
-    """The exact value, for the side to move, of every position reachable from ``root``."""
-    children: dict[Position, list[Position]] = {}
+    """The exact value, for the side to move, of every position reachable from ``root``.
+
+    Retrograde analysis: from the ends of the game, a position with a lost child is won, and one
+    all of whose children are won is lost once the last of them is known; each move is looked at
+    once each way, so the cost grows with the moves, not with their number times the passes.
+    """
+    parents: dict[Position, list[Position]] = {}
+    open_children: dict[Position, int] = {}  # children not yet known won, by position not over
     values: dict[Position, int] = {}
+    known: list[Position] = []
     stack = [root]
+    seen = {root}
     while stack:
         position = stack.pop()
-        if position in children or position in values:
-            continue
         outcome = position.outcome()
         if outcome is not None:
             values[position] = (
                 DRAW if outcome.winner is None else WIN if outcome.winner == position.turn else LOSS
             )
+            known.append(position)
             continue
-        children[position] = [position.play(move) for move in position.legal_moves()]
-        stack.extend(children[position])
-    changed = True
-    while changed:
-        changed = False
-        for position, after in children.items():
-            if position in values:
+        after = [position.play(move) for move in position.legal_moves()]
+        open_children[position] = len(after)
+        for child in after:
+            parents.setdefault(child, []).append(position)
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    while known:
+        child = known.pop()
+        value = values[child]
+        for parent in parents.get(child, ()):
+            if parent in values:
                 continue
-            known = [values.get(child) for child in after]
-            if LOSS in known:
-                values[position] = WIN
-                changed = True
-            elif all(value == WIN for value in known):
-                values[position] = LOSS
-                changed = True
-    for position in children:
+            if value == LOSS:
+                values[parent] = WIN
+                known.append(parent)
+            elif value == WIN:
+                open_children[parent] -= 1
+                if not open_children[parent]:
+                    values[parent] = LOSS
+                    known.append(parent)
+    # Whatever is left undecided can be played for ever: a draw.
+    for position in open_children:
         values.setdefault(position, DRAW)
     return values
 
