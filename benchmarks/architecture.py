@@ -15,7 +15,8 @@ internet socket or started a process, whether it is marked ``net``, its time and
 
 - the network-side tests (in files that import ``p2p``) that opened a socket or a process;
 - the everyday loop, the tests not marked ``net``: how many of the suite, their time summed;
-  where the tree has no ``net`` marker that loop is the whole suite.
+  where the tree has no ``net`` marker that loop is the whole suite; and the wall time of
+  ``pytest -m "not net"`` run once more as a developer runs it (in parallel where the tree does).
 """
 
 from __future__ import annotations
@@ -198,15 +199,28 @@ def pytest_runtest_logreport(report: Any) -> None:
         log.write(json.dumps(line) + "\n")
 
 
+def in_parallel(root: Path) -> bool:
+    """Whether the tree's suite runs under pytest-xdist (its pyproject says ``-n``)."""
+    return "xdist" in (root / "pyproject.toml").read_text(encoding="utf-8")
+
+
+def timed_pytest(root: Path, *arguments: str, environment: dict[str, str] | None = None) -> float:
+    """The wall time of ``pytest ARGUMENTS`` run in the tree (its output dropped)."""
+    start = time.monotonic()
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *arguments], cwd=root,
+                   env=environment or {**os.environ, "PYTHONPATH": str(root)}, stdout=subprocess.DEVNULL,
+                   check=False)  # fmt: skip
+    return time.monotonic() - start
+
+
 def recorded_run(root: Path) -> tuple[list[dict[str, Any]], float]:
-    """The tree's whole suite under the recorder: its lines, and the run's wall time."""
+    """The tree's whole suite under the recorder: its lines, and the run's wall time. The recorder
+    runs in one process (``-n 0`` where the tree runs in parallel) so that it sees each test alone."""
     with tempfile.TemporaryDirectory() as scratch:
         log = Path(scratch) / "tests.jsonl"
         environment = {**os.environ, LOG_VARIABLE: str(log), "PYTHONPATH": f"{root}{os.pathsep}{HERE}"}
-        start = time.monotonic()
-        subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "architecture", "-p", "no:cacheprovider"],
-                       cwd=root, env=environment, stdout=subprocess.DEVNULL, check=False)  # fmt: skip
-        wall = time.monotonic() - start
+        serial = ["-n", "0"] if in_parallel(root) else []
+        wall = timed_pytest(root, "-p", "architecture", *serial, environment=environment)
         lines = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     return lines, wall
 
@@ -230,6 +244,7 @@ def report_run(root: Path) -> None:
     print(f"the everyday loop (not marked net): {share(len(everyday), len(lines))} of the suite, "
           f"{sum(line['seconds'] for line in everyday):.0f} s of test time summed; "
           f"opened the kernel: {sum(line['opened'] for line in everyday)}")  # fmt: skip
+    print(f"  `pytest -m \"not net\"` as a developer runs it: {timed_pytest(root, '-m', 'not net'):.0f} s wall")
     interop = [line for line in lines if "interop" in line["id"]]
     print(f"interop tests: {len(interop)}, failed {sum(line['failed'] for line in interop)}")
 

@@ -59,3 +59,12 @@ def kernel_only_for_net(request: pytest.FixtureRequest, monkeypatch: pytest.Monk
     monkeypatch.setattr(subprocess.Popen, "__init__", _refused("starts a process"))
     monkeypatch.setattr(os, "fork", _refused("forks a process"))
     monkeypatch.setattr(os, "forkpty", _refused("forks a process"))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``--dist loadgroup``, from pyproject) the tests that reach the kernel all
+    run on one worker, one after another, as they did before the suite ran in parallel: they share
+    loopback ports, namespaces and tmux, and some judge time. The rest spread over the cores."""
+    for item in items:
+        if item.get_closest_marker("net") is not None:
+            item.add_marker(pytest.mark.xdist_group("kernel"))
