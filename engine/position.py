@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
 
-from engine.cards import BEATERS, SUITS, Card, cards_of, parse_suit
+from engine.cards import ALL_CARDS, BEATERS, SUITS, Card, cards_of, parse_suit
 from engine.errors import CardError, IllegalMoveError, NotationError, PositionError
 from engine.moves import PAIR_MOVES, SINGLE_MOVES, TAKE, Move
 from engine.rules import Rules
@@ -323,5 +323,9 @@ def _parse_cards(text: str, name: str) -> tuple[Card, ...]:
         raise PositionError(f"{name}: {exc}") from None
 
 
+_CARD_TEXT = tuple(map(str, ALL_CARDS))
+"""Each card's text by its index: a notation reads it here, not through ``Card.__str__`` (half the time)."""
+
+
 def _cards_text(cards: tuple[Card, ...]) -> str:
-    return "".join(map(str, cards)) or "-"
+    return "".join(map(_CARD_TEXT.__getitem__, cards)) or "-"

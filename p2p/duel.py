@@ -353,7 +353,8 @@ class Duel:
         try:
             while (wait := machine.owed_wait(self.now())) is not None:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._progress.wait(), wait)
+                    async with asyncio.timeout(wait):  # no task of its own, unlike wait_for
+                        await self._progress.wait()
                     return
             await self._carry_out(machine.stalled(kind, self.now()))
             await self._progress.wait()

@@ -22,6 +22,7 @@ someone holding only a record is judged by :meth:`Match.signed_here` and
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -30,6 +31,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from engine import Game, IllegalMoveError, Move, NotationError, Outcome, Position, Rules
 from engine.game import result_text
 from engine.match_rules import next_dealer, score_halves
+from engine.moves import PAIR_MOVES, SINGLE_MOVES
 from p2p.crypto import sign, signature_ok, tagged_hash
 from p2p.errors import (
     BadSignature,
@@ -48,10 +50,14 @@ from p2p.text import N_, Text
 from p2p.wire import encode
 
 S = TypeVar("S", bound=Signed)
+_MOVES = {str(move): move for move in (*SINGLE_MOVES, *PAIR_MOVES)}
+"""Every move by its canonical text, the only form a move message may carry (read without parsing)."""
 
 
+@functools.lru_cache(maxsize=4)
 def position_hash(position: Position) -> bytes:
-    """The hash a move message carries of the position it leads to."""
+    """The hash a move message carries of the position it leads to (kept for the last few
+    positions: the mover hashes the position its move leads to, then checks it as it applies it)."""
     return tagged_hash("position", position.notation().encode())
 
 
@@ -106,8 +112,9 @@ class Match:
         self._commits: dict[int, bytes] = {}
         self._reveals: dict[int, Reveal] = {}
         self._finals: dict[int, bytes] = {}
-        self._own: Signed | None = None
-        """The link :meth:`sign` just made: applying it needs no signature check."""
+        self._own: tuple[Signed, bytes, str, bytes] | None = None
+        """The link :meth:`sign` just made, the transcript it was made on, the tag and digest it
+        signed: applying it there needs no signature check, nor its digest again."""
 
     # ------------------------------------------------------------- whose turn
 
@@ -275,8 +282,9 @@ class Match:
 
     def sign(self, key: Ed25519PrivateKey, unsigned: S) -> S:
         """``unsigned`` (any ``sig``) signed by ``key`` as the next link."""
-        signed = unsigned.with_sig(sign(key, *self._digest(unsigned)))
-        self._own = signed
+        tag, digest = self._digest(unsigned)
+        signed = unsigned.with_sig(sign(key, tag, digest))
+        self._own = (signed, self.transcript, tag, digest)
         return signed
 
     def apply(self, message: Signed, sender: int) -> None:
@@ -305,10 +313,14 @@ class Match:
         if isinstance(message, Commit | Reveal | MoveMsg) and message.game != self.number:
             template = N_("a {tag!r} for game {game} during game {number}")
             raise ProtocolViolation(Text(template, tag=message.TAG, game=message.game, number=self.number))
-        tag, digest = self._digest(message)
-        if message is not self._own and not signature_ok(self.keys[sender], tag, digest, message.sig):
-            template = N_("player {seat}'s {what} has a bad signature")
-            raise BadSignature(Text(template, seat=sender, what=_describe(message)))
+        own = self._own
+        if own is not None and message is own[0] and own[1] == self.transcript:
+            tag, digest = own[2], own[3]
+        else:
+            tag, digest = self._digest(message)
+            if not signature_ok(self.keys[sender], tag, digest, message.sig):
+                template = N_("player {seat}'s {what} has a bad signature")
+                raise BadSignature(Text(template, seat=sender, what=_describe(message)))
         if isinstance(message, Final):
             if message.transcript != self.transcript:
                 raise ProtocolViolation(
@@ -360,7 +372,7 @@ class Match:
             template = N_("move number {number} where {due} was due")
             raise ProtocolViolation(Text(template, number=message.n, due=len(game.moves) + 1))
         try:
-            move = Move.parse(message.move)
+            move = _MOVES.get(message.move) or Move.parse(message.move)
             after = game.position.play(move)
         except (NotationError, IllegalMoveError) as exc:
             template = N_("move {number} ({move}) is not legal: {error}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import Field, dataclass, field, fields, replace
 from typing import Any, ClassVar, Self, TypeVar, cast
 
 from p2p.errors import SchemaError
@@ -150,7 +150,7 @@ class Message:
         """The map that goes on the wire (key order is part of the canonical form)."""
         return {"t": self.TAG} | {
             f.name: getattr(self, f.name)
-            for f in fields(self)
+            for f in specs(type(self))
             if "omitted" not in f.metadata or getattr(self, f.name) != f.metadata["omitted"]
         }
 
@@ -368,15 +368,27 @@ def message_class(tag: object) -> type[Message]:
     return cls
 
 
+_SPECS: dict[type[Message], tuple[Field[Any], ...]] = {}
+
+
+def specs(cls: type[Message]) -> tuple[Field[Any], ...]:
+    """The fields of message class ``cls`` (:func:`dataclasses.fields`), found once: every message
+    sent, received, signed or recorded goes through them."""
+    found = _SPECS.get(cls)
+    if found is None:
+        found = _SPECS[cls] = fields(cls)
+    return found
+
+
 def parse(obj: object) -> Message:
     """The message ``obj`` (a decoded frame) encodes, checked field by field."""
     if not isinstance(obj, dict):
         raise SchemaError(Text(N_("a message must be a map, not {kind}"), kind=type(obj).__name__))
     tag = obj.get("t")
     cls = message_class(tag)
-    specs = fields(cls)
-    names = {f.name for f in specs}
-    missing = names - obj.keys() - {f.name for f in specs if "omitted" in f.metadata}
+    checks = specs(cls)
+    names = {f.name for f in checks}
+    missing = names - obj.keys() - {f.name for f in checks if "omitted" in f.metadata}
     if missing:
         raise SchemaError(
             Text(N_("{tag}: missing fields: {fields}"), tag=tag, fields=", ".join(sorted(missing)))
@@ -385,7 +397,7 @@ def parse(obj: object) -> Message:
     if extra:
         unexpected = ", ".join(sorted(map(_word, extra)))[:100]
         raise SchemaError(Text(N_("{tag}: unexpected fields: {fields}"), tag=tag, fields=unexpected))
-    values = {f.name: f.metadata["check"](obj[f.name], f"{tag}.{f.name}") for f in specs if f.name in obj}
+    values = {f.name: f.metadata["check"](obj[f.name], f"{tag}.{f.name}") for f in checks if f.name in obj}
     return cls(**values)
 
 

@@ -25,7 +25,7 @@ import contextlib
 import json
 import os
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -35,7 +35,7 @@ from p2p.errors import CheatError, MatchRecordError, P2PError, WireError
 from p2p.files import write_atomically
 from p2p.handshake import Session, check_signatures
 from p2p.match import Match, final_digest, rematch_of, rematch_root
-from p2p.messages import Accept, Hello, Message, Offer, Signed, expect, message_class, parse, to_json
+from p2p.messages import Accept, Hello, Message, Offer, Signed, expect, message_class, parse, specs, to_json
 from p2p.text import N_, Text, ntext
 
 RECORD_KIND = "your-trumps match"
@@ -63,7 +63,7 @@ def from_json(obj: object) -> Message:
     wire = dict(obj)
     try:
         cls = message_class(wire.get("t"))
-        for spec in fields(cls):
+        for spec in specs(cls):
             value = wire.get(spec.name)
             if spec.type == "bytes" and isinstance(value, str):
                 try:

@@ -42,7 +42,8 @@ from p2p.messages import (
 from p2p.players import BotPlayer
 from p2p.record import verify
 from p2p.text import Text
-from tests.support.peers import Side, Stubborn, Unwatched, memory_duels, memory_pair, run
+from tests.support.clock import run_in_virtual_time
+from tests.support.peers import LIMIT, Side, Stubborn, Unwatched, memory_duels, memory_pair, run
 
 
 class _Bogus(Ping):
@@ -170,10 +171,7 @@ def test_a_connected_peer_that_never_moves_can_be_claimed_against(tmp_path: Path
         patience = Patience(
             keepalive=0.1, silent_after=0.5, dead_after=5, forfeit_after=0.6, auto_claim=False
         )
-        victim = Duel(pair.host_channel, pair.host_session, ann.me, BotPlayer("easy"), ann.home.records, None,
-                      patience=patience)  # fmt: skip
-        staller = Duel(pair.join_channel, pair.join_session, bob.me, _Staller("easy"), bob.home.records, None,
-                       patience=patience)  # fmt: skip
+        victim, staller = memory_duels(pair, (BotPlayer("easy"), _Staller("easy")), patience, None)
         hosting, joining = asyncio.create_task(victim.run()), asyncio.create_task(staller.run())
         while victim.claimable is None:
             await asyncio.sleep(0.05)
@@ -184,7 +182,8 @@ def test_a_connected_peer_that_never_moves_can_be_claimed_against(tmp_path: Path
         assert victim.claim()
         return await hosting, await asyncio.wait_for(joining, 5), offered
 
-    mine, theirs, offered = run(scenario())
+    # In virtual time: the limit and the keep-alives to the hundredth of a second, without waiting them out.
+    _, (mine, theirs, offered) = run_in_virtual_time(scenario(), horizon=LIMIT, step=0.01)
     assert offered is not None and str(offered) == "bob did not send its move within 0.6 s"
     assert (mine.end, mine.awarded) == ("forfeit", 0)
     assert (theirs.end, theirs.awarded) == ("forfeit", 0)  # it stalled: its own books say it lost
@@ -268,7 +267,7 @@ def test_a_peer_back_without_the_match_is_an_absence_awarded_unless_we_stalled_f
         await asyncio.gather(*back.answered)
         return report
 
-    report = run(scenario())
+    _, report = run_in_virtual_time(scenario(), horizon=LIMIT, step=0.005)  # the keep-alives' pace, not waited
     assert (report.end, report.awarded) == (end, awarded)
     assert re.search(r"came back after 1[67]\d s away without the match", str(report.error))
     note = json.loads(report.record.read_text().splitlines()[-1])

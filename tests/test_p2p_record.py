@@ -26,25 +26,29 @@ from p2p.duel import Duel
 from p2p.errors import (
     MatchRecordError,
 )
+from p2p.handshake import Terms
 from p2p.match import Match
 from p2p.players import BotPlayer
 from p2p.record import RecordWriter, verify
-from tests.support.peers import RecordRow, Side, bot_duel, memory_duels, memory_pair, run
+from tests.support.peers import SHORT_GAMES, RecordRow, Side, bot_duel, memory_duels, memory_pair, run
 from tests.support.programs import program_env
 
 
 @pytest.fixture(scope="module")
 def record(tmp_path_factory: pytest.TempPathFactory) -> str:
-    host_report, _ = run(bot_duel(tmp_path_factory.mktemp("rec"), games=2, bind=None, seed=11))
+    root = tmp_path_factory.mktemp("rec")
+    host_report, _ = run(bot_duel(root, games=2, bind=None, rules=SHORT_GAMES, seed=11))
     return host_report.record.read_text()
 
 
 @pytest.fixture(scope="module")
 def one_game(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A one-game bot match, played once for the tests that only read it: the folder of the two
-    homes (``Side.make(root, "ann")`` is the host's again) and the host's record."""
+    homes (``Side.make(root, "ann")`` is the host's again) and the host's record. Its game is of
+    :data:`SHORT_GAMES`: the record holds every kind of line, and the tests that verify it over and
+    over (the fuzzing) cost the same whatever the deal."""
     root = tmp_path_factory.mktemp("onegame")
-    host_report, _ = run(bot_duel(root, games=1, bind=None, seed=21))
+    host_report, _ = run(bot_duel(root, games=1, bind=None, rules=SHORT_GAMES, seed=21))
     return root, host_report.record
 
 
@@ -441,7 +445,8 @@ def test_the_record_holds_every_move_as_it_is_played(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         nonlocal duel
-        pair = await memory_pair(Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob"))
+        ann, bob = Side.make(tmp_path, "ann"), Side.make(tmp_path, "bob")
+        pair = await memory_pair(ann, bob, Terms(SHORT_GAMES, 1))
         host, duel = memory_duels(pair, (BotPlayer("easy"), Watcher("easy")))
         await asyncio.gather(host.run(), duel.run())
 

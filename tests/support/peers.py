@@ -30,6 +30,10 @@ from tests.support.lines import Meddler, meddling_proxy, memory_streams
 
 LIMIT = 20.0
 """Seconds any one network test may take before it fails."""
+SHORT_GAMES = Rules(max_moves=20)
+"""Rules whose games end within 20 moves (a draw at the cap, if not sooner), for tests that need
+whole matches but not how a game ends: a bot game of the default rules lasts from about 20 to
+1 000 moves (the deal, hence the length, differs each run), and its cost with it."""
 T = TypeVar("T")
 
 
