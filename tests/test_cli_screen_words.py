@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
@@ -244,3 +245,31 @@ def test_saver_keeps_the_sessions_score_in_the_note() -> None:
     saver.save(game, match, 0, "easy")
     note = storage.load_unfinished()
     assert note is not None and note.earlier == (2, 4) and note.matches == 1
+
+
+def test_saver_writes_the_note_when_it_changes_not_at_every_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move changes the record, not the note: the note is written again only when the match
+    moves on (or after it was cleared), and always says where the game stands."""
+    written: list[storage.Unfinished] = []
+    write = storage.save_unfinished
+
+    def counted(note: storage.Unfinished) -> None:
+        written.append(note)
+        write(note)
+
+    monkeypatch.setattr(storage, "save_unfinished", counted)
+    match = MatchScore(3)
+    game = Game.from_deal(bytes(32), 0, "SH", Players="You vs AI (easy)")
+    saver = Saver(keeps_unfinished=True)
+    record = saver.new_game()
+    for _ in range(3):
+        game.play(game.position.legal_moves()[0])
+        saver.save(game, match, 0, "easy")
+        assert Game.from_record(record.read_text(encoding="utf-8")).moves == game.moves  # at every move
+    assert len(written) == 1 and storage.load_unfinished() == written[0]
+    match.award(0, 0)
+    saver.save(game, match, 0, "easy")
+    assert len(written) == 2 and storage.load_unfinished() == written[1] and written[1].played == 1
+    saver.forget_unfinished()
+    saver.save(game, match, 0, "easy")
+    assert len(written) == 3 and storage.load_unfinished() == written[1]
