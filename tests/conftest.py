@@ -59,3 +59,12 @@ def kernel_only_for_net(request: pytest.FixtureRequest, monkeypatch: pytest.Monk
     monkeypatch.setattr(subprocess.Popen, "__init__", _refused("starts a process"))
     monkeypatch.setattr(os, "fork", _refused("forks a process"))
     monkeypatch.setattr(os, "forkpty", _refused("forks a process"))
+
+
+@pytest.fixture
+def no_fsync(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``os.fsync`` does nothing: for tests of screens and commands, which save the game at every
+    move but test what is saved, never whether it would survive a power cut (nothing a test can
+    see without one). Writes stay atomic (a temporary file, then a rename). Not for tests about
+    durability: those of ``p2p.files`` and the match records keep the real fsync."""
+    monkeypatch.setattr(os, "fsync", lambda fd: None)

@@ -36,6 +36,8 @@ from cli.app.score import MatchScore
 from cli.app.screen import Display, GameScreen
 from engine import TAKE, Card, Game, Move, Position, Rules
 
+pytestmark = pytest.mark.usefixtures("no_fsync")  # saved at every move, never a power cut: see conftest
+
 TAB, ENTER = "\t", "\r"
 F1, F2, F3, F4, F5 = "\x1bOP", "\x1bOQ", "\x1bOR", "\x1bOS", "\x1b[15~"
 CTRL_Q, CTRL_Z, CTRL_N = "\x11", "\x1a", "\x0e"

@@ -39,6 +39,8 @@ from tests.test_cli_app import (
     run,
 )
 
+pytestmark = pytest.mark.usefixtures("no_fsync")  # saved at every move, never a power cut: see conftest
+
 __all__ = ["homes"]  # the fixture: saved games and config in a temporary home
 
 F6, HOME, END, ESC = "\x1b[17~", "\x1b[H", "\x1b[F", "\x1b"

@@ -20,6 +20,8 @@ from cli.history import history_rows
 from engine import Game
 from tests.test_cli_app import replay_screens
 
+pytestmark = pytest.mark.usefixtures("no_fsync")  # saved at every move, never a power cut: see conftest
+
 
 @pytest.fixture(autouse=True)
 def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

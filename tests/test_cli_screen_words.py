@@ -37,6 +37,8 @@ from tests.test_cli_app import (
     run,
 )
 
+pytestmark = pytest.mark.usefixtures("no_fsync")  # saved at every move, never a power cut: see conftest
+
 __all__ = ["homes"]  # the fixture: saved games and config in a temporary home
 CTRL_C, PAGE_UP, PAGE_DOWN, END, HOME = "\x03", "\x1b[5~", "\x1b[6~", "\x1b[F", "\x1b[H"
 
