@@ -280,17 +280,19 @@ def test_invalid_input_gets_one_line_and_changes_nothing() -> None:
             ("ks 6h 7h", "not a move"),
             ("²", "not a card"),
             ("① 2", "not a card"),
-            ("1" * 4400, "no card 111"),
+            ("1" * (MOVE_LINE_LENGTH + 100), "no card 111"),  # the line holds 300 of them
             ("take all", "a pick-up takes what the rules say"),
             ("ks ks", "same card twice"),
         ):
             await d.keys("\x15" + text + ENTER)  # Ctrl-U first: a refused line is kept for fixing
             assert session.error and words in session.message, session.message
             assert "\n" not in session.message and len(session.flow.game.moves) == before
+        move_entry.submit(session, "1" * 4400)  # beyond int()'s 4,300 digits: more than the line holds
+        assert session.error and "no card 111" in session.message and "\n" not in session.message
         absent = next(c for c in session.flow.game.position.hand(1))
         await d.keys("\x15" + str(absent) + ENTER)  # Ctrl-U clears the line first
         assert "do not hold" in session.message and len(session.flow.game.moves) == before
-        await d.keys("\x15" + "x" * 6_100)  # a pasted page: cut to the move line's length
+        await d.keys("\x15" + "x" * 2_000)  # a pasted page (25 lines of 80): cut to the move line's length
         assert len(session.line.buffer.text) == MOVE_LINE_LENGTH
         await d.keys(ENTER)
         await d.until(lambda: "not a card" in session.message)

@@ -80,7 +80,7 @@ def test_a_pasted_page_says_what_was_cut_and_its_refusal_shows_its_reason() -> N
 
     async def script(d: Driver) -> None:
         await d.my_turn()
-        await d.keys("x" * 6000)
+        await d.keys("x" * 2000)  # a page, 25 lines of 80: 300 are kept
         assert len(session.line.buffer.text) == MOVE_LINE_LENGTH
         assert "holds 300 characters: the rest of what was pasted is left out" in " ".join(d.screen().split())
         await d.keys(ENTER)
