@@ -498,7 +498,7 @@ def test_quit_asks_first_in_the_middle_of_a_game_and_leaves_it_resumable() -> No
 
 
 def test_an_abandoned_game_is_offered_and_resumed_at_the_next_start() -> None:
-    first = ai_session(trump="D", seed=SHORT_GAMES)  # then the AI plays unseeded: its length varies
+    first = ai_session(trump="D", seed=SHORT_GAMES)
     played: list[Move] = []
 
     async def leave(d: Driver) -> None:
@@ -513,7 +513,7 @@ def test_an_abandoned_game_is_offered_and_resumed_at_the_next_start() -> None:
     resume, notice = load_unfinished()
     assert resume is not None and notice == ""
     assert isinstance(resume.opponent, AIOpponent) and resume.opponent.level == "easy"
-    resume.opponent.seconds = 0.05
+    resume.opponent = AIOpponent("easy", SHORT_GAMES, seconds=0.05)  # seeded: the game's rest is short
     second = ai_session("hard", offer=resume)  # what a new game would be against
 
     async def come_back(d: Driver) -> None:
