@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import select
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
@@ -14,6 +15,7 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import set_app
 from prompt_toolkit.data_structures import Point, Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.input.posix_pipe import PosixPipeInput
 from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.screen import Screen, WritePosition
 from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
@@ -71,9 +73,18 @@ class Driver:
         self.session, self.pipe, self.app = session, pipe, app
 
     async def keys(self, text: str) -> None:
+        """Type ``text`` and return once the app has read and handled all of it (a key's handler
+        runs as the key is read), and the loop has gone round once more for what it started."""
         self.pipe.send_text(text)
-        for _ in range(5):
-            await asyncio.sleep(0.002)
+        await self.until(self._read_all)
+        if text.endswith("\x1b"):  # a lone Esc is held until no sequence can follow it
+            await asyncio.sleep(self.app.ttimeoutlen)
+        await asyncio.sleep(0.002)
+
+    def _read_all(self) -> bool:
+        """Whether the app has read everything typed into the pipe."""
+        assert isinstance(self.pipe, PosixPipeInput)
+        return not select.select([self.pipe.pipe.read_fd], [], [], 0)[0]
 
     async def until(self, condition: Callable[[], object], timeout: float = 60.0) -> None:
         """Wait for ``condition``; ``timeout`` only bounds a hang (the machine may be loaded)."""
