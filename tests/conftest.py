@@ -68,3 +68,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("net") is not None:
             item.add_marker(pytest.mark.xdist_group("kernel"))
+
+
+@pytest.fixture
+def no_fsync(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``os.fsync`` does nothing: for tests of screens and commands, which save the game at every
+    move but test what is saved, never whether it would survive a power cut (nothing a test can
+    see without one). Writes stay atomic (a temporary file, then a rename). Not for tests about
+    durability: those of ``p2p.files`` and the match records keep the real fsync."""
+    monkeypatch.setattr(os, "fsync", lambda fd: None)

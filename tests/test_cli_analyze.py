@@ -17,6 +17,8 @@ from engine import Game, Position
 from engine.ai.analysis import DOUBTFUL, ESTIMATED_MISTAKE, analyze
 from tests.test_cli_coach import ESTIMATE_NODES, estimated_game
 
+pytestmark = pytest.mark.usefixtures("no_fsync")  # saved at every move, never a power cut: see conftest
+
 MOVES = ("QH,KD", "take", "9H", "QH,TC", "take", "KD", "take", "8H")  # QH,KD throws the win away
 
 

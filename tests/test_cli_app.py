@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import select
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
@@ -14,13 +15,14 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import set_app
 from prompt_toolkit.data_structures import Point, Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.input.posix_pipe import PosixPipeInput
 from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.screen import Screen, WritePosition
 from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import DummyOutput, Output
 
 from cli import config, storage
-from cli.app import hands_view, move_entry, questions, table_view
+from cli.app import ai_opponent, hands_view, move_entry, questions, table_view
 from cli.app.ai_opponent import AIOpponent
 from cli.app.application import create_application
 from cli.app.board import hand_lines
@@ -36,6 +38,8 @@ from cli.app.score import MatchScore
 from cli.app.screen import Display, GameScreen
 from engine import TAKE, Card, Game, Move, Position, Rules
 
+pytestmark = pytest.mark.usefixtures("no_fsync")  # saved at every move, never a power cut: see conftest
+
 TAB, ENTER = "\t", "\r"
 F1, F2, F3, F4, F5 = "\x1bOP", "\x1bOQ", "\x1bOR", "\x1bOS", "\x1b[15~"
 CTRL_Q, CTRL_Z, CTRL_N = "\x11", "\x1a", "\x0e"
@@ -49,6 +53,13 @@ def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setattr(questions, "RESULT_GRACE", 0.0)
     return tmp_path
+
+
+@pytest.fixture
+def quick_hints(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hint thinks 0.05 s, not the game's second: the tests that use it check that a hint comes
+    and what it says, not how strong it is (test_cli_score checks the hint's budget)."""
+    monkeypatch.setattr(ai_opponent, "HINT_SECONDS", 0.05)
 
 
 class SizedOutput(DummyOutput):
@@ -69,9 +80,18 @@ class Driver:
         self.session, self.pipe, self.app = session, pipe, app
 
     async def keys(self, text: str) -> None:
+        """Type ``text`` and return once the app has read and handled all of it (a key's handler
+        runs as the key is read), and the loop has gone round once more for what it started."""
         self.pipe.send_text(text)
-        for _ in range(5):
-            await asyncio.sleep(0.002)
+        await self.until(self._read_all)
+        if text.endswith("\x1b"):  # a lone Esc is held until no sequence can follow it
+            await asyncio.sleep(self.app.ttimeoutlen)
+        await asyncio.sleep(0.002)
+
+    def _read_all(self) -> bool:
+        """Whether the app has read everything typed into the pipe."""
+        assert isinstance(self.pipe, PosixPipeInput)
+        return not select.select([self.pipe.pipe.read_fd], [], [], 0)[0]
 
     async def until(self, condition: Callable[[], object], timeout: float = 60.0) -> None:
         """Wait for ``condition``; ``timeout`` only bounds a hang (the machine may be loaded)."""
@@ -179,6 +199,12 @@ class ScreenOptions(TypedDict, total=False):
     saver: Saver
 
 
+SHORT_GAMES = bytes([13]) * 32
+"""A seed whose deals make short games against the easy AI played by Tab and Enter (19 moves, then
+47, with ♠ trumps, where the default seed's first takes 243), for tests that play whole games only
+to reach their ends."""
+
+
 def ai_session(
     level: str = "easy", seed: bytes = b"\x01" * 32, games: int = 1, **options: Unpack[ScreenOptions]
 ) -> GameScreen:
@@ -223,7 +249,7 @@ def test_a_whole_game_by_tab_and_enter_is_saved_and_offers_a_rematch() -> None:
 
 
 def test_a_match_scores_games_and_the_loser_deals_next() -> None:
-    session = ai_session(games=2, trump="S")
+    session = ai_session(games=2, trump="S", seed=SHORT_GAMES)
 
     async def script(d: Driver) -> None:
         await d.until(lambda: session.flow.game is not None)
@@ -272,17 +298,19 @@ def test_invalid_input_gets_one_line_and_changes_nothing() -> None:
             ("ks 6h 7h", "not a move"),
             ("²", "not a card"),
             ("① 2", "not a card"),
-            ("1" * 4400, "no card 111"),
+            ("1" * (MOVE_LINE_LENGTH + 100), "no card 111"),  # the line holds 300 of them
             ("take all", "a pick-up takes what the rules say"),
             ("ks ks", "same card twice"),
         ):
             await d.keys("\x15" + text + ENTER)  # Ctrl-U first: a refused line is kept for fixing
             assert session.error and words in session.message, session.message
             assert "\n" not in session.message and len(session.flow.game.moves) == before
+        move_entry.submit(session, "1" * 4400)  # beyond int()'s 4,300 digits: more than the line holds
+        assert session.error and "no card 111" in session.message and "\n" not in session.message
         absent = next(c for c in session.flow.game.position.hand(1))
         await d.keys("\x15" + str(absent) + ENTER)  # Ctrl-U clears the line first
         assert "do not hold" in session.message and len(session.flow.game.moves) == before
-        await d.keys("\x15" + "x" * 6_100)  # a pasted page: cut to the move line's length
+        await d.keys("\x15" + "x" * 2_000)  # a pasted page (25 lines of 80): cut to the move line's length
         assert len(session.line.buffer.text) == MOVE_LINE_LENGTH
         await d.keys(ENTER)
         await d.until(lambda: "not a card" in session.message)
@@ -292,7 +320,7 @@ def test_invalid_input_gets_one_line_and_changes_nothing() -> None:
 
 
 def test_a_refused_answer_and_a_key_that_does_not_work_now_show_above_the_question() -> None:
-    session = ai_session()
+    session = ai_session(seed=SHORT_GAMES)
 
     async def script(d: Driver) -> None:
         def message_rows() -> list[str]:
@@ -488,7 +516,7 @@ def test_quit_asks_first_in_the_middle_of_a_game_and_leaves_it_resumable() -> No
 
 
 def test_an_abandoned_game_is_offered_and_resumed_at_the_next_start() -> None:
-    first = ai_session(trump="D")
+    first = ai_session(trump="D", seed=SHORT_GAMES)
     played: list[Move] = []
 
     async def leave(d: Driver) -> None:
@@ -503,7 +531,7 @@ def test_an_abandoned_game_is_offered_and_resumed_at_the_next_start() -> None:
     resume, notice = load_unfinished()
     assert resume is not None and notice == ""
     assert isinstance(resume.opponent, AIOpponent) and resume.opponent.level == "easy"
-    resume.opponent.seconds = 0.05
+    resume.opponent = AIOpponent("easy", SHORT_GAMES, seconds=0.05)  # seeded: the game's rest is short
     second = ai_session("hard", offer=resume)  # what a new game would be against
 
     async def come_back(d: Driver) -> None:
@@ -604,6 +632,7 @@ def test_new_game_asks_then_deals_and_hiding_the_opponent() -> None:
     assert config.load_config() == {"show_opponent": "yes", "trump": "H"}
 
 
+@pytest.mark.usefixtures("quick_hints")
 def test_hint_puts_a_legal_move_on_the_line() -> None:
     session = ai_session(trump="S")
 
@@ -1325,6 +1354,7 @@ def test_a_duel_without_hints_advertises_only_the_keys_that_work_there() -> None
     run(session, script)
 
 
+@pytest.mark.usefixtures("quick_hints")
 def test_a_duel_with_hints_tells_the_opponent_of_each_use() -> None:
     bob = ScriptedOpponent()
     bob.hints = True

@@ -3,6 +3,7 @@ saved for the replay), the hint that says why, and the replay showing a saved an
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import threading
@@ -30,16 +31,20 @@ from tests.test_cli_app import (
     F2,
     LEFT,
     RIGHT,
+    SHORT_GAMES,
     Driver,
     ScriptedOpponent,
     SizedOutput,
     ai_session,
     homes,
+    quick_hints,
     replay_screens,
     run,
 )
 
-__all__ = ["homes"]  # the fixture: saved games and config in a temporary home
+pytestmark = pytest.mark.usefixtures("no_fsync")  # saved at every move, never a power cut: see conftest
+
+__all__ = ["homes", "quick_hints"]  # the fixtures: a temporary home, a short hint
 
 F6, HOME, END, ESC = "\x1b[17~", "\x1b[H", "\x1b[F", "\x1b"
 UP, DOWN, PAGE_UP = "\x1b[A", "\x1b[B", "\x1b[5~"
@@ -57,7 +62,7 @@ def lost_game() -> Game:
 
 
 def test_the_analysis_opens_after_the_game_runs_and_is_saved(homes: Path) -> None:
-    session = ai_session(trump="S")
+    session = ai_session(trump="S", seed=SHORT_GAMES)
     session.coach = Coach(nodes=2_000)
     seen: dict[str, str] = {}
 
@@ -198,9 +203,16 @@ def estimated_game() -> Game:
     return game
 
 
+@functools.cache
+def estimated_verdicts() -> tuple[Verdict, ...]:
+    """The verdicts on your moves in :func:`estimated_game` at :data:`ESTIMATE_NODES`, worked out
+    once for the tests that compare the screens with them (the same every time: a node budget)."""
+    return tuple(analyze(estimated_game(), (0,), nodes=ESTIMATE_NODES))
+
+
 def test_estimated_mistakes_and_doubtful_moves_are_marked_as_estimates() -> None:
     game = estimated_game()
-    graded = [v for v in analyze(game, (0,), nodes=ESTIMATE_NODES) if v.grade is not None]
+    graded = [v for v in estimated_verdicts() if v.grade is not None]
     assert {v.grade for v in graded} == {DOUBTFUL, ESTIMATED_MISTAKE}  # the game this test needs
     session = ai_session(trump="S")
     session.coach = Coach(nodes=ESTIMATE_NODES)
@@ -239,6 +251,7 @@ def test_estimated_mistakes_and_doubtful_moves_are_marked_as_estimates() -> None
         assert "(proven)" not in screen  # an estimate never reads as a proof
 
 
+@pytest.mark.usefixtures("quick_hints")
 def test_the_hint_says_why() -> None:
     session = ai_session(trump="S")
 
@@ -301,7 +314,7 @@ def test_the_replay_marks_the_estimates_of_an_older_saved_analysis(homes: Path) 
     game = estimated_game()
     record = homes / "estimated.txt"
     record.write_text(game.to_record(), encoding="utf-8")
-    analysed = list(analyze(game, (0,), nodes=ESTIMATE_NODES))
+    analysed = list(estimated_verdicts())
     path = save_analysis(str(record), analysed)
     saved = json.loads(path.read_text(encoding="utf-8"))
     assert {m["grade"] for m in saved["moves"]} == {None, DOUBTFUL, ESTIMATED_MISTAKE}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
@@ -26,6 +27,7 @@ from tests.test_cli_app import (
     CTRL_Q,
     ENTER,
     F1,
+    SHORT_GAMES,
     TAB,
     Driver,
     ScriptedOpponent,
@@ -35,6 +37,8 @@ from tests.test_cli_app import (
     left_unfinished,
     run,
 )
+
+pytestmark = pytest.mark.usefixtures("no_fsync")  # saved at every move, never a power cut: see conftest
 
 __all__ = ["homes"]  # the fixture: saved games and config in a temporary home
 CTRL_C, PAGE_UP, PAGE_DOWN, END, HOME = "\x03", "\x1b[5~", "\x1b[6~", "\x1b[F", "\x1b[H"
@@ -76,7 +80,7 @@ def test_a_pasted_page_says_what_was_cut_and_its_refusal_shows_its_reason() -> N
 
     async def script(d: Driver) -> None:
         await d.my_turn()
-        await d.keys("x" * 6000)
+        await d.keys("x" * 2000)  # a page, 25 lines of 80: 300 are kept
         assert len(session.line.buffer.text) == MOVE_LINE_LENGTH
         assert "holds 300 characters: the rest of what was pasted is left out" in " ".join(d.screen().split())
         await d.keys(ENTER)
@@ -144,7 +148,7 @@ def test_a_resumed_game_shows_the_sessions_running_score() -> None:
 
 def test_no_exit_is_silent(homes: Path) -> None:
     """Item 13: "n" at "Deal it?" and Ctrl-Q after a finished game said nothing."""
-    session = ai_session(trump="S", games=2)
+    session = ai_session(trump="S", games=2, seed=SHORT_GAMES)
 
     async def script(d: Driver) -> None:
         await d.my_turn()
@@ -244,3 +248,31 @@ def test_saver_keeps_the_sessions_score_in_the_note() -> None:
     saver.save(game, match, 0, "easy")
     note = storage.load_unfinished()
     assert note is not None and note.earlier == (2, 4) and note.matches == 1
+
+
+def test_saver_writes_the_note_when_it_changes_not_at_every_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move changes the record, not the note: the note is written again only when the match
+    moves on (or after it was cleared), and always says where the game stands."""
+    written: list[storage.Unfinished] = []
+    write = storage.save_unfinished
+
+    def counted(note: storage.Unfinished) -> None:
+        written.append(note)
+        write(note)
+
+    monkeypatch.setattr(storage, "save_unfinished", counted)
+    match = MatchScore(3)
+    game = Game.from_deal(bytes(32), 0, "SH", Players="You vs AI (easy)")
+    saver = Saver(keeps_unfinished=True)
+    record = saver.new_game()
+    for _ in range(3):
+        game.play(game.position.legal_moves()[0])
+        saver.save(game, match, 0, "easy")
+        assert Game.from_record(record.read_text(encoding="utf-8")).moves == game.moves  # at every move
+    assert len(written) == 1 and storage.load_unfinished() == written[0]
+    match.award(0, 0)
+    saver.save(game, match, 0, "easy")
+    assert len(written) == 2 and storage.load_unfinished() == written[1] and written[1].played == 1
+    saver.forget_unfinished()
+    saver.save(game, match, 0, "easy")
+    assert len(written) == 3 and storage.load_unfinished() == written[1]

@@ -35,9 +35,10 @@ def create_application(
             ConditionalContainer(analysis_container(screen), coaching),
         ]
     )
-    body = HSplit([ConditionalContainer(centred(body), ~Condition(too_small)), ConditionalContainer(body, Condition(too_small))])
     app: Application[None] = Application(
-        layout=Layout(body, focused_element=game.current_window),
+        # in a window too small (the note shows) the board is the whole window: no other layout
+        # for it, so the body is in the tree once, which prompt_toolkit walks at every key
+        layout=Layout(centred(body), focused_element=game.current_window),
         key_bindings=merge_key_bindings([key_bindings(screen), analysis_bindings(screen)]),
         style=game_style(display.four_color, display.theme, output.get_default_color_depth()),
         full_screen=True,

@@ -199,6 +199,13 @@ class Board:
         """The status's rows (:meth:`rows`)."""
         return Dimension.exact(max(1, self.rows().connection))
 
+    def table_height(self) -> Dimension:
+        """The rows the other parts leave to the table and the move history: given exactly, so
+        that prompt_toolkit neither measures their text nor hands the rows out one at a time."""
+        rows = self.rows()
+        shown = self.connection_height().preferred if self.screen.chats.status else 0
+        return Dimension.exact(max(0, rows.table + rows.connection - shown))
+
     def _connection_lines(self) -> list[Line]:
         status = printable(self.screen.chats.status)  # it names the peer
         return wrapped("class:connection", " ⚠ ", status, terminal_size().columns)
@@ -229,14 +236,22 @@ class Board:
 def create_layout(screen: GameScreen) -> Layout:
     """The game screen for ``screen``."""
     board = Board(screen)
-    move_line = Window(BufferControl(screen.line.buffer, input_processors=[CloseLines()]), height=1)
+    asking = text_window(lambda: prompt(screen), 1, dont_extend_width=True)
+
+    def line_width() -> Dimension:  # the rest of the row, at once rather than a cell at a time
+        columns = terminal_size().columns
+        return Dimension(min=max(0, columns - asking.preferred_width(columns).preferred))
+
+    move_line = Window(BufferControl(screen.line.buffer, input_processors=[CloseLines()]), line_width, 1)
     game = HSplit(
         [
             text_window(lambda: title(screen), 1, style="class:title"),
             text_window(lambda: opponent_rule(screen), 1),
             text_window(board.opponent_hand, board.opponent_height),
             with_history(
-                text_window(lambda: table(screen, board.rows().table), wrap_lines=True), lambda: history(screen)
+                lambda: table(screen, board.rows().table),
+                lambda: history(screen),
+                board.table_height,
             ),
             text_window(lambda: my_rule(screen), 1),
             text_window(board.my_hand, board.my_height),
@@ -246,7 +261,7 @@ def create_layout(screen: GameScreen) -> Layout:
                 Condition(lambda: bool(screen.chats.status)),
             ),
             text_window(board.chat, board.chat_rows),
-            VSplit([text_window(lambda: prompt(screen), 1, dont_extend_width=True), move_line]),
+            VSplit([asking, move_line]),
             key_bar_window(lambda: bar_keys(screen)),
         ]
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.layout import (
     ConditionalContainer,
     Dimension,
@@ -54,13 +55,28 @@ def _cursor_on_last(lines: list[Line]) -> list[Line]:
     return [*lines[:-1], [("[SetCursorPosition]", ""), *lines[-1]]]
 
 
-def with_history(table: Window, get_lines: Callable[[], list[Line]]) -> VSplit:
-    """``table`` and, right of it when the window is wide enough, the move history under its
-    heading, scrolled so that the last move shows."""
+def with_history(
+    get_table: Callable[[], StyleAndTextTuples],
+    get_lines: Callable[[], list[Line]],
+    height: Callable[[], Dimension] | None = None,
+) -> VSplit:
+    """The table ``get_table()`` shows and, right of it when the window is wide enough, the move
+    history under its heading, scrolled so that the last move shows; ``height()`` rows (else as
+    many as the parts around leave). The widths, and the height when given, are exact, so that
+    prompt_toolkit neither measures the texts for them nor hands out the room a column or a row
+    at a time (which took most of a redraw)."""
     control = FormattedTextControl(lambda: close_lines(join_lines(_cursor_on_last(get_lines()))))
     heading = text_window(lambda: [("class:rule.label", " " + _("Moves"))], 1)
     column = HSplit([heading, Window(control)], width=lambda: Dimension.exact(history_width()))
     bar = Window(width=1, char="│", style="class:rule")
+    table = text_window(get_table, wrap_lines=True, width=lambda: Dimension.exact(_table_columns()))
     return VSplit(
-        [table, ConditionalContainer(VSplit([bar, column]), Condition(lambda: history_width() > 0))]
+        [table, ConditionalContainer(VSplit([bar, column]), Condition(lambda: history_width() > 0))],
+        height=height,
     )
+
+
+def _table_columns() -> int:
+    """The board's columns the move history and its bar leave to the table."""
+    history = history_width()
+    return terminal_size().columns - (history + 1 if history else 0)

@@ -190,7 +190,7 @@ def replay_board(get: Callable[[], Replay], footer: Sequence[Container]) -> HSpl
             text_window(lambda: get().header(), 1, style="class:title"),
             text_window(player(False, 0), 1),
             text_window(player(False, 1), 2),
-            with_history(text_window(lambda: get().table(), wrap_lines=True), lambda: get().history()),
+            with_history(lambda: get().table(), lambda: get().history()),
             text_window(player(True, 0), 1),
             text_window(player(True, 1), 2),
             *footer,
