@@ -199,7 +199,7 @@ class ScreenOptions(TypedDict, total=False):
     saver: Saver
 
 
-SHORT_GAMES = bytes([13]) * 32
+SHORT_DEALS_SEED = bytes([13]) * 32
 """A seed whose deals make short games against the easy AI played by Tab and Enter (19 moves, then
 47, with ♠ trumps, where the default seed's first takes 243), for tests that play whole games only
 to reach their ends."""
@@ -249,7 +249,7 @@ def test_a_whole_game_by_tab_and_enter_is_saved_and_offers_a_rematch() -> None:
 
 
 def test_a_match_scores_games_and_the_loser_deals_next() -> None:
-    session = ai_session(games=2, trump="S", seed=SHORT_GAMES)
+    session = ai_session(games=2, trump="S", seed=SHORT_DEALS_SEED)
 
     async def script(d: Driver) -> None:
         await d.until(lambda: session.flow.game is not None)
@@ -320,7 +320,7 @@ def test_invalid_input_gets_one_line_and_changes_nothing() -> None:
 
 
 def test_a_refused_answer_and_a_key_that_does_not_work_now_show_above_the_question() -> None:
-    session = ai_session(seed=SHORT_GAMES)
+    session = ai_session(seed=SHORT_DEALS_SEED)
 
     async def script(d: Driver) -> None:
         def message_rows() -> list[str]:
@@ -516,7 +516,7 @@ def test_quit_asks_first_in_the_middle_of_a_game_and_leaves_it_resumable() -> No
 
 
 def test_an_abandoned_game_is_offered_and_resumed_at_the_next_start() -> None:
-    first = ai_session(trump="D", seed=SHORT_GAMES)
+    first = ai_session(trump="D", seed=SHORT_DEALS_SEED)
     played: list[Move] = []
 
     async def leave(d: Driver) -> None:
@@ -531,7 +531,7 @@ def test_an_abandoned_game_is_offered_and_resumed_at_the_next_start() -> None:
     resume, notice = load_unfinished()
     assert resume is not None and notice == ""
     assert isinstance(resume.opponent, AIOpponent) and resume.opponent.level == "easy"
-    resume.opponent = AIOpponent("easy", SHORT_GAMES, seconds=0.05)  # seeded: the game's rest is short
+    resume.opponent = AIOpponent("easy", SHORT_DEALS_SEED, seconds=0.05)  # seeded: the game's rest is short
     second = ai_session("hard", offer=resume)  # what a new game would be against
 
     async def come_back(d: Driver) -> None:

@@ -31,7 +31,7 @@ from tests.test_cli_app import (
     F2,
     LEFT,
     RIGHT,
-    SHORT_GAMES,
+    SHORT_DEALS_SEED,
     Driver,
     ScriptedOpponent,
     SizedOutput,
@@ -62,7 +62,7 @@ def lost_game() -> Game:
 
 
 def test_the_analysis_opens_after_the_game_runs_and_is_saved(homes: Path) -> None:
-    session = ai_session(trump="S", seed=SHORT_GAMES)
+    session = ai_session(trump="S", seed=SHORT_DEALS_SEED)
     session.coach = Coach(nodes=2_000)
     seen: dict[str, str] = {}
 

@@ -27,7 +27,7 @@ from tests.test_cli_app import (
     CTRL_Q,
     ENTER,
     F1,
-    SHORT_GAMES,
+    SHORT_DEALS_SEED,
     TAB,
     Driver,
     ScriptedOpponent,
@@ -148,7 +148,7 @@ def test_a_resumed_game_shows_the_sessions_running_score() -> None:
 
 def test_no_exit_is_silent(homes: Path) -> None:
     """Item 13: "n" at "Deal it?" and Ctrl-Q after a finished game said nothing."""
-    session = ai_session(trump="S", games=2, seed=SHORT_GAMES)
+    session = ai_session(trump="S", games=2, seed=SHORT_DEALS_SEED)
 
     async def script(d: Driver) -> None:
         await d.my_turn()
