@@ -25,34 +25,43 @@ def solve_all(root: Position) -> dict[Position, int]:
     Retrograde analysis: from the ends of the game, a position with a lost child is won, and one
     all of whose children are won is lost once the last of them is known; each move is looked at
     once each way, so the cost grows with the moves, not with their number times the passes.
+    Positions are numbered as they are found, so that each move costs one look-up by position.
     """
-    parents: dict[Position, list[Position]] = {}
-    open_children: dict[Position, int] = {}  # children not yet known won, by position not over
-    values: dict[Position, int] = {}
-    known: list[Position] = []
-    stack = [root]
-    seen = {root}
+    number = {root: 0}
+    positions = [root]
+    parents: list[list[int]] = [[]]
+    open_children = [0]  # children not yet known won, by position not over
+    values: list[int | None] = [None]
+    known: list[int] = []
+    stack = [0]
     while stack:
-        position = stack.pop()
+        index = stack.pop()
+        position = positions[index]
         outcome = position.outcome()
         if outcome is not None:
-            values[position] = (
+            values[index] = (
                 DRAW if outcome.winner is None else WIN if outcome.winner == position.turn else LOSS
             )
-            known.append(position)
+            known.append(index)
             continue
-        after = [position.play(move) for move in position.legal_moves()]
-        open_children[position] = len(after)
-        for child in after:
-            parents.setdefault(child, []).append(position)
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
+        moves = position.legal_moves()
+        open_children[index] = len(moves)
+        for move in moves:
+            child = position.play(move)
+            found = number.get(child)
+            if found is None:
+                found = number[child] = len(positions)
+                positions.append(child)
+                parents.append([])
+                open_children.append(0)
+                values.append(None)
+                stack.append(found)
+            parents[found].append(index)
     while known:
-        child = known.pop()
-        value = values[child]
-        for parent in parents.get(child, ()):
-            if parent in values:
+        index = known.pop()
+        value = values[index]
+        for parent in parents[index]:
+            if values[parent] is not None:
                 continue
             if value == LOSS:
                 values[parent] = WIN
@@ -63,9 +72,7 @@ def solve_all(root: Position) -> dict[Position, int]:
                     values[parent] = LOSS
                     known.append(parent)
     # Whatever is left undecided can be played for ever: a draw.
-    for position in open_children:
-        values.setdefault(position, DRAW)
-    return values
+    return {position: DRAW if value is None else value for position, value in zip(positions, values, strict=True)}
 
 
 def random_endgame(rng: random.Random, most: int) -> Position:
@@ -210,10 +217,10 @@ def test_the_alpha_beta_search_alone_proves_only_exact_values(seed: int) -> None
     proven = 0
     for _ in range(40):
         position = random_endgame(rng, 8)
-        values = solve_all(position)
         result = search(position, nodes=3_000, proof_share=0)
         if result.proven:
             proven += 1
+            values = solve_all(position)
             found = WIN if result.score > MATE_BOUND else LOSS if result.score < -MATE_BOUND else DRAW
             assert found == values[position], (position, result)
             if found != LOSS:
@@ -228,11 +235,13 @@ def test_a_win_found_before_the_budget_ran_out_is_exact(seed: int) -> None:
     cut_short = 0
     for _ in range(100):
         position = random_endgame(rng, 8)
+        values: dict[Position, int] | None = None  # solved once, if a budget needs it
         for budget in (20, 40, 80, 160, 320):
             result = search(position, nodes=budget, proof_share=0)
             if result.proven and result.nodes >= budget:
                 cut_short += 1
-                values = solve_all(position)
+                if values is None:
+                    values = solve_all(position)
                 assert result.score > MATE_BOUND, (position, result)
                 assert values[position] == WIN, (position, result)
                 assert values[position.play(result.move)] == LOSS, (position, result)
