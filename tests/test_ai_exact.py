@@ -25,27 +25,25 @@ def solve_all(root: Position) -> dict[Position, int]:
     Retrograde analysis: from the ends of the game, a position with a lost child is won, and one
     all of whose children are won is lost once the last of them is known; each move is looked at
     once each way, so the cost grows with the moves, not with their number times the passes.
-    Positions are numbered as they are found, so that each move costs one look-up by position.
+    Positions are numbered as they are found and looked at in that order, so that each move costs
+    one look-up by position; a value stays ``DRAW`` (0) until it is known to be a win or a loss.
     """
     number = {root: 0}
     positions = [root]
     parents: list[list[int]] = [[]]
-    open_children = [0]  # children not yet known won, by position not over
-    values: list[int | None] = [None]
+    open_children: list[int] = []  # children not yet known won, by number
+    values: list[int] = []
     known: list[int] = []
-    stack = [0]
-    while stack:
-        index = stack.pop()
-        position = positions[index]
-        outcome = position.outcome()
-        if outcome is not None:
-            values[index] = (
-                DRAW if outcome.winner is None else WIN if outcome.winner == position.turn else LOSS
-            )
+    for index, position in enumerate(positions):  # the list grows as positions are found
+        moves = position.legal_moves()
+        open_children.append(len(moves))
+        if not moves:
+            outcome = position.outcome()
+            assert outcome is not None, position  # no legal move is the end of the game
+            values.append(DRAW if outcome.winner is None else WIN if outcome.winner == position.turn else LOSS)
             known.append(index)
             continue
-        moves = position.legal_moves()
-        open_children[index] = len(moves)
+        values.append(DRAW)
         for move in moves:
             child = position.play(move)
             found = number.get(child)
@@ -53,26 +51,25 @@ def solve_all(root: Position) -> dict[Position, int]:
                 found = number[child] = len(positions)
                 positions.append(child)
                 parents.append([])
-                open_children.append(0)
-                values.append(None)
-                stack.append(found)
             parents[found].append(index)
     while known:
         index = known.pop()
         value = values[index]
+        if value == DRAW:
+            continue  # a drawn end decides no parent
         for parent in parents[index]:
-            if values[parent] is not None:
-                continue
+            if values[parent]:
+                continue  # known already
             if value == LOSS:
                 values[parent] = WIN
                 known.append(parent)
-            elif value == WIN:
+            else:
                 open_children[parent] -= 1
                 if not open_children[parent]:
                     values[parent] = LOSS
                     known.append(parent)
     # Whatever is left undecided can be played for ever: a draw.
-    return {position: DRAW if value is None else value for position, value in zip(positions, values, strict=True)}
+    return dict(zip(positions, values, strict=True))
 
 
 def random_endgame(rng: random.Random, most: int) -> Position:
