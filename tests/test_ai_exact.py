@@ -9,6 +9,7 @@ whatever is left undecided can be played for ever and counts as a draw.
 from __future__ import annotations
 
 import random
+from functools import cache
 
 import pytest
 
@@ -88,6 +89,21 @@ def random_endgame(rng: random.Random, most: int) -> Position:
             return position
 
 
+@cache
+def endgames() -> tuple[Position, ...]:
+    """150 random endgames of at most 8 cards, 25 from each of the seeds 0-5: the ones the tests
+    against the exhaustive solver share, so that each is solved once (:func:`exact_values`)."""
+    return tuple(random_endgame(rng, 8) for rng in map(random.Random, range(6)) for _ in range(25))
+
+
+@cache
+def exact_values(position: Position) -> dict[Position, int]:
+    """The exact values of ``position`` and of every position one move away, by :func:`solve_all`
+    once a session (it is most of the time of the tests against it)."""
+    values = solve_all(position)
+    return {p: values[p] for p in (position, *map(position.play, position.legal_moves()))}
+
+
 def test_the_reference_solver_knows_the_issue_example() -> None:
     position = Position.from_notation("9HJHQHKD/TC/8H SH 0")
     values = solve_all(position)
@@ -108,10 +124,8 @@ def test_adjacent_cards_are_not_equivalent() -> None:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_hard_keeps_the_exact_value_with_at_most_8_cards(seed: int) -> None:
-    rng = random.Random(seed)
-    for _ in range(25):
-        position = random_endgame(rng, 8)
-        values = solve_all(position)
+    for position in endgames()[25 * seed : 25 * seed + 25]:
+        values = exact_values(position)
         result = search(position, nodes=200_000)
         move = choose(position, "hard", nodes=200_000)
         assert move is result.move
@@ -210,14 +224,12 @@ def test_the_search_applies_the_repetition_rule_to_the_history(seed: int) -> Non
 @pytest.mark.parametrize("seed", range(2))
 def test_the_alpha_beta_search_alone_proves_only_exact_values(seed: int) -> None:
     # It leaves out moves like one it tried (a guess), yet a score it calls proven must be exact.
-    rng = random.Random(f"alpha-beta {seed}")
     proven = 0
-    for _ in range(40):
-        position = random_endgame(rng, 8)
+    for position in endgames()[40 * seed : 40 * seed + 40]:
         result = search(position, nodes=3_000, proof_share=0)
         if result.proven:
             proven += 1
-            values = solve_all(position)
+            values = exact_values(position)
             found = WIN if result.score > MATE_BOUND else LOSS if result.score < -MATE_BOUND else DRAW
             assert found == values[position], (position, result)
             if found != LOSS:
