@@ -22,8 +22,10 @@ class Move:
     followed by a second card.
     """
 
-    __slots__ = ("_text", "cards")
+    __slots__ = ("_text", "cards", "mask")
     cards: tuple[Card, ...]
+    mask: int
+    """``cards`` as a 36-bit card set (``0`` for a pick-up)."""
     _text: str
 
     def __new__(cls, *cards: Card) -> Move:
@@ -42,6 +44,7 @@ class Move:
     def _make(cls, cards: tuple[Card, ...]) -> Move:
         move = object.__new__(cls)
         move.cards = cards
+        move.mask = sum(1 << card for card in cards)
         move._text = ",".join(map(str, cards)) if cards else "take"
         return move
 

@@ -241,7 +241,7 @@ class Position(NamedTuple):
         hand = hands[self.turn]
         pile = self.pile
         cards = move.cards
-        if any(not hand >> card & 1 for card in cards):
+        if move.mask & ~hand:
             return Illegal.NOT_HELD
         if not pile:
             return None if len(cards) == 1 else Illegal.EMPTY_PILE
@@ -284,9 +284,7 @@ class Position(NamedTuple):
         pile = self.pile
         cards = move.cards
         if cards:
-            mover = hands[turn]
-            for card in cards:
-                mover ^= 1 << card
+            mover = hands[turn] ^ move.mask
             pile = pile + cards
         else:
             count = self.take_count()
@@ -296,7 +294,11 @@ class Position(NamedTuple):
             for card in taken:
                 mover |= 1 << card
         new_hands = (mover, hands[1]) if turn == 0 else (hands[0], mover)
-        return Position(new_hands, pile, self.trumps, 1 - turn, self.rules)
+        return _new_position(Position, (new_hands, pile, self.trumps, 1 - turn, self.rules))
+
+
+_new_position = tuple.__new__
+"""Builds a :class:`Position` from its five fields without the generated ``__new__`` (a call less a move)."""
 
 
 def parse_trumps(text: str) -> tuple[int, int]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.errors import RulesError
 
@@ -25,6 +25,10 @@ class Rules:
     """Whether the sixes of the trump suits change hands after the deal."""
     max_moves: int = 1000
     """A game reaching this many moves without ending is a draw."""
+    _hash: int = field(init=False, repr=False, compare=False)
+    """Computed once: every position holds its rules, and positions are hashed all the time (the
+    repetition count, the test solvers' tables). From ints and bools only, so that it is the same in
+    every process (a pickled position keeps it)."""
 
     def __post_init__(self) -> None:
         if self.pickup not in PICKUP_CHOICES:
@@ -37,6 +41,10 @@ class Rules:
             or not 1 <= self.max_moves <= 1_000_000
         ):
             raise RulesError(f"max_moves must be a whole number 1-1000000, not {self.max_moves!r}")
+        object.__setattr__(self, "_hash", hash((self.voluntary, self.sixes, self.max_moves)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @property
     def voluntary(self) -> bool:

@@ -9,6 +9,7 @@ whatever is left undecided can be played for ever and counts as a draw.
 from __future__ import annotations
 
 import random
+from functools import cache
 
 import pytest
 
@@ -25,47 +26,51 @@ def solve_all(root: Position) -> dict[Position, int]:
     Retrograde analysis: from the ends of the game, a position with a lost child is won, and one
     all of whose children are won is lost once the last of them is known; each move is looked at
     once each way, so the cost grows with the moves, not with their number times the passes.
+    Positions are numbered as they are found and looked at in that order, so that each move costs
+    one look-up by position; a value stays ``DRAW`` (0) until it is known to be a win or a loss.
     """
-    parents: dict[Position, list[Position]] = {}
-    open_children: dict[Position, int] = {}  # children not yet known won, by position not over
-    values: dict[Position, int] = {}
-    known: list[Position] = []
-    stack = [root]
-    seen = {root}
-    while stack:
-        position = stack.pop()
-        outcome = position.outcome()
-        if outcome is not None:
-            values[position] = (
-                DRAW if outcome.winner is None else WIN if outcome.winner == position.turn else LOSS
-            )
-            known.append(position)
+    number = {root: 0}
+    positions = [root]
+    parents: list[list[int]] = [[]]
+    open_children: list[int] = []  # children not yet known won, by number
+    values: list[int] = []
+    known: list[int] = []
+    for index, position in enumerate(positions):  # the list grows as positions are found
+        moves = position.legal_moves()
+        open_children.append(len(moves))
+        if not moves:
+            outcome = position.outcome()
+            assert outcome is not None, position  # no legal move is the end of the game
+            values.append(DRAW if outcome.winner is None else WIN if outcome.winner == position.turn else LOSS)
+            known.append(index)
             continue
-        after = [position.play(move) for move in position.legal_moves()]
-        open_children[position] = len(after)
-        for child in after:
-            parents.setdefault(child, []).append(position)
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
+        values.append(DRAW)
+        for move in moves:
+            child = position.play(move)
+            found = number.get(child)
+            if found is None:
+                found = number[child] = len(positions)
+                positions.append(child)
+                parents.append([])
+            parents[found].append(index)
     while known:
-        child = known.pop()
-        value = values[child]
-        for parent in parents.get(child, ()):
-            if parent in values:
-                continue
+        index = known.pop()
+        value = values[index]
+        if value == DRAW:
+            continue  # a drawn end decides no parent
+        for parent in parents[index]:
+            if values[parent]:
+                continue  # known already
             if value == LOSS:
                 values[parent] = WIN
                 known.append(parent)
-            elif value == WIN:
+            else:
                 open_children[parent] -= 1
                 if not open_children[parent]:
                     values[parent] = LOSS
                     known.append(parent)
     # Whatever is left undecided can be played for ever: a draw.
-    for position in open_children:
-        values.setdefault(position, DRAW)
-    return values
+    return dict(zip(positions, values, strict=True))
 
 
 def random_endgame(rng: random.Random, most: int) -> Position:
@@ -82,6 +87,21 @@ def random_endgame(rng: random.Random, most: int) -> Position:
         position = Position(hands, pile, (trumps[0], trumps[1]), rng.randrange(2), rules)
         if len(position.legal_moves()) > 1:
             return position
+
+
+@cache
+def endgames() -> tuple[Position, ...]:
+    """150 random endgames of at most 8 cards, 25 from each of the seeds 0-5: the ones the tests
+    against the exhaustive solver share, so that each is solved once (:func:`exact_values`)."""
+    return tuple(random_endgame(rng, 8) for rng in map(random.Random, range(6)) for _ in range(25))
+
+
+@cache
+def exact_values(position: Position) -> dict[Position, int]:
+    """The exact values of ``position`` and of every position one move away, by :func:`solve_all`
+    once a session (it is most of the time of the tests against it)."""
+    values = solve_all(position)
+    return {p: values[p] for p in (position, *map(position.play, position.legal_moves()))}
 
 
 def test_the_reference_solver_knows_the_issue_example() -> None:
@@ -104,10 +124,8 @@ def test_adjacent_cards_are_not_equivalent() -> None:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_hard_keeps_the_exact_value_with_at_most_8_cards(seed: int) -> None:
-    rng = random.Random(seed)
-    for _ in range(25):
-        position = random_endgame(rng, 8)
-        values = solve_all(position)
+    for position in endgames()[25 * seed : 25 * seed + 25]:
+        values = exact_values(position)
         result = search(position, nodes=200_000)
         move = choose(position, "hard", nodes=200_000)
         assert move is result.move
@@ -206,14 +224,12 @@ def test_the_search_applies_the_repetition_rule_to_the_history(seed: int) -> Non
 @pytest.mark.parametrize("seed", range(2))
 def test_the_alpha_beta_search_alone_proves_only_exact_values(seed: int) -> None:
     # It leaves out moves like one it tried (a guess), yet a score it calls proven must be exact.
-    rng = random.Random(f"alpha-beta {seed}")
     proven = 0
-    for _ in range(40):
-        position = random_endgame(rng, 8)
-        values = solve_all(position)
+    for position in endgames()[40 * seed : 40 * seed + 40]:
         result = search(position, nodes=3_000, proof_share=0)
         if result.proven:
             proven += 1
+            values = exact_values(position)
             found = WIN if result.score > MATE_BOUND else LOSS if result.score < -MATE_BOUND else DRAW
             assert found == values[position], (position, result)
             if found != LOSS:
@@ -228,11 +244,13 @@ def test_a_win_found_before_the_budget_ran_out_is_exact(seed: int) -> None:
     cut_short = 0
     for _ in range(100):
         position = random_endgame(rng, 8)
+        values: dict[Position, int] | None = None  # solved once, if a budget needs it
         for budget in (20, 40, 80, 160, 320):
             result = search(position, nodes=budget, proof_share=0)
             if result.proven and result.nodes >= budget:
                 cut_short += 1
-                values = solve_all(position)
+                if values is None:
+                    values = solve_all(position)
                 assert result.score > MATE_BOUND, (position, result)
                 assert values[position] == WIN, (position, result)
                 assert values[position.play(result.move)] == LOSS, (position, result)
