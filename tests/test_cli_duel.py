@@ -398,9 +398,10 @@ def test_join_dash_reads_the_invite_from_stdin_and_keeps_its_secret_out_of_the_p
     Outcome = tuple[int, dict[str, object], str]
 
     async def scenario() -> tuple[Invite, list[bytes], Outcome, Outcome]:
-        host, invite = await host_program(tmp_path, "--games", "2")
+        host, invite = await host_program(tmp_path, "--games", "6")
         joiner = await asyncio.create_subprocess_exec(
-            *TRUMPS, "join", "-", "--bot", "easy", "--json", "--name", "bob", stdin=asyncio.subprocess.PIPE,
+            # medium, not easy: its moves take long enough that the match is still on at the second look
+            *TRUMPS, "join", "-", "--bot", "medium", "--json", "--name", "bob", stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=program_env(tmp_path / "bob"),
         )  # fmt: skip
         assert joiner.stdin is not None
@@ -411,8 +412,8 @@ def test_join_dash_reads_the_invite_from_stdin_and_keeps_its_secret_out_of_the_p
         joiner.stdin.close()
         async with asyncio.timeout(PROGRAM_LIMIT):  # the match is on
             while not any(path.read_text().count("\n") > 2 for path in records.glob("*.jsonl")):
-                await asyncio.sleep(0.05)
-        seen.append(Path(f"/proc/{joiner.pid}/cmdline").read_bytes())
+                await asyncio.sleep(0.01)
+        seen.append(Path(f"/proc/{joiner.pid}/cmdline").read_bytes())  # empty once it has ended
         return invite, seen, await outcome(host), await outcome(joiner)
 
     invite, seen, (host_status, host, host_err), (join_status, joiner, join_err) = run(scenario())

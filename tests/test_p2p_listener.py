@@ -173,7 +173,7 @@ def test_a_1024_descriptor_host_holds_its_match_through_a_flood_of_proven_first_
     async def scenario() -> tuple[Flood, tuple[int, dict[str, object], str], tuple[int, dict[str, object], str]]:
         host = await asyncio.create_subprocess_exec(
             *TRUMPS, "host", "--port", "0", "--bind", "127.0.0.1", "--no-map", "--no-announce", "--bot", "easy",
-            "--json", "--name", "ann", "--games", "8", stdout=asyncio.subprocess.PIPE,
+            "--json", "--name", "ann", "--games", "16", stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE, env=program_env(tmp_path / "ann"), preexec_fn=_limited,
         )  # fmt: skip
         assert host.stdout is not None and host.stderr is not None
