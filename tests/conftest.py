@@ -77,3 +77,12 @@ def no_fsync(monkeypatch: pytest.MonkeyPatch) -> None:
     see without one). Writes stay atomic (a temporary file, then a rename). Not for tests about
     durability: those of ``p2p.files`` and the match records keep the real fsync."""
     monkeypatch.setattr(os, "fsync", lambda fd: None)
+
+
+@pytest.fixture
+def quick_hints(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hint thinks 0.05 s, not the game's second: for tests that check that a hint comes and
+    what it says, not how strong it is (test_cli_score checks the hint's budget)."""
+    from cli.app import ai_opponent
+
+    monkeypatch.setattr(ai_opponent, "HINT_SECONDS", 0.05)

@@ -22,7 +22,7 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import DummyOutput, Output
 
 from cli import config, storage
-from cli.app import ai_opponent, hands_view, move_entry, questions, table_view
+from cli.app import hands_view, move_entry, questions, table_view
 from cli.app.ai_opponent import AIOpponent
 from cli.app.application import create_application
 from cli.app.board import hand_lines
@@ -53,13 +53,6 @@ def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setattr(questions, "RESULT_GRACE", 0.0)
     return tmp_path
-
-
-@pytest.fixture
-def quick_hints(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The hint thinks 0.05 s, not the game's second: the tests that use it check that a hint comes
-    and what it says, not how strong it is (test_cli_score checks the hint's budget)."""
-    monkeypatch.setattr(ai_opponent, "HINT_SECONDS", 0.05)
 
 
 class SizedOutput(DummyOutput):

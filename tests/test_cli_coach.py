@@ -37,14 +37,13 @@ from tests.test_cli_app import (
     SizedOutput,
     ai_session,
     homes,
-    quick_hints,
     replay_screens,
     run,
 )
 
 pytestmark = pytest.mark.usefixtures("no_fsync")  # saved at every move, never a power cut: see conftest
 
-__all__ = ["homes", "quick_hints"]  # the fixtures: a temporary home, a short hint
+__all__ = ["homes"]  # the fixture: a temporary home
 
 F6, HOME, END, ESC = "\x1b[17~", "\x1b[H", "\x1b[F", "\x1b"
 UP, DOWN, PAGE_UP = "\x1b[A", "\x1b[B", "\x1b[5~"

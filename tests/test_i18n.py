@@ -482,11 +482,11 @@ def test_analyze_names_the_players_in_the_language_in_use(
     assert not any("You" in line or "AI (" in line for line in lines), lines
 
 
-def test_the_ukrainian_hint_refers_to_the_move_as_masculine(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.usefixtures("quick_hints")  # the words, not the hint's strength
+def test_the_ukrainian_hint_refers_to_the_move_as_masculine() -> None:
     """Issue 22, item 11: "Enter зіграє її" spoke of the move (хід, masculine) as feminine."""
     from tests.test_cli_app import F2, Driver
 
-    monkeypatch.setattr("cli.app.ai_opponent.HINT_SECONDS", 0.05)  # the words, not the hint's strength
     i18n.use("uk")
     session = ai_session(trump="S")
 

@@ -349,8 +349,6 @@ def test_verify_reads_only_a_regular_file(tmp_path: Path, kind: str, capsys: pyt
     assert status == [2] and "not a regular file" in capsys.readouterr().err
 
 
-
-
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 @example(data=None)  # the record cut at every few bytes, below
