@@ -900,8 +900,11 @@ def test_a_side_killed_and_back_after_the_limit_loses_the_game_in_both_books(
     from cli.main import main as cli_main
 
     async def scenario() -> tuple[Outcome, tuple[int, str, str]]:
-        host, invite = await host_program(tmp_path, "--games", "2", "--timeout", "3")
-        joiner = await join_program(tmp_path, invite, "--timeout", "3")
+        # medium bots: a move takes longer than the 20 ms poll, so the kill lands in game 1, a few
+        # moves after the 4th (easy bots could finish a game between two polls, and a kill at the
+        # very end of a game is the boundary case this test does not cover)
+        host, invite = await host_program(tmp_path, "--games", "2", "--timeout", "3", "--bot", "medium")
+        joiner = await join_program(tmp_path, invite, "--timeout", "3", "--bot", "medium")
         await _moves_reach(tmp_path, leaver, 4)
         gone, stayer = (host, joiner) if leaver == "ann" else (joiner, host)
         gone.send_signal(signal.SIGKILL)
