@@ -63,7 +63,8 @@ class NetworkGame:
     seat: int
     """Your seat (the record's saver)."""
     awarded: int | None
-    """The seat the record's end note awards this unfinished game to, if it does."""
+    """The seat the record's end note awards this game to by forfeit, if it does (a played game
+    too: the forfeit replaces its result)."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,8 @@ class ListedGame:
     file: str
     """Its record's name (``FILE#N`` for a game of a match record)."""
     awarded: int | None
-    """The seat a match record's end note awards this unfinished game to, if it does."""
+    """The seat a match record's end note awards this game to by forfeit, if it does (a played
+    game too: the forfeit replaces its result)."""
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,7 @@ def network_games(path: Path) -> list[NetworkGame]:
     found = []
     for number, game in enumerate(games, 1):
         game.headers |= {"Players": f"{names[0]} vs {names[1]}", "Date": date}
-        award = verified.awarded if game.result is None else None
+        award = verified.awarded  # a played game too: a forfeit then replaces its result
         seat = award[1] if award is not None and award[0] == number else None
         found.append(NetworkGame(f"{path.name}#{number}", game, verified.session.seat, seat))
     return found
@@ -169,7 +171,7 @@ def _row(game: Game, me: int, file: str, resumable: bool, awarded: int | None, n
     names = game.headers.get("Players", "").split(" vs ")
     opponent = shown_name(names[1 - me]) if len(names) == 2 else "?"
     outcome = game.result
-    if outcome is None and awarded is not None:
+    if awarded is not None:  # before a played result: a forfeit replaces it
         result = _("won by forfeit") if awarded == me else _("lost by forfeit")
     elif outcome is None:
         result = _("unfinished, resumable") if resumable else _("abandoned")

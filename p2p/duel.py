@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from engine import Move
+from engine.match_rules import score_halves
 from p2p.channel import Channel
 from p2p.duel_files import DuelFiles
 from p2p.duel_line import DuelLine, Reconnector
@@ -82,22 +83,37 @@ class Report:
     (frames were altered, replayed or reordered in transit), ``quit`` (we stopped)."""
     error: P2PError | None = None
     awarded: int | None = None
-    """The seat awarded the unfinished game (forfeit, or abandonment after the reveal)."""
+    """The seat awarded a game (forfeit, or abandonment after the reveal)."""
     reconnects: int = 0
     timing: dict[str, float] = field(default_factory=dict)
+    awarded_game: int | None = None
+    """The number of the game awarded: the unfinished one, or a played one that a forfeit of a
+    side away since before its end awards in place of its result (docs/protocol.md, "The game a
+    forfeit awards")."""
+
+    @property
+    def replaces_played(self) -> bool:
+        """Whether the awarded game is one played already: the forfeit replaces its result."""
+        return self.awarded_game is not None and self.awarded_game <= len(self.match.results)
 
     @property
     def results(self) -> list[str]:
-        """Each game's result, player 0 first, a forfeited game last (``1-0 forfeit``)."""
+        """Each game's result, player 0 first, a forfeited game as ``1-0 forfeit``: last, or in
+        place of the played result it replaces."""
         texts = [result.text for result in self.match.results]
-        if self.awarded is not None:
-            texts.append("1-0 forfeit" if self.awarded == 0 else "0-1 forfeit")
+        if self.awarded is not None and self.awarded_game is not None:
+            place = self.awarded_game - 1
+            texts[place : place + 1] = ["1-0 forfeit" if self.awarded == 0 else "0-1 forfeit"]
         return texts
 
     @property
     def score(self) -> tuple[float, float]:
         """Points of player 0 and 1, a forfeited game counting as won by the one awarded it."""
-        points = list(self.match.score)
+        points = [0.0, 0.0]
+        for result in self.match.results:
+            if result.number != self.awarded_game:
+                for seat, halves in enumerate(score_halves(result.outcome.winner)):
+                    points[seat] += halves / 2
         if self.awarded is not None:
             points[self.awarded] += 1
         return points[0], points[1]
@@ -254,7 +270,7 @@ class Duel:
             await self.channel.close()  # nothing more can happen on this connection
         return Report(
             self.session, self.match, self.files.path, ending.end, error, ending.awarded,
-            self.machine.reconnects, self.machine.timing,
+            self.machine.reconnects, self.machine.timing, ending.awarded_game,
         )  # fmt: skip
 
     async def _stopped(self, pausing: bool) -> None:
@@ -288,8 +304,10 @@ class Duel:
     def quit_report(self) -> Report:
         """How the match ended when our player left it: a game whose deal we could know goes to
         the peer, as our record says too."""
-        awarded = quit_ending(self.seat, Standing.of(self.match), False).awarded
-        return Report(self.session, self.match, self.files.path, "quit", awarded=awarded)
+        ending = quit_ending(self.seat, Standing.of(self.match), False)
+        return Report(
+            self.session, self.match, self.files.path, "quit", awarded=ending.awarded, awarded_game=ending.awarded_game
+        )
 
     async def _carry_out(self, actions: list[Action]) -> None:
         for action in actions:

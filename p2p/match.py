@@ -72,6 +72,8 @@ class GameResult:
     outcome: Outcome
     game: Game
     """The game as played, with its moves."""
+    links: int
+    """How many links the record held once the game was over (its ending link the last)."""
 
     @property
     def text(self) -> str:
@@ -156,6 +158,18 @@ class Match:
         so leaving then is leaving a deal it has seen.
         """
         return self.game is not None or (1 - seat) in self._reveals
+
+    def forfeited_game(self, seat: int) -> int | None:
+        """The game a forfeit of ``seat`` awards (docs/protocol.md, "The game a forfeit awards"):
+        the first game not over at ``seat``'s last link in this record, whatever links of the other
+        side came after it; ``None`` when every game was over by then.
+
+        The other side's later links may be missing from ``seat``'s own record (lost with the
+        line), so only this count gives the same game in both players' records.
+        """
+        held = max((index + 1 for index, (sender, _) in enumerate(self.links) if sender == seat), default=0)
+        over = sum(result.links <= held for result in self.results)
+        return over + 1 if over < self.games else None
 
     @property
     def finals(self) -> tuple[bytes, bytes] | None:
@@ -389,7 +403,8 @@ class Match:
 
     def _end_game(self, outcome: Outcome) -> None:
         assert self.dealer is not None and self.game is not None
-        self.results.append(GameResult(self.number, self.dealer, self.trumps, self.seed, outcome, self.game))
+        result = GameResult(self.number, self.dealer, self.trumps, self.seed, outcome, self.game, len(self.links))
+        self.results.append(result)
         if len(self.results) < self.games:
             self.dealer = next_dealer(self.dealer, outcome.winner)
             self.number += 1

@@ -7,7 +7,7 @@ our player leaving), our seat, where the match stood (:class:`Standing`) and the
 judgements as plain values, and returns an :class:`Ending`; the duel writes the note and tells
 the peer.
 
->>> dealt = Standing(game=2, unfinished=True, deal_known=(True, True))
+>>> dealt = Standing(game=2, unfinished=True, deal_known=(True, True), forfeits=(2, 2))
 >>> ending = match_end(PeerAborted("quit", "the player left"), seat=0, standing=dealt)
 >>> ending.end, ending.awarded  # the peer left a deal it had seen: the game is ours
 ('abandoned', 0)
@@ -48,12 +48,18 @@ class Standing:
     """A game is left to award: not every game is played (only a final signature missing)."""
     deal_known: tuple[bool, bool]
     """Whether each seat could know the current deal (:meth:`Match.deal_known_to`)."""
+    forfeits: tuple[int | None, int | None]
+    """The game a forfeit of each seat awards (:meth:`Match.forfeited_game`): an earlier one than
+    :attr:`game` when the other seat's links that ended it came after the forfeiting seat's last."""
 
     @classmethod
     def of(cls, match: Match) -> Standing:
         """Where ``match`` stands now."""
         return cls(
-            match.number, len(match.results) < match.games, (match.deal_known_to(0), match.deal_known_to(1))
+            match.number,
+            len(match.results) < match.games,
+            (match.deal_known_to(0), match.deal_known_to(1)),
+            (match.forfeited_game(0), match.forfeited_game(1)),
         )
 
     def award(self, note: dict[str, object], winner: int) -> dict[str, object]:
@@ -62,6 +68,12 @@ class Standing:
         if self.unfinished:
             return note | {"game": self.game, "winner": winner}
         return note
+
+    def forfeit(self, note: dict[str, object], by: int) -> dict[str, object]:
+        """``note`` awarding the game a forfeit of ``by`` costs it to the other seat (its ``game``
+        and ``winner``); as it is when every game was over at ``by``'s last link."""
+        game = self.forfeits[by]
+        return note if game is None else note | {"game": game, "winner": 1 - by}
 
     def when(self, error: P2PError, seat: int) -> str:
         """``error``, with whether the peer of ``seat`` knew the deal when it happened."""
@@ -79,9 +91,12 @@ class Ending:
     note: dict[str, object] | None
     """The record's end note; ``None`` for a complete match."""
     awarded: int | None = None
-    """The seat awarded the unfinished game, if any."""
+    """The seat awarded a game, if any."""
     tell: Abort | None = None
     """What the peer is told before the connection closes, if anything."""
+    awarded_game: int | None = None
+    """The number of the game awarded: the unfinished one, or one the peer's absence forfeits
+    after our own links ended it (:meth:`Match.forfeited_game`)."""
 
 
 COMPLETE = Ending("complete", None)
@@ -104,11 +119,11 @@ def match_end(
     """
     peer, when = 1 - seat, standing.when(error, seat)
     if isinstance(error, Forfeit):  # we claimed the game
-        note: dict[str, object] = {"end": "forfeit", "detail": when, "by": peer}
+        absent = peer if error.award else seat
+        note: dict[str, object] = {"end": "forfeit", "detail": when, "by": absent}
         if not error.award:  # the peer may have claimed our stall or silence, its claim lost with the line
-            detail = f"{when}; but this side had owed its link or sent nothing that long first"
-            note |= {"detail": detail, "by": seat}
-        note = standing.award(note, seat if error.award else peer)
+            note["detail"] = f"{when}; but this side had owed its link or sent nothing that long first"
+        note = standing.forfeit(note, absent)
         tell = Abort(reason="forfeit", detail=str(error)[:300])
         if "winner" not in note:  # every game is played: only the peer's final is missing
             return Ending("abandoned", note | {"end": "abandoned"}, None, tell)
@@ -118,7 +133,7 @@ def match_end(
         return _left_after_deal(note, peer, standing, Abort(reason="cheat", detail=str(error)[:300]))
     if isinstance(error, PeerAborted):
         if error.reason == "forfeit" and claim_grounded:  # we stalled or stopped
-            return _awarding(standing.award({"end": "forfeit", "detail": when, "by": seat}, peer))
+            return _awarding(standing.forfeit({"end": "forfeit", "detail": when, "by": seat}, seat))
         end = "abandoned" if error.reason in ("quit", "forfeit") else "aborted"  # a baseless claim is a quit
         return _left_after_deal({"end": end, "detail": when, "by": peer}, peer, standing)
     if isinstance(error, WireError):
@@ -165,7 +180,7 @@ def late_return_end(
     peer's word, or presumed). The host's sealed word that the match is over, heard before our
     limit, is the host ending the match on its own authority.
 
-    >>> fresh = Standing(game=1, unfinished=True, deal_known=(False, False))
+    >>> fresh = Standing(game=1, unfinished=True, deal_known=(False, False), forfeits=(1, 1))
     >>> late_return_end(5.0, 180.0, True, fresh, seat=1)["end"]  # the host ended it early
     'abandoned'
     """
@@ -173,7 +188,7 @@ def late_return_end(
     if away >= limit:
         why = "the host says the match is over" if over else "the peer may have claimed the game"
         detail = f"this side was away for {away:.0f} s, past its {limit:g} s limit: {why}"
-        return standing.award({"end": "forfeit", "detail": detail, "by": seat}, peer)
+        return standing.forfeit({"end": "forfeit", "detail": detail, "by": seat}, seat)
     if not over:
         return None
     detail = (
@@ -199,5 +214,7 @@ def _left_after_deal(
 
 def _awarding(note: dict[str, object], tell: Abort | None = None) -> Ending:
     """The ending a ``note`` says: its end, and the seat it awards the game to."""
-    winner = note.get("winner")
-    return Ending(str(note["end"]), note, winner if isinstance(winner, int) else None, tell)
+    winner, game = note.get("winner"), note.get("game")
+    if not isinstance(winner, int) or not isinstance(game, int):
+        return Ending(str(note["end"]), note, None, tell)
+    return Ending(str(note["end"]), note, winner, tell, game)

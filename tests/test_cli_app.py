@@ -805,6 +805,24 @@ def test_a_game_the_opponent_is_awarded_says_so() -> None:
     run(session, script)
 
 
+def test_a_forfeit_of_a_game_played_already_replaces_its_result_on_the_screen() -> None:
+    """docs/protocol.md, "The game a forfeit awards": game 1 was drawn on this screen, but Bob had
+    been away since before its end, and the claim awards game 1, not the one on the board."""
+    bob = ScriptedOpponent()
+    session = GameScreen(bob, MatchScore(games=3, played=1, halves=[1, 1], winners=[None]), trump="S")
+
+    async def script(d: Driver) -> None:
+        await d.until(lambda: session.turns.thinking_since is not None)
+        bob.table.end(OpponentLeft("Bob stayed away too long", awarded=session.flow.me, game=1))
+        await d.until(lambda: session.line.question is not None)
+        assert session.flow.result == "Bob stayed away too long: you win game 1 by forfeit, in place of its result."
+        assert "Match over after game 1 of 3: You 1 - Bob 0" in d.screen()
+        assert session.flow.match.played == 1
+        await d.keys(ENTER)
+
+    run(session, script)
+
+
 def test_a_match_left_with_its_result_certain_names_its_winner() -> None:
     """Two of three games won by one side: the third cannot change the winner, so a match that
     ends in it (nothing awarded) still has one."""

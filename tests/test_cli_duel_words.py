@@ -27,7 +27,8 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
 
 def _report(session: Session, end: str, error: P2PError | None = None, awarded: int | None = None) -> Report:
     match = Match(session.session_id, (b"", b""), Rules(), 2)
-    return Report(session, match, Path("r.jsonl"), end, error, awarded)
+    game = None if awarded is None else match.number
+    return Report(session, match, Path("r.jsonl"), end, error, awarded, awarded_game=game)
 
 
 def test_each_game_is_told_to_its_reader() -> None:

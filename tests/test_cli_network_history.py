@@ -22,6 +22,7 @@ from cli.home import Home
 from cli.main import main
 from engine import Game, Rules
 from p2p.handshake import Session, Terms
+from p2p.record import verify
 from tests.support.peers import Side, bot_duel, run
 from tests.test_p2p_evidence import handshake_session, play
 
@@ -113,6 +114,30 @@ def test_a_game_awarded_by_forfeit_says_so(
     interface_copy.write_text(network_games(record)[0].game.to_record())
     (row,) = history_rows([interface_copy], [record])
     assert row.result == result and row.file == "same.txt"
+
+
+def test_a_forfeit_of_a_played_game_replaces_its_result_in_history_and_stats(
+    duelists: tuple[Side, Side, Session], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/protocol.md, "The game a forfeit awards": ann's record holds game 1 over (bob's link
+    ended it after his last), and her claim of his absence awards game 1: that, not its played
+    result, is what history and stats count."""
+    ann, bob, session = duelists
+    whole = play(session, (ann.me.key, bob.me.key), tmp_path)
+    lines = whole.read_text().splitlines(keepends=True)
+    kept = 1 + verify("".join(lines)).match.results[0].links  # the header, then game 1's links
+    folder = Home.default().records
+    folder.mkdir(parents=True)
+    path = folder / whole.name
+    path.write_text("".join(lines[:kept]))
+    note = {"end": "forfeit", "detail": "bob stayed away", "by": 1, "game": 1, "winner": 0}
+    with path.open("a") as file:
+        file.write(json.dumps(note) + "\n")
+    (row,) = history_rows([], [path])
+    assert row.result == "won by forfeit" and row.file == f"{path.name}#1"
+    assert main(["stats"]) == 0
+    bob_line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("bob"))
+    assert bob_line.split() == ["bob", "1", "0", "1", "0", "0", "0"]  # claimed, not won, drawn or lost
 
 
 @pytest.mark.parametrize(

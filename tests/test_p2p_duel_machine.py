@@ -5,14 +5,18 @@ tests/test_p2p_resume.py, tests/test_exit_routes.py) check the driver carries th
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
+from cli.app.duel_summary import award_words
 from engine import Rules
+from p2p.duel import Report
 from p2p.duel_machine import PAUSE, Action, Advanced, DuelMachine, Keep, Record, Said, Show, Touch, minutes
 from p2p.errors import ConnectionClosed, Forfeit, P2PError, PeerAborted, PeerTimeout, ProtocolViolation
 from p2p.handshake import Send, Terms
 from p2p.liveness import Patience
+from p2p.match_end import Standing, late_return_end
 from p2p.messages import Bye, Chat, Commit, Message, MoveMsg, Ping
 from tests.support.handshakes import identity, session_pair
 
@@ -40,13 +44,13 @@ def shown(actions: Sequence[object]) -> list[str]:
     return [str(action.text) for action in actions if isinstance(action, Show)]
 
 
-def play_link(machines: tuple[DuelMachine, DuelMachine], now: float) -> tuple[list[object], list[object]]:
-    """The side whose link is due makes it (the first legal move, preferring hearts) and the other
-    hears it: both sides' actions."""
+def make_link(machines: tuple[DuelMachine, DuelMachine], now: float) -> tuple[DuelMachine, list[Action]]:
+    """The side whose link is due makes it (the first legal move, preferring hearts): that side
+    and its actions."""
     due = machines[0].match.due()
     assert due is not None
     kind, seat = due
-    mover, other = machines[seat], machines[1 - seat]
+    mover = machines[seat]
     mover.owe(now)
     choice: object = None
     if kind is Commit:
@@ -54,7 +58,13 @@ def play_link(machines: tuple[DuelMachine, DuelMachine], now: float) -> tuple[li
     elif kind is MoveMsg:
         assert mover.match.game is not None
         choice = mover.match.game.position.legal_moves()[0]
-    own = mover.own_link(kind, now, choice)  # type: ignore[arg-type]
+    return mover, list(mover.own_link(kind, now, choice))  # type: ignore[arg-type]
+
+
+def play_link(machines: tuple[DuelMachine, DuelMachine], now: float) -> tuple[list[object], list[object]]:
+    """:func:`make_link`, and the other side hears it: both sides' actions."""
+    mover, own = make_link(machines, now)
+    other = machines[1 - mover.seat]
     heard: list[object] = []
     for message in sent(own):
         heard += other.heard(message, now)
@@ -289,3 +299,49 @@ def test_the_end_of_a_claim_and_of_leaving_after_the_deal() -> None:
 
 def test_minutes_left() -> None:
     assert (minutes(0.4), minutes(61), minutes(600)) == ("0:00", "1:01", "10:00")
+
+
+# ------------------------------------------------------------ a side lost with a game-ending link in flight
+
+
+def lost_with_the_game_ending_link(games: int) -> tuple[DuelMachine, DuelMachine]:
+    """A match played, link by link, until the link that ends game 1; its sender hears it as
+    usual, the other side is killed before it reads it: the stayer's and the leaver's machines."""
+    machines = duel_pair(games=games)
+    now = 0.0
+    while True:
+        now += 0.1
+        mover, own = make_link(machines, now)
+        other = machines[1 - mover.seat]
+        if mover.match.results:  # this link ended the game: the peer never reads it
+            return mover, other
+        for message in sent(own):
+            other.heard(message, now)
+
+
+@pytest.mark.parametrize("games", [2, 1], ids=["more-games-left", "the-last-game"])
+def test_a_side_lost_before_reading_the_game_ending_link_loses_the_same_game_in_both_books(games: int) -> None:
+    """The attack on the books (docs/protocol.md, "The game a forfeit awards"): the leaver's record
+    ends inside game 1, the stayer's after it; the stayer claims the absence, the leaver comes
+    back after the limit. Both notes must award the same game to the stayer."""
+    stayer, leaver = lost_with_the_game_ending_link(games)
+    assert len(stayer.match.results) == 1 and not leaver.match.results
+    claimed = stayer.ending(Forfeit("bob unreachable for 10 s", award=True, cause="absence"), 20.0)
+    conceded = late_return_end(200.0, LIMIT, False, Standing.of(leaver.match), leaver.seat)
+    assert claimed.note is not None and conceded is not None
+    both = [(note.get("game"), note.get("winner")) for note in (claimed.note, conceded)]
+    assert both == [(1, stayer.seat), (1, stayer.seat)]
+
+
+def test_a_forfeit_of_a_played_game_replaces_its_result_in_the_report() -> None:
+    """The stayer's summary: game 1, over in its record, is the forfeit; nothing is added after."""
+    stayer, _ = lost_with_the_game_ending_link(games=2)
+    claimed = stayer.ending(Forfeit("bob unreachable for 10 s", award=True, cause="absence"), 20.0)
+    report = Report(
+        stayer.session, stayer.match, Path("r.jsonl"), claimed.end, None, claimed.awarded,
+        awarded_game=claimed.awarded_game,
+    )  # fmt: skip
+    assert report.results == ["1-0 forfeit" if stayer.seat == 0 else "0-1 forfeit"]
+    assert report.score[stayer.seat] == 1.0 and report.score[1 - stayer.seat] == 0.0
+    words = award_words(report)
+    assert words is not None and words.startswith("You won game 1 by forfeit, in place of its result: ")

@@ -20,11 +20,11 @@ from p2p.match_end import COMPLETE, Standing, failure_note, late_return_end, mat
 from p2p.messages import Abort
 
 LIMIT = 180.0
-DEALT = Standing(game=2, unfinished=True, deal_known=(True, True))
+DEALT = Standing(game=2, unfinished=True, deal_known=(True, True), forfeits=(2, 2))
 """Game 2 of the match dealt: both sides could know the deal."""
-UNDEALT = Standing(game=2, unfinished=True, deal_known=(False, False))
+UNDEALT = Standing(game=2, unfinished=True, deal_known=(False, False), forfeits=(2, 2))
 """Game 2 set up, no reveal in yet."""
-PLAYED = Standing(game=3, unfinished=False, deal_known=(True, True))
+PLAYED = Standing(game=3, unfinished=False, deal_known=(True, True), forfeits=(None, None))
 """Every game played: only a final signature is missing."""
 BEFORE = "(before the deal of game 2)"
 AFTER = "(after the deal of game 2 was revealed)"
@@ -189,7 +189,7 @@ def test_a_restart_without_the_saved_match_is_claimed_at_once_and_the_new_match_
     leaver = 1 - stayer
     kept = match_end(Forfeit("back without the match", award=True, cause="lost"), stayer, DEALT)
     assert (kept.end, kept.awarded) == ("forfeit", stayer)
-    fresh = Standing(game=1, unfinished=True, deal_known=(False, False))
+    fresh = Standing(game=1, unfinished=True, deal_known=(False, False), forfeits=(1, 1))
     new = match_end(MatchLost("an earlier match"), leaver, fresh)
     assert (new.end, new.awarded) == ("aborted", None)
     assert items(new.note) == [
@@ -220,7 +220,7 @@ def test_before_the_deal_the_routes_that_end_the_match_at_once_award_nothing(sta
 @SEATS
 def test_the_second_revealer_knows_the_deal_before_sending_its_reveal(stayer: int) -> None:
     leaver = 1 - stayer
-    seen = Standing(game=2, unfinished=True, deal_known=(leaver == 0, leaver == 1))
+    seen = Standing(game=2, unfinished=True, deal_known=(leaver == 0, leaver == 1), forfeits=(2, 2))
     assert match_end(PeerAborted("quit", "x"), stayer, seen).awarded == stayer
     assert quit_ending(stayer, seen, live=True).awarded is None  # the stayer had not seen it
 

@@ -70,12 +70,18 @@ def result_words(result: GameResult, me: int, peer: str) -> str:
 
 def award_words(report: Report) -> str | None:
     """The game a match that ended early awards, and why (``You won game 2 by forfeit: Ann left
-    after the deal.``); ``None`` when it awards none."""
+    after the deal.``), saying so when it replaces a played game's result; ``None`` when it awards
+    none."""
     if report.awarded is None:
         return None
     me, peer = report.session.seat, shown_name(report.session.peer_name)
-    number = report.match.number
-    if report.awarded == me:
+    number = report.awarded_game
+    if report.replaces_played:
+        if report.awarded == me:
+            text = _("You won game {number} by forfeit, in place of its result: {why}.")
+        else:
+            text = _("{name} won game {number} by forfeit, in place of its result: {why}.")
+    elif report.awarded == me:
         text = _("You won game {number} by forfeit: {why}.")
     else:
         text = _("{name} won game {number} by forfeit: {why}.")

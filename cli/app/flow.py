@@ -254,7 +254,12 @@ class GameFlow:
         self.left = isinstance(reason, OpponentLeft)
         if isinstance(reason, OpponentLeft):
             why = str(reason) or _("{name} left").format(name=self.their_name)
-            self.result = why if reason.awarded is None else self._award(why, reason.awarded)
+            if reason.awarded is None:
+                self.result = why
+            elif reason.game is not None:
+                self.result = self._overturn(why, reason.game, reason.awarded)
+            else:
+                self.result = self._award(why, reason.awarded)
         else:
             self.result = _("{name} failed: {error}").format(name=self.their_name, error=reason)
         self.game = None
@@ -265,6 +270,14 @@ class GameFlow:
         if seat == self.me:
             return _("{why}: you win by forfeit.").format(why=why)
         return _("{why}: {name} wins by forfeit.").format(why=why, name=self.their_name)
+
+    def _overturn(self, why: str, game: int, seat: int) -> str:
+        self.match.overturn(game, seat)
+        if seat == self.me:
+            return _("{why}: you win game {number} by forfeit, in place of its result.").format(why=why, number=game)
+        return _("{why}: {name} wins game {number} by forfeit, in place of its result.").format(
+            why=why, name=self.their_name, number=game
+        )
 
     def quit_question(self, resumable: bool) -> str:
         """What quitting now costs: a forfeit, nothing (``resumable``: it can be continued), or the game."""

@@ -378,7 +378,8 @@ class NetworkOpponent:
         if report is None or report.error is None:
             return OpponentLeft(_("The connection to {name} is closed.").format(name=self.name))
         if report.awarded is not None:
-            return OpponentLeft(left_why(report), report.awarded)
+            played = report.awarded_game if report.replaces_played else None
+            return OpponentLeft(left_why(report), report.awarded, played)
         return OpponentLeft(ending_words(report) or "")
 
     async def _send_chat(self, text: str) -> None:

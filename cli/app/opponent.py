@@ -74,16 +74,19 @@ class Deal:
 class OpponentLeft(Exception):
     """The opponent cannot go on; ``str(exc)`` says why, for the screen.
 
-    ``awarded``: the seat that wins the unfinished game (forfeit or abandonment), if any.
+    ``awarded``: the seat that wins a game by it (forfeit or abandonment), if any; ``game``: that
+    game's number in the match when it is one played already, the forfeit replacing its result
+    (a peer away since before its end, docs/protocol.md "The game a forfeit awards").
 
     >>> exc = OpponentLeft("bob left after the deal", awarded=0)
-    >>> str(exc), exc.awarded
-    ('bob left after the deal', 0)
+    >>> str(exc), exc.awarded, exc.game
+    ('bob left after the deal', 0, None)
     """
 
-    def __init__(self, why: str = "", awarded: int | None = None) -> None:
+    def __init__(self, why: str = "", awarded: int | None = None, game: int | None = None) -> None:
         super().__init__(why)
         self.awarded = awarded
+        self.game = game
 
 
 class Table(Protocol):

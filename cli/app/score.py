@@ -52,6 +52,8 @@ class MatchScore:
     next_dealer: int | None = None
     earlier: tuple[int, int] = (0, 0)
     matches: int = 0
+    winners: list[int | None] = field(default_factory=list)
+    """The winner of each finished game (``None``: a draw), in order."""
 
     @property
     def number(self) -> int:
@@ -77,8 +79,25 @@ class MatchScore:
         """
         self._score(dealer, seat)
 
+    def overturn(self, game: int, seat: int) -> None:
+        """Score game number ``game``, finished already, as won by ``seat`` by forfeit in place of
+        its result (the peer away since before its end: docs/protocol.md, "The game a forfeit
+        awards"); the match ends with it, so who would deal next stays as it was.
+
+        >>> from engine import Reason
+        >>> match = MatchScore(games=3)
+        >>> match.finish_game(dealer=0, outcome=Outcome(None, Reason.LAST_CARD))
+        >>> match.overturn(game=1, seat=0)
+        >>> match.played, match.score_text("You", "Bob")
+        (1, 'You 1 - Bob 0')
+        """
+        for side, (was, now) in enumerate(zip(score_halves(self.winners[game - 1]), score_halves(seat), strict=True)):
+            self.halves[side] += now - was
+        self.winners[game - 1] = seat
+
     def _score(self, dealer: int, winner: int | None) -> None:
         self.played += 1
+        self.winners.append(winner)
         for seat, halves in enumerate(score_halves(winner)):
             self.halves[seat] += halves
         self.next_dealer = next_dealer(dealer, winner)
@@ -145,7 +164,7 @@ class MatchScore:
 
     def with_award(self, seat: int) -> MatchScore:
         """The match as it would stand if ``seat`` won the game in play by forfeit and the match ended."""
-        after = replace(self, halves=list(self.halves))
+        after = replace(self, halves=list(self.halves), winners=list(self.winners))
         after.award(self.next_dealer or 0, seat)
         return after
 

@@ -42,7 +42,7 @@ class Record:
 
 
 CountedGame = tuple["Game", int, "int | None"]
-"""A saved game, your seat, and the seat a match record's end note awards it to (unfinished games)."""
+"""A saved game, your seat, and the seat a match record's end note awards it to by forfeit, if any."""
 
 
 def tally(games: Iterable[CountedGame]) -> list[Record]:
@@ -64,7 +64,7 @@ def tally(games: Iterable[CountedGame]) -> list[Record]:
         key = ("AI", ai.group(1)) if ai else (other, "")
         record = records.setdefault(key, Record(*key))
         outcome = game.result
-        if outcome is None and awarded is not None:
+        if awarded is not None:  # a forfeit replaces a played result
             record.counts["claimed" if awarded == me else "lost"] += 1
         elif outcome is None:
             record.counts["unfinished"] += 1
