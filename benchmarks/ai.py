@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import math
+import os
 import random
 import sys
 import time
@@ -44,6 +45,7 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 from cli.options import ANALYSIS_NODES  # noqa: E402
+from cli.search_pool import search_pool, usable_cores  # noqa: E402
 from engine import Game, Move, Position, deal  # noqa: E402
 from engine.ai import LEVELS, ProofCache, choose  # noqa: E402
 from engine.ai.analysis import ESTIMATED, FORCED, Verdict, analyze  # noqa: E402
@@ -649,14 +651,16 @@ def analysis(args: argparse.Namespace) -> None:
     )
     runs: list[list[Verdict]] = []
     for run in range(args.runs):
-        began, began_cpu = time.perf_counter(), time.process_time()
-        verdicts = list(analyze(game, nodes=args.nodes))
-        took, cpu = time.perf_counter() - began, time.process_time() - began_cpu
+        began, began_cpu = time.perf_counter(), _cpu_with_workers()
+        with search_pool(args.workers) as searches:  # as trumps analyze runs them
+            verdicts = list(analyze(game, nodes=args.nodes, map_searches=searches))
+        took, cpu = time.perf_counter() - began, _cpu_with_workers() - began_cpu
         kinds = Counter("proven" if v.proven else v.kind for v in verdicts)
         marked = sum(v.mistake or v.grade is not None for v in verdicts)
-        # The machine is shared: the process's own CPU time is what a quiet machine would take.
+        # The machine is shared: the CPU time is what a quiet machine would take on one core.
         print(
-            f"  run {run + 1}: {took:.1f} s ({cpu:.1f} s of CPU); {kinds['proven']} proven, "
+            f"  run {run + 1}: {took:.1f} s on {args.workers or usable_cores()} cores ({cpu:.1f} s of CPU); "
+            f"{kinds['proven']} proven, "
             f"{kinds[ESTIMATED]} estimated, "
             f"{kinds[FORCED]} forced; {marked} marked"
         )
@@ -673,6 +677,12 @@ def analysis(args: argparse.Namespace) -> None:
                 found = search(position, history, nodes=args.nodes)
                 tally.add(check_value(position, found.score, args.check) if found.proven else None)
         print(f"  proven wins and losses before a move, checked (agree/not found/open): {tally}")
+
+
+def _cpu_with_workers() -> float:
+    """CPU seconds of this process and of its ended worker processes."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
 
 
 def weights_arg(text: str | None) -> Weights:
@@ -787,6 +797,7 @@ def main() -> None:
     sub.add_argument("--check", type=int, metavar="LIMIT", help="check proven values by plain minimax")
     sub.add_argument("--game-nodes", type=int, default=2000, help="the games' node budget a move")
     sub.add_argument("--base", type=int, default=1, help="which series of deals")
+    sub.add_argument("--workers", type=int, help="worker processes (default: every core, as trumps analyze)")
     sub.set_defaults(run=analysis)
     sub = commands.add_parser("record", help=f"write {RECORDED.name}: the self-play games the benchmarks replay")
     sub.add_argument("--games", type=int, default=48, help="how many games")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing.process
 import os
 import socket
 import subprocess
@@ -10,6 +11,8 @@ from pathlib import Path
 
 import ifaddr  # noqa: F401  (imported here: its import runs ldconfig, which no test should own)
 import pytest
+
+from cli import search_pool
 
 REPO = Path(__file__).resolve().parent.parent
 VECTORS = REPO / "tests" / "vectors" / "shared"
@@ -59,6 +62,8 @@ def kernel_only_for_net(request: pytest.FixtureRequest, monkeypatch: pytest.Monk
     monkeypatch.setattr(subprocess.Popen, "__init__", _refused("starts a process"))
     monkeypatch.setattr(os, "fork", _refused("forks a process"))
     monkeypatch.setattr(os, "forkpty", _refused("forks a process"))
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", _refused("starts a process"))
+    monkeypatch.setattr(search_pool, "usable_cores", lambda: 1)  # analyses search in this process
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

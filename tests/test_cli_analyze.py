@@ -109,8 +109,8 @@ def test_the_verdicts_as_json_for_one_player(record: Path, capsys: pytest.Captur
     }
 
 
-def _with_nodes(game: Game, players: Any, nodes: int) -> Iterator[Any]:
-    return analyze(game, players, nodes=ESTIMATE_NODES)  # the game's grades at the test's budget
+def _with_nodes(game: Game, players: Any, nodes: int, **kwargs: Any) -> Iterator[Any]:
+    return analyze(game, players, nodes=ESTIMATE_NODES, **kwargs)  # the game's grades at the test's budget
 
 
 def test_estimated_mistakes_and_doubtful_moves_in_text_and_json(

@@ -19,6 +19,7 @@ from pathlib import Path
 from cli.analysis_file import save_analysis
 from cli.i18n import _
 from cli.options import ANALYSIS_NODES
+from cli.search_pool import search_pool
 from engine import Game
 from engine.ai.analysis import Verdict, analyze
 
@@ -68,10 +69,11 @@ class Coach:
 
         def work() -> None:
             try:
-                for verdict in analyze(game, (me,), nodes=self.nodes):
-                    if stop.is_set():
-                        return
-                    loop.call_soon_threadsafe(deliver, verdict)
+                with search_pool() as searches:
+                    for verdict in analyze(game, (me,), nodes=self.nodes, map_searches=searches):
+                        if stop.is_set():
+                            return
+                        loop.call_soon_threadsafe(deliver, verdict)
                 loop.call_soon_threadsafe(deliver, None)
             except RuntimeError:  # the event loop closed under us: the screen is gone
                 return

@@ -52,6 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the verdicts; the exit status (1 when the record cannot be read, 130 when interrupted)."""
     from cli.analysis_file import analysis_json
+    from cli.search_pool import search_pool
     from engine.ai.analysis import analyze
 
     found = _load(args.file)
@@ -75,12 +76,13 @@ def run(args: argparse.Namespace) -> int:
 
     show_progress()
     try:
-        for verdict in analyze(game, players, nodes=args.nodes):
-            verdicts.append(verdict)
-            if not args.json:
-                clear_progress()
-                print(_verdict_line(verdict, names), flush=True)
-            show_progress()
+        with search_pool() as searches:
+            for verdict in analyze(game, players, nodes=args.nodes, map_searches=searches):
+                verdicts.append(verdict)
+                if not args.json:
+                    clear_progress()
+                    print(_verdict_line(verdict, names), flush=True)
+                show_progress()
     except BrokenPipeError:  # the reader went away (``| head``): nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1

@@ -26,14 +26,15 @@ clock, so the same game gets the same verdicts on every run and every machine.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 from engine.ai.proof import DRAW, LOSS, WIN, ProofCache
 from engine.ai.search import MATE_BOUND, SearchResult, search
 from engine.game import Game
 from engine.moves import Move
-from engine.position import Outcome
+from engine.position import Outcome, Position
 
 KEPT = "kept"
 """The move keeps the proven value (a win, a draw, or a position lost already)."""
@@ -116,20 +117,35 @@ class Verdict:
         return DOUBTFUL if drop >= DOUBTFUL_DROP else None
 
 
-def analyze(game: Game, players: Iterable[int] = (0, 1), *, nodes: int) -> Iterator[Verdict]:
+def analyze(
+    game: Game,
+    players: Iterable[int] = (0, 1),
+    *,
+    nodes: int,
+    map_searches: Callable[..., Iterator[SearchResult]] = map,
+) -> Iterator[Verdict]:
     """Verdicts on the moves of ``players`` in ``game``, one at a time, each position searched
-    within ``nodes``: a budget of work, not time, so that every run gives the same verdicts."""
+    within ``nodes``: a budget of work, not time, so that every run gives the same verdicts.
+
+    The searches are run by ``map_searches(search_position, positions, histories, budgets)``, which
+    must yield their results in order: the builtin :func:`map` by default, one after another as the
+    verdicts need them, or a process pool's ``map`` to run them on several cores (each search
+    starts from nothing, so the verdicts are the same either way).
+    """
     chosen = set(players)
     positions = game.positions
     moves = game.moves
-    caches = (ProofCache(), ProofCache())  # one for each side to move, as each player keeps its own
+    needed = _searched_indices(game, chosen)
+    histories = (positions[:index] for index in needed)
+    results = map_searches(search_position, (positions[index] for index in needed), histories, repeat(nodes))
+    arriving = zip(needed, results, strict=True)
     found: dict[int, SearchResult] = {}
 
     def searched(index: int) -> SearchResult:
         # Each position is searched once: the one after a move is the one before the next.
-        if index not in found:
-            position = positions[index]
-            found[index] = search(position, positions[:index], nodes=nodes, cache=caches[position.turn])
+        while index not in found:
+            at, result = next(arriving)
+            found[at] = result
         return found[index]
 
     for index, move in enumerate(moves):
@@ -166,6 +182,24 @@ def analyze(game: Game, players: Iterable[int] = (0, 1), *, nodes: int) -> Itera
         if played is not None and played >= best:
             better = None  # two searches, two estimates: the one played looks no worse
         yield Verdict(index, player, move, ESTIMATED, before, after, better, played, best)
+
+
+def search_position(position: Position, history: Sequence[Position], nodes: int) -> SearchResult:
+    """The search behind a verdict: ``position``, reached through ``history``, within ``nodes``,
+    from an empty cache (its result depends on nothing else)."""
+    return search(position, history, nodes=nodes, cache=ProofCache())
+
+
+def _searched_indices(game: Game, chosen: set[int]) -> list[int]:
+    """The positions of ``game`` whose searches the verdicts on ``chosen`` players' moves need, in
+    order: before each move not forced, and after it unless the game ended there."""
+    needed: set[int] = set()
+    for index, position in enumerate(game.positions[: len(game.moves)]):
+        if position.turn in chosen and len(position.legal_moves()) > 1:
+            needed.add(index)
+            if not (index + 1 == len(game.moves) and game.result is not None):
+                needed.add(index + 1)
+    return sorted(needed)
 
 
 _MISTAKE = {(WIN, DRAW): WIN_TO_DRAW, (WIN, LOSS): WIN_TO_LOSS, (DRAW, LOSS): DRAW_TO_LOSS}
