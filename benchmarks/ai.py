@@ -256,7 +256,14 @@ def sample_positions(count: int, cards: int | None, rng: random.Random) -> list[
     return found
 
 
+def engine_build() -> str:
+    """Which build of the search this process runs: the wheel's compiled one, or the source."""
+    compiled = not str(sys.modules[search.__module__].__file__).endswith(".py")
+    return "compiled by mypyc (hatch_build.py)" if compiled else "pure Python"
+
+
 def speed(args: argparse.Namespace) -> None:
+    print(f"the search: {engine_build()}")
     rng = random.Random(args.base)
     positions = sample_positions(args.positions, None, rng)
     total_nodes = 0
@@ -408,6 +415,7 @@ def own_turns(history: Sequence[Position], player: int) -> list[int]:
 def horizon(args: argparse.Namespace) -> None:
     """How often the search proves the value of positions from real games, by cards in hand or by
     moves before the end of the game; with ``--check``, each proof checked independently."""
+    print(f"the search: {engine_build()}")
     budgets = budget_list(args.budgets, args.nodes)
     start = time.perf_counter()
     if args.before_end:
@@ -649,6 +657,8 @@ def analysis(args: argparse.Namespace) -> None:
         f"game {index} of series {args.base} (self-play at {args.game_nodes} nodes a move): "
         f"{len(game.moves)} moves; analysed at {args.nodes:,} nodes a position"
     )
+    print(f"the search: {engine_build()}")
+    cores = args.workers or usable_cores()
     runs: list[list[Verdict]] = []
     for run in range(args.runs):
         began, began_cpu = time.perf_counter(), _cpu_with_workers()
@@ -659,7 +669,7 @@ def analysis(args: argparse.Namespace) -> None:
         marked = sum(v.mistake or v.grade is not None for v in verdicts)
         # The machine is shared: the CPU time is what a quiet machine would take on one core.
         print(
-            f"  run {run + 1}: {took:.1f} s on {args.workers or usable_cores()} cores ({cpu:.1f} s of CPU); "
+            f"  run {run + 1}: {took:.1f} s on {cores} core{'s' if cores > 1 else ''} ({cpu:.1f} s of CPU); "
             f"{kinds['proven']} proven, "
             f"{kinds[ESTIMATED]} estimated, "
             f"{kinds[FORCED]} forced; {marked} marked"

@@ -79,6 +79,9 @@ _FLIPPED = -1  # in the taint a flipped node stores (and always on the path: no 
 #   best: the move that last proved the lower bound (or -1), tried first.
 Entry = tuple[int, int, "frozenset[int] | None", int, int, "frozenset[int] | None", int]
 _UNKNOWN: Entry = (-1, 0, None, 1, 0, None, -1)
+_NO_TAINT: set[int] | None = None
+"""A taint reset to none, typed as a taint: the recursive calls set ``taint`` again, so mypy (and
+mypyc, which checks types as it runs) must not take it for ``None`` after the reset."""
 
 
 class _Aborted(Exception):
@@ -290,7 +293,7 @@ def prove(
             rest = ordered_moves(me, opp, beat_set, theirs, costs[turn], voluntary, best, killer)
             codes = chain(first, rest) if first else rest
         hit_above, taint_above = hit, taint
-        hit, taint = False, None
+        hit, taint = False, _NO_TAINT
         child_depth = depth - cost
         longest = 0
         success = False  # whether the attacker succeeded here
@@ -355,9 +358,11 @@ def prove(
         if taint is not None:
             taint.discard(key)
             if not taint:
-                taint = None
+                taint = _NO_TAINT
         held = SOLVED if not hit else depth
-        frozen = None if taint is None else frozenset((*taint, _FLIPPED) if flipped else taint)
+        frozen: frozenset[int] | None = (
+            None if taint is None else frozenset((*taint, _FLIPPED) if flipped else taint)
+        )
         if b:
             table[table_key] = (lower, lower_depth, lower_taint, 0, held, frozen, stored_best)
         else:
@@ -387,7 +392,7 @@ def prove(
     try:
         while open_questions := [q for q in (WIN, DRAW) if q not in solved and depths[q] <= MAX_DEPTH]:
             b = min(open_questions, key=lambda q: (expected[q], -q))
-            hit, taint = False, None
+            hit, taint = False, _NO_TAINT
             before = count
             answer = at_least(me, opp, pile, swap.pile(pile), turn, b, depths[b], 0)
             # An iteration costs about as many times the one before as that one did its own

@@ -81,6 +81,11 @@ class SearchResult:
     proven: bool
     """Whether ``score`` is the exact game value (a win, a draw or a loss)."""
 
+    def __reduce__(self) -> tuple[type[SearchResult], tuple[Move, int, int, int, bool]]:
+        # Pickled by its fields (the analysis's workers send results back): compiled by mypyc
+        # (hatch_build.py), a frozen class refuses the attribute setting of pickle's default.
+        return SearchResult, (self.move, self.score, self.depth, self.nodes, self.proven)
+
 
 PROOF_SHARE = 0.5
 """The part of the budget :func:`search` gives the exact proof (engine/ai/proof.py) before it searches."""
@@ -390,10 +395,9 @@ def _evaluated_search(
                 # A win for one root move is a win whatever the moves not searched yet: its subtree
                 # was searched to the end, and a mate score there is exact (a loss needs them all).
                 proven = best_score > MATE_BOUND
-            break
-        finally:
-            if not root_in_history:
-                del path[root_key]
+            break  # (the path is left as it is: the search ends)
+        if not root_in_history:
+            del path[root_key]
         best_code, best_score = iteration_code, iteration_best
         completed = depth
         ordered.remove(best_code)
