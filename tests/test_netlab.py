@@ -217,7 +217,9 @@ def test_a_match_at_five_percent_loss_each_way_completes(lab: Lab, tmp_path: Pat
         for role in ("a1", "b1"):
             lab.lossless(role)
     assert isinstance(summary["result"], list) and len(summary["result"]) == 2
-    assert all(dropped), dropped  # the loss was real, both ways
+    # The loss was real. Not asserted for each way: one way of a short match sends some 60-80
+    # packets, none of them dropped 2-5% of the time at 5%; both ways together, a few in 100,000.
+    assert sum(dropped) > 0, dropped
 
 
 def test_a_host_whose_name_maps_to_127_0_1_1_invites_with_its_lan_address(lab: Lab, tmp_path: Path) -> None:
