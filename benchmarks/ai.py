@@ -15,6 +15,7 @@ a win scores 1, a draw 1/2. Budgets are per move. Commands::
 The issue-23 goals, each from one command (docs/ai.md has the figures)::
 
     python benchmarks/ai.py horizon --before-end 4,10,20 --positions 24 --nodes 300000 --check 100000
+    python benchmarks/ai.py horizon --before-end 4,10,20 --positions 48 --nodes 300000 --game-nodes 20000 --check 100000
     python benchmarks/ai.py convert --games 24 --before-end 6,10,20,40 --prove-nodes 600000 --jobs 2
     python benchmarks/ai.py match expert:80000n hard:20000n --deals 30 --jobs 2
     python benchmarks/ai.py analysis --nodes 200000 --runs 2 --check 100000
@@ -331,11 +332,12 @@ Sample = list[tuple[Position, tuple[Position, ...]]]
 """Positions from self-play games, each with the game's positions before it."""
 
 
-RECORDED = _HERE / "self_play.txt"
-"""The first self-play games of series 1 at 2,000 nodes a move as the engine of commit 84c1666
-played them (``python benchmarks/ai.py record``), so that the positions the benchmarks take from
-them stay the same when the alpha-beta search changes: one game a line, its moves."""
-RECORDED_SERIES = (1, 2000)
+def recorded_file(base: int, nodes: int) -> Path:
+    """Where the self-play games of series ``base`` at ``nodes`` a move are recorded (``python
+    benchmarks/ai.py record``), so that the positions the benchmarks take from them stay the same
+    when the alpha-beta search changes: one game a line, its moves. Series 1 at 2,000 nodes a move
+    is as the engine of commit 84c1666 played it, at 20,000 as that of bcb074f."""
+    return _HERE / ("self_play.txt" if (base, nodes) == (1, 2000) else f"self_play_{base}_{nodes}.txt")
 
 
 def self_play_game(base: int, index: int, nodes: int, moves: Sequence[str] = ()) -> Game:
@@ -353,19 +355,22 @@ def self_play_game(base: int, index: int, nodes: int, moves: Sequence[str] = ())
 
 
 def self_play_games(base: int, nodes: int) -> Iterator[Game]:
-    """The finished games of series ``base`` (:func:`self_play_game`), in order; those of
-    :data:`RECORDED` replayed from it, the same however the search changes."""
-    recorded = RECORDED.read_text().splitlines() if (base, nodes) == RECORDED_SERIES else []
+    """The finished games of series ``base`` (:func:`self_play_game`), in order; those of its
+    :func:`recorded_file` replayed from it, the same however the search changes."""
+    path = recorded_file(base, nodes)
+    recorded = path.read_text().splitlines() if path.exists() else []
     for index in count():
         yield self_play_game(base, index, nodes, recorded[index].split() if index < len(recorded) else ())
 
 
 def record(args: argparse.Namespace) -> None:
-    """Write :data:`RECORDED` afresh: the first ``--games`` self-play games the search plays now."""
-    base, nodes = RECORDED_SERIES
+    """Write the :func:`recorded_file` of series ``--base`` at ``--game-nodes`` afresh: its first
+    ``--games`` self-play games as the search plays them now."""
+    base, nodes = args.base, args.game_nodes
     lines = [" ".join(map(str, self_play_game(base, index, nodes).moves)) for index in range(args.games)]
-    RECORDED.write_text("\n".join(lines) + "\n")
-    print(f"{args.games} games written to {RECORDED}")
+    path = recorded_file(base, nodes)
+    path.write_text("\n".join(lines) + "\n")
+    print(f"{args.games} games written to {path}")
 
 
 def with_a_choice(game: Game, index: int) -> int | None:
@@ -809,8 +814,10 @@ def main() -> None:
     sub.add_argument("--base", type=int, default=1, help="which series of deals")
     sub.add_argument("--workers", type=int, help="worker processes (default: every core, as trumps analyze)")
     sub.set_defaults(run=analysis)
-    sub = commands.add_parser("record", help=f"write {RECORDED.name}: the self-play games the benchmarks replay")
+    sub = commands.add_parser("record", help="write the self-play games the benchmarks replay (self_play*.txt)")
     sub.add_argument("--games", type=int, default=48, help="how many games")
+    sub.add_argument("--game-nodes", type=int, default=2000, help="the games' node budget a move")
+    sub.add_argument("--base", type=int, default=1, help="which series of deals")
     sub.set_defaults(run=record)
     sub = commands.add_parser("convert", help="proven wins of real games played out: are they converted?")
     sub.add_argument("--games", type=int, default=12, help="self-play games the starts come from")
