@@ -1,8 +1,8 @@
 """The wheel's build hook: the AI's search compiled to C with mypyc, where the machine can.
 
-The compiled modules are the same source, so they give the same moves, proofs and node counts
-(tests/test_ai_compiled.py checks that on the built wheel), about twice as fast a node
-(docs/ai.md, "Compiled search"). A machine without a C compiler or Python's headers gets the pure
+The compiled modules are the same source, so they make the same searches node for node: the
+same moves, proofs and node counts under a node budget (tests/test_ai_compiled.py checks that on
+the built wheel), about twice as fast a node (docs/ai.md, "The compiled search"). A machine without a C compiler or Python's headers gets the pure
 Python wheel, which works the same, only slower; an editable install (``pip install -e``) is
 always pure, so that an edit to the source takes effect at once.
 """
