@@ -863,7 +863,11 @@ def test_two_hosts_over_one_saved_match_never_both_continue_it(tmp_path: Path) -
     """Attack (issue 19): ann's host killed mid-match, then ``trumps host`` started twice over its
     saved match, on two addresses of one port (127.0.0.1 and 127.0.0.2, which do not collide):
     both continued it under the same invite, appending to one record. Now the second is told that
-    another program plays that match, and stops; the first continues it with bob to the end."""
+    another program plays that match, and stops; the first continues it with bob to the end.
+
+    Bob is paused (SIGSTOP) while the two start: with him back at once, easy bots could finish
+    the match, and the first let go of it, before the second even looked (a slow start under load
+    made the second host a new match and wait for a joiner)."""
 
     async def scenario() -> tuple[Outcome, Outcome, Outcome]:
         host, invite = await host_program(tmp_path, "--games", "2", "--timeout", "30")
@@ -871,12 +875,17 @@ def test_two_hosts_over_one_saved_match_never_both_continue_it(tmp_path: Path) -
         await _moves_reach(tmp_path, "ann", 6)
         host.send_signal(signal.SIGKILL)
         await host.wait()
-        first, _ = await host_program(tmp_path, "--games", "2", "--timeout", "30")  # continuing, on 127.0.0.1
-        second = await asyncio.create_subprocess_exec(
-            *TRUMPS, "host", "--port", "0", "--bind", "127.0.0.2", "--bot", "easy", "--json", "--name", "ann",
-            "--no-map", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=program_env(tmp_path / "ann"),
-        )  # fmt: skip
-        refused = await outcome(second)
+        joiner.send_signal(signal.SIGSTOP)
+        try:
+            first, _ = await host_program(tmp_path, "--games", "2", "--timeout", "30")  # continuing, on 127.0.0.1
+            second = await asyncio.create_subprocess_exec(
+                *TRUMPS, "host", "--port", "0", "--bind", "127.0.0.2", "--bot", "easy", "--json", "--name", "ann",
+                "--no-map", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                env=program_env(tmp_path / "ann"),
+            )  # fmt: skip
+            refused = await outcome(second)
+        finally:
+            joiner.send_signal(signal.SIGCONT)
         return refused, await outcome(first), await outcome(joiner)
 
     (status, summary, err), first, joiner = asyncio.run(scenario())
