@@ -15,10 +15,16 @@ a win scores 1, a draw 1/2. Budgets are per move. Commands::
 The issue-23 goals, each from one command (docs/ai.md has the figures)::
 
     python benchmarks/ai.py horizon --before-end 4,10,20 --positions 24 --nodes 300000 --check 100000
+    python benchmarks/ai.py horizon --before-end 4,10,20 --positions 48 --nodes 300000 --game-nodes 300000 --check 100000
     python benchmarks/ai.py horizon --before-end 4,10,20 --positions 48 --nodes 300000 --game-nodes 20000 --check 100000
     python benchmarks/ai.py convert --games 24 --before-end 6,10,20,40 --prove-nodes 600000 --jobs 2
     python benchmarks/ai.py match expert:80000n hard:20000n --deals 30 --jobs 2
-    python benchmarks/ai.py analysis --nodes 200000 --runs 2 --check 100000
+    python benchmarks/ai.py analysis --nodes 100000 --runs 2 --check 100000
+
+The games the horizon replays are recorded (``record``; 300,000 nodes a move take 36 minutes
+on two cores)::
+
+    python benchmarks/ai.py record --games 48 --game-nodes 300000 --jobs 2
 
 Agents: ``random``, ``greedy`` (the one-ply baseline) and the levels of
 :data:`engine.ai.LEVELS`. The machine is shared: keep runs bounded (``--jobs``
@@ -38,8 +44,10 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations, count, islice
 from pathlib import Path
+from typing import TypeVar
 
 # Run as a script, this folder heads sys.path and this file would shadow the engine package.
 _HERE = Path(__file__).resolve().parent
@@ -56,6 +64,8 @@ from engine.ai.proof import DRAW, WIN, prove  # noqa: E402
 from engine.ai.search import MATE, MATE_BOUND, search  # noqa: E402
 
 AGENTS = ("random", "greedy", *LEVELS)
+Job = TypeVar("Job")
+Done = TypeVar("Done")
 TRUMP_PAIRS = [a + b for a in "SHDC" for b in "SHDC" if a != b]
 
 
@@ -142,11 +152,16 @@ def play_pair(job: PairJob) -> tuple[float, int]:
     return (first + 1.0 - second) / 2, moves1 + moves2
 
 
-def run_pairs(jobs: list[PairJob], workers: int) -> list[tuple[float, int]]:
+def mapped(function: Callable[[Job], Done], jobs: Sequence[Job], workers: int) -> list[Done]:
+    """``function`` of each of ``jobs``, in order, by ``workers`` processes (in this one if 1)."""
     if workers <= 1:
-        return [play_pair(job) for job in jobs]
+        return [function(job) for job in jobs]
     with ProcessPoolExecutor(workers) as pool:
-        return list(pool.map(play_pair, jobs))
+        return list(pool.map(function, jobs))
+
+
+def run_pairs(jobs: list[PairJob], workers: int) -> list[tuple[float, int]]:
+    return mapped(play_pair, jobs, workers)
 
 
 def summary(scores: list[float]) -> tuple[float, float]:
@@ -336,7 +351,8 @@ def recorded_file(base: int, nodes: int) -> Path:
     """Where the self-play games of series ``base`` at ``nodes`` a move are recorded (``python
     benchmarks/ai.py record``), so that the positions the benchmarks take from them stay the same
     when the alpha-beta search changes: one game a line, its moves. Series 1 at 2,000 nodes a move
-    is as the engine of commit 84c1666 played it, at 20,000 as that of bcb074f."""
+    is as the engine of commit 84c1666 played it, at 20,000 and 300,000 (``hard``'s budget) as that
+    of bcb074f."""
     return _HERE / ("self_play.txt" if (base, nodes) == (1, 2000) else f"self_play_{base}_{nodes}.txt")
 
 
@@ -367,7 +383,8 @@ def record(args: argparse.Namespace) -> None:
     """Write the :func:`recorded_file` of series ``--base`` at ``--game-nodes`` afresh: its first
     ``--games`` self-play games as the search plays them now."""
     base, nodes = args.base, args.game_nodes
-    lines = [" ".join(map(str, self_play_game(base, index, nodes).moves)) for index in range(args.games)]
+    games = mapped(partial(self_play_game, base, nodes=nodes), range(args.games), args.jobs)
+    lines = [" ".join(map(str, game.moves)) for game in games]
     path = recorded_file(base, nodes)
     path.write_text("\n".join(lines) + "\n")
     print(f"{args.games} games written to {path}")
@@ -630,11 +647,7 @@ def convert(args: argparse.Namespace) -> None:
         f"{args.base}), {', '.join(map(str, befores))} moves before the end, proven won by the proof at "
         f"{args.prove_nodes:,} nodes ({time.perf_counter() - start:.0f} s)"
     )
-    if args.jobs <= 1:
-        results = [play_out(job) for job in jobs]
-    else:
-        with ProcessPoolExecutor(args.jobs) as pool:
-            results = list(pool.map(play_out, jobs))
+    results = mapped(play_out, jobs, args.jobs)
     converted = sum(won for won, _, _ in results)
     own = [won for won, proven, _ in results if proven]
     print(f"  {args.winner} (the winner) against {args.defender}: converted {converted}/{len(results)}")
@@ -818,6 +831,7 @@ def main() -> None:
     sub.add_argument("--games", type=int, default=48, help="how many games")
     sub.add_argument("--game-nodes", type=int, default=2000, help="the games' node budget a move")
     sub.add_argument("--base", type=int, default=1, help="which series of deals")
+    sub.add_argument("--jobs", type=int, default=1, help="worker processes (the machine is shared)")
     sub.set_defaults(run=record)
     sub = commands.add_parser("convert", help="proven wins of real games played out: are they converted?")
     sub.add_argument("--games", type=int, default=12, help="self-play games the starts come from")
