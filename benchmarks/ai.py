@@ -160,10 +160,6 @@ def mapped(function: Callable[[Job], Done], jobs: Sequence[Job], workers: int) -
         return list(pool.map(function, jobs))
 
 
-def run_pairs(jobs: list[PairJob], workers: int) -> list[tuple[float, int]]:
-    return mapped(play_pair, jobs, workers)
-
-
 def summary(scores: list[float]) -> tuple[float, float]:
     """Mean and 95% confidence half-width of per-deal scores."""
     n = len(scores)
@@ -184,7 +180,7 @@ def match(args: argparse.Namespace) -> None:
     budget = Budget(args.seconds, args.nodes)
     jobs = [PairJob(args.a, args.b, budget, *deal_spec(args.base, i)) for i in range(args.deals)]
     start = time.perf_counter()
-    results = run_pairs(jobs, args.jobs)
+    results = mapped(play_pair, jobs, args.jobs)
     elapsed = time.perf_counter() - start
     scores = [s for s, _ in results]
     mean, half = summary(scores)
@@ -243,7 +239,7 @@ def table(args: argparse.Namespace) -> None:
     for a, b in combinations(names, 2):
         jobs = [PairJob(a, b, budget, *deal_spec(args.base, i)) for i in range(args.deals)]
         start = time.perf_counter()
-        mean, half = summary([s for s, _ in run_pairs(jobs, args.jobs)])
+        mean, half = summary([s for s, _ in mapped(play_pair, jobs, args.jobs)])
         results[a, b] = mean
         print(f"  {a:>12} vs {b:<12} {mean:6.1%} ± {half:.1%}   ({time.perf_counter() - start:.0f} s)")
     print("Elo-like ratings (Bradley-Terry, first agent = 0):")
@@ -737,7 +733,7 @@ def tune(args: argparse.Namespace) -> None:
                     for i in range(args.deals)
                 ]
                 base += 1
-                mean, half = summary([s for s, _ in run_pairs(jobs, args.jobs)])
+                mean, half = summary([s for s, _ in mapped(play_pair, jobs, args.jobs)])
                 verdict = "kept" if mean - half / 2 > 0.5 else "dropped"
                 print(
                     f"  round {round_number + 1} {field}={candidate[Weights._fields.index(field)]}: {mean:.1%} ± {half:.1%} {verdict}"
@@ -751,7 +747,7 @@ def tune(args: argparse.Namespace) -> None:
         PairJob("tuned", "baseline", budget, *deal_spec(base + 10_000, i), current, baseline)
         for i in range(args.deals)
     ]
-    mean, half = summary([s for s, _ in run_pairs(jobs, args.jobs)])
+    mean, half = summary([s for s, _ in mapped(play_pair, jobs, args.jobs)])
     print(f"result vs {baseline} on fresh deals: {mean:.1%} ± {half:.1%}")
 
 
